@@ -1,0 +1,170 @@
+/**
+ * The one error type of sandbox-iac.
+ *
+ * Every failure the project raises (bad input, a remote refusal, a broken
+ * contract, a failed command) is a {@link SandboxIacError} with a code from the
+ * closed set {@link ErrorCode}. Callers branch on `code`, never on the class name
+ * or the message text.
+ *
+ * @module
+ */
+
+/**
+ * The closed set of error codes.
+ *
+ * - `invalid_argument`: the caller's input is wrong; nothing was sent or changed.
+ * - `unauthenticated`: the API key or access token is missing or wrong.
+ * - `permission_denied`: the credentials are valid but not allowed to do this.
+ * - `not_found`: the sandbox, template, snapshot, file or process does not exist.
+ * - `already_exists`: the thing to create is already there.
+ * - `conflict`: the resource is in the wrong state for the operation (HTTP 409).
+ * - `rate_limited`: the service asked us to slow down (HTTP 429).
+ * - `unavailable`: the service or sandbox cannot be reached, or answered 502/503.
+ * - `timeout`: the call or the process ran out of time.
+ * - `canceled`: the caller aborted the call.
+ * - `contract_violation`: the service answered something the contract forbids.
+ * - `command_failed`: a process in a sandbox exited with a non-zero code.
+ * - `build_failed`: a template build ended in `error`.
+ * - `unsupported`: the operation is not supported by this service.
+ * - `internal`: a bug or an unexpected failure; the cause says more.
+ */
+export const ERROR_CODES = [
+  "invalid_argument",
+  "unauthenticated",
+  "permission_denied",
+  "not_found",
+  "already_exists",
+  "conflict",
+  "rate_limited",
+  "unavailable",
+  "timeout",
+  "canceled",
+  "contract_violation",
+  "command_failed",
+  "build_failed",
+  "unsupported",
+  "internal",
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Structured fields carried by every {@link SandboxIacError}. */
+export interface ErrorDetails {
+  /** What was being done, in API terms, e.g. `sandboxes.get` or `files.write`. */
+  operation: string;
+  /** The sandbox, template, snapshot, path or process the operation was about. */
+  resourceId?: string | undefined;
+  /** The HTTP status when the error came off an HTTP response. */
+  status?: number | undefined;
+  /** The Connect code (e.g. `not_found`) when the error came off an RPC. */
+  rpcCode?: string | undefined;
+  /** The input field at fault, for `invalid_argument`. */
+  field?: string | undefined;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+const BRAND = Symbol.for("sandbox-iac.error");
+
+/**
+ * The project's single error type.
+ *
+ * The message follows one template: what failed (operation and resource), then
+ * the reason in the user's terms: the value received, what is allowed, and how
+ * to fix it. Secrets never appear in it; see {@link redact}.
+ */
+export class SandboxIacError extends Error {
+  /** The closed error code. */
+  readonly code: ErrorCode;
+  /** What was being done, e.g. `sandboxes.create`. */
+  readonly operation: string;
+  /** The resource the operation was about, when known. */
+  readonly resourceId: string | undefined;
+  /** The HTTP status, when the error came off an HTTP response. */
+  readonly status: number | undefined;
+  /** The Connect RPC code, when the error came off an RPC. */
+  readonly rpcCode: string | undefined;
+  /** The input field at fault, for `invalid_argument`. */
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, reason: string, details: ErrorDetails) {
+    const subject = details.resourceId
+      ? `${details.operation} (${details.resourceId})`
+      : details.operation;
+    super(redact(`${subject} failed: ${reason}`), { cause: details.cause });
+    this.name = "SandboxIacError";
+    this.code = code;
+    this.operation = details.operation;
+    this.resourceId = details.resourceId;
+    this.status = details.status;
+    this.rpcCode = details.rpcCode;
+    this.field = details.field;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** True when `err` is a {@link SandboxIacError}, even across package copies. */
+  static is(err: unknown): err is SandboxIacError {
+    return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  /** True when `err` is a {@link SandboxIacError} with the given code. */
+  static hasCode(err: unknown, code: ErrorCode): err is SandboxIacError {
+    return SandboxIacError.is(err) && err.code === code;
+  }
+}
+
+/**
+ * Builds an `invalid_argument` error in the project's message template:
+ * `<field> must be <allowed>, got <value>: <fix>`.
+ */
+export function invalidArgument(
+  operation: string,
+  field: string,
+  value: unknown,
+  allowed: string,
+  fix?: string,
+): SandboxIacError {
+  const shown = describeValue(value);
+  const reason = `${field} must be ${allowed}, got ${shown}${fix ? `: ${fix}` : ""}`;
+  return new SandboxIacError("invalid_argument", reason, { operation, field });
+}
+
+/** Renders a received value for an error message, short and without secrets. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "string") {
+    const s = value.length > 80 ? `${value.slice(0, 77)}...` : value;
+    return JSON.stringify(s);
+  }
+  try {
+    const s = JSON.stringify(value);
+    if (s === undefined) return String(value);
+    return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  } catch {
+    return String(value);
+  }
+}
+
+/** Matches the credentials this project handles: API keys, access tokens, signatures. */
+const SECRET_PATTERNS: RegExp[] = [
+  /e2b_[0-9a-f]{8,}/gi,
+  /sk_e2b_[0-9a-z]+/gi,
+  /\b[0-9a-f]{64}\b/gi,
+  /(signature=)v1_[A-Za-z0-9+/_-]+/g,
+  /((?:x-api-key|x-access-token|authorization)["']?\s*[:=]\s*["']?)[^\s"',}]+/gi,
+];
+
+/**
+ * Replaces API keys, access tokens and URL signatures in `text` with `[redacted]`,
+ * so that they never reach logs, state files or error messages in clear.
+ */
+export function redact(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_PATTERNS) {
+    out = out.replace(pattern, (match: string, prefix?: unknown) =>
+      typeof prefix === "string" && match.startsWith(prefix) ? `${prefix}[redacted]` : "[redacted]",
+    );
+  }
+  return out;
+}

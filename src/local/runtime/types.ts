@@ -1,0 +1,91 @@
+/**
+ * The contract between the local control service and the Linux sandbox runtime.
+ *
+ * The runtime turns a {@link SandboxSpec} into a running, isolated Linux
+ * environment (bubblewrap namespaces, an overlay root filesystem, cgroup
+ * limits) with the in-sandbox agent listening on a Unix socket. It knows
+ * nothing about the control API, tokens or timeouts: the control service owns
+ * those.
+ *
+ * Disk layout under the data dir (owned by the runtime):
+ * - `layers/<layerId>/{root,usr}`: immutable filesystem layers. A template is an
+ *   ordered list of layer ids. `root` is overlaid on `/`, `usr` on `/usr`, with
+ *   the host's `/usr` as the lowest `usr` layer (the built-in `base`).
+ * - `sandboxes/<sandboxId>/`: the sandbox's writable layer (`upper/`, `work/`),
+ *   its mount point and the agent socket. It survives restarts until `destroy`.
+ *
+ * @module
+ */
+
+/** What to start. */
+export interface SandboxSpec {
+  /** The sandbox id, `^[a-z0-9]+$`; also the hostname inside. */
+  sandboxId: string;
+  /** Layer ids from the lowest (oldest) to the highest; the writable layer goes on top. */
+  layers: string[];
+  /** CPU cores: the cgroup CPU quota is `cpuCount` cores. */
+  cpuCount: number;
+  /** Memory limit in MiB (cgroup memory limit). */
+  memoryMB: number;
+  /** When false the sandbox gets an empty network namespace (loopback only). */
+  allowInternetAccess: boolean;
+}
+
+/** Resource usage sampled from the cgroup and the writable layer. */
+export interface SandboxStats {
+  /** Unix seconds when sampled. */
+  timestampUnix: number;
+  cpuCount: number;
+  /** CPU use since the previous sample, 0..100 x cpuCount normalised to 0..100. */
+  cpuUsedPct: number;
+  /** Bytes of memory used (cgroup usage minus page cache). */
+  memUsed: number;
+  /** Bytes of memory allowed (the cgroup limit). */
+  memTotal: number;
+  /** Bytes of page cache charged to the sandbox. */
+  memCache: number;
+  /** Bytes written to the sandbox's writable layer. */
+  diskUsed: number;
+  /** Bytes available to the sandbox's disk. */
+  diskTotal: number;
+}
+
+/** A started sandbox. */
+export interface RuntimeSandbox {
+  readonly sandboxId: string;
+  /** Absolute host path of the agent's Unix socket; HTTP/1.1 is served on it. */
+  readonly agentSocket: string;
+  /** Resolves when the sandbox's init process has exited (killed, crashed or stopped). */
+  readonly exited: Promise<void>;
+  /** Freezes every process of the sandbox (cgroup freezer). */
+  freeze(): Promise<void>;
+  /** Thaws a frozen sandbox. */
+  thaw(): Promise<void>;
+  /** Kills every process and unmounts; the writable layer stays on disk. */
+  stop(): Promise<void>;
+  /** Samples resource usage. */
+  stats(): Promise<SandboxStats>;
+}
+
+/** The Linux sandbox runtime. */
+export interface SandboxRuntime {
+  /**
+   * Starts a sandbox and resolves once its agent answers `GET /health` on the
+   * socket. When the sandbox's writable layer already exists (a resume after a
+   * pause that lost its processes, or after a restart), it is reused as is.
+   */
+  start(spec: SandboxSpec): Promise<RuntimeSandbox>;
+  /**
+   * Copies the writable layer of `sandboxId` into a new immutable layer and
+   * returns its id. The caller freezes the sandbox around the call when it runs.
+   */
+  captureLayer(sandboxId: string): Promise<string>;
+  /** Deletes the writable layer of a stopped sandbox. */
+  destroy(sandboxId: string): Promise<void>;
+  /** Deletes an immutable layer no template uses any more. */
+  deleteLayer(layerId: string): Promise<void>;
+  /** The id of the built-in base layer (assembled read-only from the host). */
+  readonly baseLayerId: string;
+  /** Stops every sandbox this runtime started. */
+  close(): Promise<void>;
+}
