@@ -5,9 +5,11 @@ module.exports = {
   testMatch: ["**/*.test.ts"],
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json", isolatedModules: true }],
+    // The official e2b SDK depends on chalk 5, which ships only as ES modules.
+    "^.+\\.m?js$": ["ts-jest", { tsconfig: { allowJs: true, module: "commonjs" }, isolatedModules: true }],
   },
+  transformIgnorePatterns: ["/node_modules/(?!(chalk)/)"],
   // Tests start real sandboxes; the suite is I/O bound, not CPU bound.
   maxWorkers: 2,
-  testTimeout: 60_000,
-  verbose: false,
+  testTimeout: 120_000,
 };

@@ -1,0 +1,53 @@
+/**
+ * pulumi-basic: a template built from `base`, a sandbox of it provisioned with
+ * files and setup commands (ending in a snapshot and kept running), and a
+ * reader of that sandbox.
+ *
+ * Run: `npm install && npm run build && pulumi up`. The service comes from the
+ * stack config (`sandbox-iac:apiUrl`, secret `sandbox-iac:apiKey`) or from the
+ * E2B_API_URL / E2B_API_KEY environment variables; by default the local
+ * service (`sandbox-iac serve`) at http://127.0.0.1:3000.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { Provisioner, SandboxReader, Template } from "sandbox-iac/pulumi";
+
+const config = new pulumi.Config();
+const prefix = config.get("prefix") ?? "pulumi-basic";
+
+const tools = new Template("tools", {
+  name: `${prefix}-tools`,
+  tags: ["v1"],
+  cpuCount: 1,
+  memoryMB: 512,
+  build: {
+    fromTemplate: "base",
+    steps: [
+      { run: ["mkdir -p /opt/app", "chown user /opt/app"], user: "root" },
+      { copy: { src: "files/app", dest: "/opt/app", user: "user" } },
+      { env: { APP_HOME: "/opt/app" } },
+      { workdir: "/opt/app" },
+    ],
+  },
+});
+
+const setup = new Provisioner("setup", {
+  template: tools.templateID,
+  files: [{ source: "files/config", destination: "/home/user/config" }],
+  commands: [
+    { run: "sh /opt/app/hello.sh > /home/user/hello.txt" },
+    { run: "cat /home/user/config/settings.json" },
+  ],
+  snapshot: { name: `${prefix}-ready` },
+  keepSandbox: true,
+});
+
+const kept = new SandboxReader("kept", { sandboxID: setup.sandboxID, includeMetrics: true });
+
+export const templateID = tools.templateID;
+export const templateNames = tools.names;
+export const buildStatus = tools.buildStatus;
+export const sandboxID = setup.sandboxID;
+export const snapshotID = setup.snapshotID;
+export const sandboxState = kept.state;
+export const sandboxTemplate = kept.templateID;
+export const envdAccessToken = kept.envdAccessToken;

@@ -1,0 +1,79 @@
+/**
+ * `npm run demo`: starts the local service, then runs examples/pulumi-basic
+ * through the Pulumi engine harness (no Pulumi CLI needed): `up`, a second
+ * `up` that changes nothing, and `destroy`, printing the operations and the
+ * stack outputs of each. Expects `npm run build` to have run (the npm script does).
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const ROOT = path.resolve(__dirname, "..");
+const EXAMPLE = path.join(ROOT, "examples", "pulumi-basic");
+
+function loadHarness() {
+  const esbuild = require("esbuild");
+  const outfile = path.join(ROOT, "dist", "harness", "index.js");
+  esbuild.buildSync({
+    entryPoints: [path.join(ROOT, "test", "harness", "index.ts")],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    outfile,
+    external: ["@pulumi/*", "@grpc/*", "google-protobuf", "esbuild"],
+    // The harness finds its runner source beside itself: keep pointing there.
+    define: { __dirname: JSON.stringify(path.join(ROOT, "test", "harness")) },
+    logLevel: "error",
+  });
+  return require(outfile);
+}
+
+function compileExample() {
+  require(path.join(EXAMPLE, "link.js")).linkPackages(EXAMPLE);
+  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", path.join(EXAMPLE, "tsconfig.json")], {
+    stdio: "inherit",
+  });
+}
+
+function show(title, result) {
+  console.log(`\n=== ${title}`);
+  for (const op of result.operations) console.log(`  ${op.op.padEnd(16)} ${op.type} ${op.name}`);
+  const outputs = { ...result.outputs };
+  // Secret outputs are shown the way the Pulumi CLI shows them.
+  for (const key of result.secretOutputs ?? []) outputs[key] = "[secret]";
+  console.log("  outputs:", JSON.stringify(outputs, null, 2).replace(/\n/g, "\n  "));
+}
+
+async function main() {
+  compileExample();
+  const harness = loadHarness();
+  const { startLocalService } = require(path.join(ROOT, "dist", "local"));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-demo-"));
+  const service = await startLocalService({ port: 0, dataDir: path.join(work, "data") });
+  console.log(`local service at ${service.apiUrl}`);
+  const opts = {
+    stateFile: path.join(work, "state.json"),
+    config: { "sandbox-iac:apiUrl": service.apiUrl, "sandbox-iac:apiKey": service.apiKey },
+    secretConfig: ["sandbox-iac:apiKey"],
+    timeoutMs: 600_000,
+  };
+  try {
+    show("pulumi up", await harness.up(EXAMPLE, opts));
+    show("pulumi up (again: no changes expected)", await harness.up(EXAMPLE, opts));
+    show("pulumi destroy", await harness.destroy(EXAMPLE, opts));
+  } catch (err) {
+    console.error(err.message);
+    if (err.result) console.error(err.result.log.split("\n").slice(-40).join("\n"));
+    process.exitCode = 1;
+  } finally {
+    await service.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

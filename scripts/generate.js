@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * Regenerates everything under src/gen/ from the contract in schema/:
+ *   - buf generate (buf.gen.yaml, protoc-gen-es)  -> src/gen/envd/**
+ *   - openapi-typescript control.openapi.yaml     -> src/gen/control.gen.ts
+ *   - openapi-typescript envd.openapi.yaml        -> src/gen/envd-http.gen.ts
+ *
+ * `--check` generates into a temporary directory and exits 1, listing the
+ * files, when anything differs from src/gen/ (CI runs it). Output is
+ * deterministic: same inputs, same bytes; nothing is formatted afterwards.
+ */
+"use strict";
+
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const ROOT = path.resolve(__dirname, "..");
+const BIN = path.join(ROOT, "node_modules", ".bin");
+const GEN = path.join(ROOT, "src", "gen");
+
+/** OpenAPI documents and the file each generates, relative to src/gen. */
+const OPENAPI = [
+  { input: "schema/control.openapi.yaml", output: "control.gen.ts" },
+  { input: "schema/envd.openapi.yaml", output: "envd-http.gen.ts" },
+];
+
+function run(bin, args) {
+  execFileSync(path.join(BIN, bin), args, {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    // buf finds the local protoc-gen-es plugin on PATH.
+    env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}` },
+  });
+}
+
+/** Generates every file into `genDir` (a directory playing the role of src/gen). */
+function generateInto(genDir) {
+  // buf prepends --output to the `out` of buf.gen.yaml (src/gen/envd), so
+  // generate under a scratch root and move the envd tree into place.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-buf-"));
+  try {
+    run("buf", ["generate", "--output", scratch]);
+    const envdOut = path.join(genDir, "envd");
+    fs.rmSync(envdOut, { recursive: true, force: true });
+    fs.mkdirSync(genDir, { recursive: true });
+    fs.cpSync(path.join(scratch, "src", "gen", "envd"), envdOut, { recursive: true });
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  for (const { input, output } of OPENAPI) {
+    run("openapi-typescript", [
+      input,
+      "--output",
+      path.join(genDir, output),
+      // Keep fields with a default optional in request bodies.
+      "--default-non-nullable",
+      "false",
+      "--alphabetize",
+    ]);
+  }
+}
+
+/** Relative paths of every file under `dir`, sorted. */
+function listFiles(dir) {
+  if (!fs.existsSync(dir)) return [];
+  const out = [];
+  const walk = (d) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else out.push(path.relative(dir, full));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+function check() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-gen-"));
+  try {
+    generateInto(tmp);
+    const expected = listFiles(tmp);
+    const actual = new Set(listFiles(GEN));
+    const differing = [];
+    for (const rel of expected) {
+      const current = path.join(GEN, rel);
+      if (!actual.has(rel)) differing.push(`missing: src/gen/${rel}`);
+      else if (!fs.readFileSync(current).equals(fs.readFileSync(path.join(tmp, rel)))) {
+        differing.push(`changed: src/gen/${rel}`);
+      }
+      actual.delete(rel);
+    }
+    // Files in src/gen that generation no longer produces are stale.
+    for (const rel of actual) differing.push(`stale: src/gen/${rel}`);
+    if (differing.length > 0) {
+      console.error("src/gen is out of date with schema/; run `npm run generate`:");
+      for (const line of differing) console.error(`  ${line}`);
+      process.exitCode = 1;
+      return;
+    }
+    console.log("src/gen is up to date");
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--check")) check();
+else generateInto(GEN);

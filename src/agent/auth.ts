@@ -1,0 +1,67 @@
+/**
+ * The access-token check and `/files` URL signatures (wire-protocol.md 8.2).
+ *
+ * @module
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/** Constant-time string equality. */
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  if (x.length !== y.length) {
+    // Still spend the comparison so timing does not leak the length match.
+    timingSafeEqual(x, x);
+    return false;
+  }
+  return timingSafeEqual(x, y);
+}
+
+/** True when a token is set and `given` is that token. */
+export function tokenMatches(token: string | undefined, given: string | undefined): boolean {
+  return token !== undefined && given !== undefined && safeEqual(token, given);
+}
+
+/** The `v1_` signature envd expects for a `/files` URL. */
+export function fileSignature(
+  filePath: string,
+  op: "read" | "write",
+  username: string,
+  token: string,
+  expiration?: string,
+): string {
+  const raw = `${filePath}:${op}:${username}:${token}${expiration !== undefined ? `:${expiration}` : ""}`;
+  const digest = createHash("sha256").update(raw).digest("base64").replace(/=+$/, "");
+  return `v1_${digest}`;
+}
+
+/** Outcome of a signature check. */
+export type SignatureCheck = { ok: true } | { ok: false; message: string };
+
+/** Checks the `signature` / `signature_expiration` query of a `/files` request. */
+export function checkSignature(
+  token: string,
+  query: URLSearchParams,
+  op: "read" | "write",
+  nowUnix: number = Math.floor(Date.now() / 1000),
+): SignatureCheck {
+  const signature = query.get("signature");
+  if (!signature)
+    return { ok: false, message: "missing signature query parameter or access token" };
+  const expiration = query.get("signature_expiration") ?? undefined;
+  if (expiration !== undefined) {
+    const exp = Number(expiration);
+    if (!Number.isInteger(exp)) return { ok: false, message: "invalid signature expiration" };
+    if (exp < nowUnix) return { ok: false, message: "signature is already expired" };
+  }
+  const expected = fileSignature(
+    query.get("path") ?? "",
+    op,
+    query.get("username") ?? "",
+    token,
+    expiration,
+  );
+  return safeEqual(expected, signature)
+    ? { ok: true }
+    : { ok: false, message: "invalid signature" };
+}

@@ -1,0 +1,109 @@
+/**
+ * Directory watching on top of `fs.watch` (inotify), mapped to envd's event
+ * types as closely as inotify allows through Node: a name that appears is
+ * CREATE, one that vanishes is REMOVE, a content change is WRITE, and a change
+ * that leaves size and mtime alone is CHMOD.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { EventType, type EntryInfo } from "../../gen/envd/filesystem/filesystem_pb";
+import { entryInfo } from "../entry-info";
+
+/** One filesystem event, `name` relative to the watched directory. */
+export interface WatchEvent {
+  name: string;
+  type: EventType;
+  entry?: EntryInfo | undefined;
+}
+
+/** What to watch. */
+export interface WatchOptions {
+  dir: string;
+  recursive: boolean;
+  includeEntry: boolean;
+  onEvent(event: WatchEvent): void;
+  onError(err: Error): void;
+}
+
+const NETWORK_FS = /^(nfs4?|cifs|smb3?|smbfs|fuse(\..*)?|fuseblk)$/;
+
+/** True when `dir` lives on an NFS, CIFS, SMB or FUSE mount. */
+export function isNetworkMount(dir: string): boolean {
+  let best = "";
+  let bestType = "";
+  let mounts = "";
+  try {
+    mounts = fs.readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return false;
+  }
+  for (const line of mounts.split("\n")) {
+    const [, mnt, type] = line.split(" ");
+    if (!mnt || !type) continue;
+    const point = mnt.replace(/\\040/g, " ");
+    const inside = dir === point || dir.startsWith(point.endsWith("/") ? point : `${point}/`);
+    if (inside && point.length >= best.length) {
+      best = point;
+      bestType = type;
+    }
+  }
+  return NETWORK_FS.test(bestType);
+}
+
+/** Starts watching; returns the function that stops it. */
+export function watchDir(opts: WatchOptions): () => void {
+  // What each name looked like at the last event, to tell WRITE from CHMOD
+  // and CREATE from an existing name being replaced.
+  const seen = new Map<string, { size: number; mtimeMs: number; mode: number }>();
+  let closed = false;
+  const emit = async (name: string, fsType: "rename" | "change") => {
+    const abs = path.join(opts.dir, name);
+    let st: fs.Stats | undefined;
+    try {
+      st = await fs.promises.lstat(abs);
+    } catch {
+      st = undefined;
+    }
+    if (closed) return;
+    const before = seen.get(name);
+    let type: EventType;
+    if (!st) {
+      seen.delete(name);
+      type = EventType.REMOVE;
+    } else {
+      const now = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode };
+      seen.set(name, now);
+      if (fsType === "rename") type = EventType.CREATE;
+      else if (
+        before &&
+        before.size === now.size &&
+        before.mtimeMs === now.mtimeMs &&
+        before.mode !== now.mode
+      ) {
+        type = EventType.CHMOD;
+      } else type = EventType.WRITE;
+    }
+    const event: WatchEvent = { name, type };
+    if (opts.includeEntry && st && type !== EventType.REMOVE)
+      event.entry = await entryInfo(abs).catch(() => undefined);
+    if (!closed) opts.onEvent(event);
+  };
+  // Events of one name are processed in arrival order.
+  let chain = Promise.resolve();
+  const watcher = fs.watch(opts.dir, { recursive: opts.recursive }, (fsType, filename) => {
+    if (!filename) return;
+    const name = filename.toString();
+    chain = chain
+      .then(() => emit(name, fsType))
+      .catch((err: unknown) => opts.onError(err as Error));
+  });
+  watcher.on("error", (err) => {
+    if (!closed) opts.onError(err);
+  });
+  return () => {
+    closed = true;
+    watcher.close();
+  };
+}

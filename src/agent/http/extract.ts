@@ -1,0 +1,39 @@
+/**
+ * Internal `POST /_sandbox-iac/extract?path=<dir>&username=<u>`: unpacks a tar
+ * (gzip detected from the magic bytes) into a directory, owned by the user.
+ * The control service uses it to copy template files in.
+ *
+ * @module
+ */
+import { pipeline } from "node:stream/promises";
+import * as tar from "tar";
+import { FILES_QUERY } from "../../wire/envd";
+import { makeDirsAs } from "../filesystem/ownership";
+import { HttpError, sendJson } from "./respond";
+import { httpPath, httpUser, type RouteContext } from "./route-context";
+
+/** Serves the extract route. */
+export async function extractArchive(ctx: RouteContext): Promise<void> {
+  const user = httpUser(ctx);
+  const dir = httpPath(ctx, user, ctx.url.searchParams.get(FILES_QUERY.path) ?? "");
+  await makeDirsAs(dir, user);
+  let files = 0;
+  const unpack = tar.x({
+    cwd: dir,
+    uid: user.uid,
+    gid: user.gid,
+    // Keep the archive's modes exactly; the agent's umask must not narrow them.
+    noChmod: false,
+    processUmask: 0,
+    onReadEntry: (entry) => {
+      if (entry.type === "File" || entry.type === "OldFile" || entry.type === "ContiguousFile")
+        files++;
+    },
+  });
+  try {
+    await pipeline(ctx.req, unpack);
+  } catch (err) {
+    throw new HttpError(400, `cannot extract the archive into '${dir}': ${(err as Error).message}`);
+  }
+  sendJson(ctx.res, 200, { files });
+}

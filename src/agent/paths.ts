@@ -1,0 +1,38 @@
+/**
+ * The one path rule of envd (wire-protocol.md 7.2 and 11): empty means the
+ * default workdir, `~` means HOME, relative paths are joined to HOME.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { SandboxUser } from "./users";
+
+/** Why a path could not be resolved; the message is envd's. */
+export class PathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PathError";
+  }
+}
+
+/**
+ * Resolves `p` for `user`.
+ *
+ * @param defaultWorkdir what an empty path means; when absent, the user's HOME.
+ */
+export function resolvePath(
+  p: string,
+  user: SandboxUser,
+  defaultWorkdir: string | undefined,
+): string {
+  if (p === "") return path.resolve(defaultWorkdir ?? user.home);
+  if (p === "~") return path.resolve(user.home);
+  if (p.startsWith("~/")) return path.resolve(user.home, p.slice(2));
+  if (p.startsWith("~")) {
+    throw new PathError(
+      `path '${p}' uses another user's home, which is not supported: use an absolute path`,
+    );
+  }
+  if (path.isAbsolute(p)) return path.resolve(p);
+  return path.resolve(user.home, p);
+}

@@ -1,0 +1,156 @@
+/**
+ * The two ways a process runs: with pipes (child_process) or on a PTY
+ * (node-pty). Both report output chunks and one exit.
+ *
+ * @module
+ */
+import { spawn as spawnChild } from "node:child_process";
+import { PIPE_CHUNK_BYTES, PTY_CHUNK_BYTES, SHELL_WRAPPER } from "../constants";
+import { endValues, signalNumber, type EndValues } from "./end-event";
+
+/** Where output goes. */
+export type OutputKind = "stdout" | "stderr" | "pty";
+
+/** How to start a process. */
+export interface SpawnSpec {
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  uid: number;
+  gid: number;
+  /** Give the process a stdin pipe; otherwise stdin is /dev/null. */
+  stdin: boolean;
+  /** Run on a PTY of this size. @default undefined (pipes) */
+  pty?: { cols: number; rows: number } | undefined;
+}
+
+/** Callbacks of a running backend. */
+export interface BackendEvents {
+  onOutput(kind: OutputKind, chunk: Buffer): void;
+  /** Called once, after the process is reaped and its output drained. */
+  onEnd(end: EndValues): void;
+}
+
+/** A running process as the registry sees it. */
+export interface Backend {
+  readonly pid: number;
+  readonly isPty: boolean;
+  /** Writes to stdin (pipe) or the PTY. @returns false when input is closed. */
+  write(data: Uint8Array): boolean;
+  /** Closes the stdin pipe; a no-op when already closed or absent. */
+  closeStdin(): void;
+  resize(cols: number, rows: number): void;
+  kill(signal: "SIGTERM" | "SIGKILL"): void;
+}
+
+function emitChunks(kind: OutputKind, data: Buffer, max: number, events: BackendEvents): void {
+  for (let off = 0; off < data.length; off += max)
+    events.onOutput(kind, data.subarray(off, off + max));
+}
+
+/** Starts `spec` with pipes. */
+export function spawnPipes(spec: SpawnSpec, events: BackendEvents): Backend {
+  const child = spawnChild(SHELL_WRAPPER[0], [...SHELL_WRAPPER.slice(1), spec.cmd, ...spec.args], {
+    cwd: spec.cwd,
+    env: spec.env,
+    uid: spec.uid,
+    gid: spec.gid,
+    stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+  });
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  let stdinOpen = spec.stdin;
+  let signalled = false;
+  let ended = false;
+  const finish = (end: EndValues) => {
+    if (ended) return;
+    ended = true;
+    events.onEnd(end);
+  };
+  stdout.on("data", (d: Buffer) => emitChunks("stdout", d, PIPE_CHUNK_BYTES, events));
+  stderr.on("data", (d: Buffer) => emitChunks("stderr", d, PIPE_CHUNK_BYTES, events));
+  child.stdin?.on("error", () => (stdinOpen = false));
+  child.on("exit", () => {
+    // envd stops the output readers at once after SendSignal, so a background
+    // child holding the pipes does not delay `end`.
+    if (signalled) {
+      stdout.destroy();
+      stderr.destroy();
+    }
+  });
+  // "close" fires after the exit and once both pipes reached EOF.
+  child.on("close", (code, sig) => finish(endValues(code, sig ? signalNumber(sig) : null)));
+  child.on("error", (err) => {
+    events.onOutput("stderr", Buffer.from(`${err.message}\n`));
+    finish({ exitCode: -1, exited: false, status: err.message, error: err.message });
+  });
+  return {
+    pid: child.pid ?? 0,
+    isPty: false,
+    write(data) {
+      if (!stdinOpen || !child.stdin || child.stdin.destroyed) return false;
+      child.stdin.write(data);
+      return true;
+    },
+    closeStdin() {
+      if (stdinOpen && child.stdin) child.stdin.end();
+      stdinOpen = false;
+    },
+    resize() {
+      throw new Error("tty not assigned");
+    },
+    kill(signal) {
+      signalled = true;
+      child.kill(signal);
+    },
+  };
+}
+
+/** Starts `spec` on a PTY (node-pty, loaded lazily: it is a native addon). */
+export function spawnPty(spec: SpawnSpec, events: BackendEvents): Backend {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pty = require("node-pty") as typeof import("node-pty");
+  const size = spec.pty ?? { cols: 80, rows: 24 };
+  const term = pty.spawn(SHELL_WRAPPER[0], [...SHELL_WRAPPER.slice(1), spec.cmd, ...spec.args], {
+    name: spec.env.TERM ?? "xterm-256color",
+    cols: size.cols || 80,
+    rows: size.rows || 24,
+    cwd: spec.cwd,
+    env: spec.env,
+    uid: spec.uid,
+    gid: spec.gid,
+    encoding: null,
+  });
+  let open = true;
+  term.onData((d: string | Buffer) => {
+    const buf = typeof d === "string" ? Buffer.from(d) : d;
+    emitChunks("pty", buf, PTY_CHUNK_BYTES, events);
+  });
+  term.onExit(({ exitCode, signal }) => {
+    open = false;
+    events.onEnd(endValues(exitCode, signal || null));
+  });
+  return {
+    pid: term.pid,
+    isPty: true,
+    write(data) {
+      if (!open) return false;
+      term.write(Buffer.from(data));
+      return true;
+    },
+    closeStdin() {
+      throw new Error("cannot close stdin of a PTY process: send 0x04 (Ctrl-D) instead");
+    },
+    resize(cols, rows) {
+      term.resize(cols, rows);
+    },
+    kill(signal) {
+      try {
+        process.kill(term.pid, signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The `process.Process` Connect service (wire-protocol.md 6).
+ *
+ * @module
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import {
+  ProcessEventSchema,
+  Signal,
+  type Process,
+  type ProcessEvent,
+  type ProcessSelector,
+} from "../../gen/envd/process/process_pb";
+import { DEFAULT_KEEPALIVE_SECONDS, ENVD_HEADERS } from "../../wire/envd";
+import { EventQueue, keepaliveIntervalMs } from "../event-queue";
+import { rpcUser } from "../rpc-context";
+import type { AgentState } from "../state";
+import type { ManagedProcess } from "./managed-process";
+import { notFoundMessage, type ProcessRegistry } from "./registry";
+import { startProcess } from "./spawn";
+
+function select(registry: ProcessRegistry, selector: ProcessSelector | undefined): ManagedProcess {
+  const sel = selector?.selector ?? { case: undefined };
+  const proc = registry.find(sel);
+  if (!proc) throw new ConnectError(notFoundMessage(sel), Code.NotFound);
+  return proc;
+}
+
+function liveOnly(
+  registry: ProcessRegistry,
+  selector: ProcessSelector | undefined,
+): ManagedProcess {
+  const proc = select(registry, selector);
+  if (proc.ended) {
+    throw new ConnectError(
+      notFoundMessage(selector?.selector ?? { case: undefined }),
+      Code.NotFound,
+    );
+  }
+  return proc;
+}
+
+/** Streams `proc`'s events to one caller: start, live output and keepalives, end. */
+async function* follow(
+  proc: ManagedProcess,
+  ctx: HandlerContext,
+): AsyncGenerator<{ event: ProcessEvent }> {
+  const queue = new EventQueue<ProcessEvent>();
+  const keepalive = create(ProcessEventSchema, { event: { case: "keepalive", value: {} } });
+  queue.keepalive(
+    keepaliveIntervalMs(
+      ctx.requestHeader.get(ENVD_HEADERS.keepalivePingInterval),
+      DEFAULT_KEEPALIVE_SECONDS,
+    ),
+    () => keepalive,
+  );
+  proc.subscribe(queue);
+  // A disconnect (or the deadline) ends only this stream, never the process.
+  const onAbort = () => queue.fail(ConnectError.from(ctx.signal.reason));
+  ctx.signal.addEventListener("abort", onAbort);
+  try {
+    yield { event: proc.startEvent() };
+    for await (const event of queue) yield { event };
+  } finally {
+    ctx.signal.removeEventListener("abort", onAbort);
+    proc.unsubscribe(queue);
+  }
+}
+
+/** Builds the Process service implementation over `registry`. */
+export function processService(
+  state: AgentState,
+  registry: ProcessRegistry,
+): ServiceImpl<typeof Process> {
+  return {
+    async list() {
+      return {
+        processes: registry.live().map((p) => ({ config: p.config, pid: p.pid, tag: p.tag })),
+      };
+    },
+
+    async *start(req, ctx) {
+      const user = rpcUser(state, ctx);
+      const proc = startProcess(state, user, req);
+      registry.add(proc);
+      const timeoutMs = ctx.timeoutMs();
+      if (timeoutMs !== undefined && timeoutMs > 0) proc.killAfter(timeoutMs);
+      yield* follow(proc, ctx);
+    },
+
+    async *connect(req, ctx) {
+      yield* follow(select(registry, req.process), ctx);
+    },
+
+    async update(req) {
+      const proc = liveOnly(registry, req.process);
+      if (req.pty?.size) {
+        if (!proc.isPty) throw new ConnectError("tty not assigned", Code.Internal);
+        proc.resize(req.pty.size.cols, req.pty.size.rows);
+      }
+      return {};
+    },
+
+    async sendInput(req) {
+      const proc = liveOnly(registry, req.process);
+      sendInput(proc, req.input?.input);
+      return {};
+    },
+
+    async streamInput(requests) {
+      let proc: ManagedProcess | undefined;
+      for await (const req of requests) {
+        if (req.event.case === "start") proc = liveOnly(registry, req.event.value.process);
+        else if (req.event.case === "data") {
+          if (!proc)
+            throw new ConnectError(
+              "stream input must start with a start event",
+              Code.FailedPrecondition,
+            );
+          sendInput(proc, req.event.value.input?.input);
+        }
+      }
+      return {};
+    },
+
+    async sendSignal(req) {
+      const proc = liveOnly(registry, req.process);
+      if (req.signal === Signal.SIGKILL) proc.signal("SIGKILL");
+      else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
+      else throw new ConnectError(`invalid signal: ${req.signal}`, Code.Unimplemented);
+      return {};
+    },
+
+    async closeStdin(req) {
+      const proc = liveOnly(registry, req.process);
+      if (proc.isPty) {
+        throw new ConnectError(
+          "cannot close stdin for PTY process: send Ctrl+D (0x04) instead",
+          Code.Unknown,
+        );
+      }
+      proc.closeStdin();
+      return {};
+    },
+  };
+}
+
+type InputCase =
+  | { case: "stdin"; value: Uint8Array }
+  | { case: "pty"; value: Uint8Array }
+  | { case: undefined; value?: undefined }
+  | undefined;
+
+function sendInput(proc: ManagedProcess, input: InputCase): void {
+  if (!input || input.case === undefined) return;
+  if (input.case === "stdin" && proc.isPty) {
+    throw new ConnectError("process has a pty: send pty input instead of stdin", Code.Internal);
+  }
+  if (input.case === "pty" && !proc.isPty) {
+    throw new ConnectError("process has no pty: send stdin input instead", Code.Internal);
+  }
+  if (!proc.write(input.value))
+    throw new ConnectError("stdin not enabled or closed", Code.Internal);
+}

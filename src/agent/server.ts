@@ -1,0 +1,120 @@
+/**
+ * The agent's HTTP/1.1 request handler: the access-token check, then either
+ * the Connect adapter (process and filesystem services) or a plain route.
+ *
+ * @module
+ */
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { Filesystem } from "../gen/envd/filesystem/filesystem_pb";
+import { Process } from "../gen/envd/process/process_pb";
+import { redact } from "../errors";
+import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, ENVD_ROUTES } from "../wire/envd";
+import { checkSignature, tokenMatches } from "./auth";
+import { RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
+import { filesystemService } from "./filesystem/service";
+import { WatcherTable } from "./filesystem/watchers";
+import { composeFiles } from "./http/compose";
+import { extractArchive } from "./http/extract";
+import { getFile } from "./http/files-get";
+import { postFiles } from "./http/files-post";
+import { envs, init } from "./http/init";
+import { health, metrics } from "./http/metrics";
+import { HttpError, sendError } from "./http/respond";
+import type { RouteContext } from "./http/route-context";
+import { ProcessRegistry } from "./process/registry";
+import { processService } from "./process/service";
+import type { AgentState } from "./state";
+
+type Route = (ctx: RouteContext) => Promise<void>;
+
+const ROUTES: Record<string, Route> = {
+  [`GET ${ENVD_ROUTES.health}`]: health,
+  [`GET ${ENVD_ROUTES.metrics}`]: metrics,
+  [`GET ${ENVD_ROUTES.envs}`]: envs,
+  [`POST ${ENVD_ROUTES.init}`]: init,
+  [`GET ${ENVD_ROUTES.files}`]: getFile,
+  [`POST ${ENVD_ROUTES.files}`]: postFiles,
+  [`POST ${ENVD_ROUTES.compose}`]: composeFiles,
+  [`POST ${AGENT_INTERNAL_ROUTES.extract}`]: extractArchive,
+};
+
+/** Routes that never need the token. */
+const OPEN_ROUTES = new Set([`GET ${ENVD_ROUTES.health}`, `POST ${ENVD_ROUTES.init}`]);
+/** Routes that accept a URL signature instead of the token. */
+const SIGNED_ROUTES: Record<string, "read" | "write"> = {
+  [`GET ${ENVD_ROUTES.files}`]: "read",
+  [`POST ${ENVD_ROUTES.files}`]: "write",
+};
+
+/** What {@link createAgentHandler} needs. */
+export interface AgentHandlerOptions {
+  state: AgentState;
+  /** Where failures the caller cannot see are reported. @default console.error */
+  log?: (message: string) => void;
+}
+
+/** The access check of wire-protocol.md 8.2; returns the 401 message, or undefined when allowed. */
+function denied(
+  state: AgentState,
+  key: string,
+  req: IncomingMessage,
+  url: URL,
+): string | undefined {
+  const token = state.settings.accessToken;
+  if (token === undefined || OPEN_ROUTES.has(key)) return undefined;
+  const header = req.headers[ENVD_HEADERS.accessToken.toLowerCase()];
+  const given = typeof header === "string" ? header : undefined;
+  const op = SIGNED_ROUTES[key];
+  if (op) {
+    if (given !== undefined) return tokenMatches(token, given) ? undefined : UNAUTHORIZED_MESSAGE;
+    const check = checkSignature(token, url.searchParams, op);
+    return check.ok ? undefined : check.message;
+  }
+  return tokenMatches(token, given) ? undefined : UNAUTHORIZED_MESSAGE;
+}
+
+/** Builds the agent's request listener. */
+export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
+  const { state } = options;
+  const log = options.log ?? ((m: string) => console.error(m));
+  const registry = new ProcessRegistry();
+  const watchers = new WatcherTable();
+  const rpc = connectNodeAdapter({
+    routes: (router) => {
+      router.service(Process, processService(state, registry));
+      router.service(Filesystem, filesystemService(state, watchers));
+    },
+  });
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://agent");
+    const isRpc = RPC_PATH_PREFIXES.some((p) => url.pathname.startsWith(p));
+    const key = isRpc ? `RPC ${url.pathname}` : `${req.method ?? "GET"} ${url.pathname}`;
+    const refusal = denied(state, key, req, url);
+    if (refusal !== undefined) {
+      req.resume();
+      sendError(res, 401, refusal);
+      return;
+    }
+    if (isRpc) {
+      rpc(req, res);
+      return;
+    }
+    const route = ROUTES[key];
+    if (!route) {
+      req.resume();
+      sendError(res, 404, `no route for ${key}: see the envd interface for the supported routes`);
+      return;
+    }
+    route({ req, res, url, state }).catch((err: unknown) => {
+      if (err instanceof HttpError) {
+        req.resume();
+        sendError(res, err.status, err.message);
+        return;
+      }
+      log(redact(`agent: ${key} failed: ${(err as Error)?.stack ?? String(err)}`));
+      sendError(res, 500, `${key} failed: ${(err as Error)?.message ?? String(err)}`);
+    });
+  };
+}

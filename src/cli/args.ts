@@ -1,0 +1,82 @@
+/**
+ * Argument parsing of the `sandbox-iac` command line.
+ *
+ * @module
+ */
+import { invalidArgument } from "../errors";
+
+/** Options of `sandbox-iac serve`. */
+export interface ServeArgs {
+  command: "serve";
+  /** @default "127.0.0.1" */
+  host: string;
+  /** @default 3000 */
+  port: number;
+  /** @default the default data dir */
+  dataDir?: string | undefined;
+  /** @default the key kept in the data dir */
+  apiKey?: string | undefined;
+  /** @default the built `dist/agent` */
+  agentDir?: string | undefined;
+}
+
+/** What the command line asks for. */
+export type CliArgs = ServeArgs | { command: "help" };
+
+/** The text of `--help`. */
+export const USAGE = `Usage: sandbox-iac serve [options]
+
+Serves the E2B-compatible control API and the sandbox interface on one port.
+Needs Linux, root and bubblewrap (apt-get install bubblewrap).
+
+Options:
+  --host HOST        interface to listen on (default 127.0.0.1)
+  --port PORT        TCP port, 0 for any free port (default 3000)
+  --data-dir DIR     state, layers and sandboxes (default $XDG_DATA_HOME/sandbox-iac
+                     or ~/.local/share/sandbox-iac)
+  --api-key KEY      API key clients must send (default: generated on first start
+                     and kept in the data dir)
+  --agent-dir DIR    directory holding the agent bundle agent.js (default dist/agent)
+  -h, --help         show this help
+`;
+
+const OPERATION = "cli";
+
+/** Parses `argv` (without `node` and the script). */
+export function parseArgs(argv: string[]): CliArgs {
+  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return { command: "help" };
+  const [command, ...rest] = argv;
+  if (command !== "serve") throw invalidArgument(OPERATION, "command", command, "serve", "run `sandbox-iac --help`");
+  const out: ServeArgs = { command: "serve", host: "127.0.0.1", port: 3000 };
+  for (let i = 0; i < rest.length; i++) {
+    const raw = rest[i];
+    const eq = raw.indexOf("=");
+    const flag = eq > 0 ? raw.slice(0, eq) : raw;
+    const value = eq > 0 ? raw.slice(eq + 1) : rest[++i];
+    if (value === undefined) throw invalidArgument(OPERATION, flag, value, "followed by a value", "run `sandbox-iac --help`");
+    switch (flag) {
+      case "--host":
+        out.host = value;
+        break;
+      case "--port": {
+        const port = Number(value);
+        if (!/^\d+$/.test(value) || port > 65535) throw invalidArgument(OPERATION, "--port", value, "an integer from 0 to 65535");
+        out.port = port;
+        break;
+      }
+      case "--data-dir":
+        out.dataDir = value;
+        break;
+      case "--api-key":
+        if (value === "") throw invalidArgument(OPERATION, "--api-key", value, "a non-empty key such as e2b_<hex>");
+        out.apiKey = value;
+        break;
+      case "--agent-dir":
+        out.agentDir = value;
+        break;
+      default:
+        throw invalidArgument(OPERATION, "option", flag, "one of --host, --port, --data-dir, --api-key, --agent-dir", "run `sandbox-iac --help`");
+    }
+  }
+  return out;
+}

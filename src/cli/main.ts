@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+/**
+ * The `sandbox-iac` command line: `sandbox-iac serve` runs the local sandbox
+ * service until SIGINT or SIGTERM.
+ *
+ * @module
+ */
+import { SandboxIacError, redact } from "../errors";
+import { defaultDataDir, startLocalService } from "../local/service";
+import { ENV_VARS } from "../wire/control";
+import { USAGE, parseArgs, type ServeArgs } from "./args";
+
+function logLine(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${redact(line)}\n`);
+}
+
+async function serve(args: ServeArgs): Promise<void> {
+  const service = await startLocalService({
+    port: args.port,
+    host: args.host,
+    dataDir: args.dataDir ?? defaultDataDir(),
+    ...(args.apiKey ? { apiKey: args.apiKey } : {}),
+    ...(args.agentDir ? { agentBundleDir: args.agentDir } : {}),
+    log: logLine,
+  });
+  // The one line with the key in clear: it is the user's own terminal.
+  process.stdout.write(
+    `sandbox-iac: ready on ${service.apiUrl} ` +
+      `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
+  );
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      logLine(`${signal} again: exiting without a clean shutdown`);
+      process.exit(130);
+    }
+    stopping = true;
+    logLine(`${signal}: stopping sandboxes (they come back paused on the next start)`);
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logLine(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.command === "help") {
+    process.stdout.write(USAGE);
+    return;
+  }
+  await serve(args);
+}
+
+main().catch((err: unknown) => {
+  const message = SandboxIacError.is(err) || err instanceof Error ? err.message : String(err);
+  process.stderr.write(`sandbox-iac: ${redact(message)}\n`);
+  process.exit(SandboxIacError.hasCode(err, "invalid_argument") ? 2 : 1);
+});

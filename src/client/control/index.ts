@@ -1,0 +1,55 @@
+/**
+ * The typed control-API client.
+ *
+ * @module
+ */
+
+export { createControlClient } from "./client";
+export type { ControlClient, ControlClientOptions } from "./client";
+export type { CallOptions } from "./call";
+export type { SandboxMethods, ConnectedSandbox } from "./sandboxes";
+export type { SandboxListMethods, ListSandboxesQuery, ListSandboxesV2Query, SandboxPage } from "./sandbox-list";
+export { encodeMetadataFilter } from "./sandbox-list";
+export type { MetricsMethods } from "./metrics";
+export type { SnapshotMethods, ListSnapshotsQuery } from "./snapshots";
+export type { TemplateMethods, TemplatePageQuery, TemplateWithBuildsPage } from "./templates";
+export type { BuildMethods } from "./builds";
+export type { TagMethods } from "./tags";
+export { OPERATIONS, isIdempotent } from "./operations";
+export type { OperationName } from "./operations";
+export { STATUS_TO_CODE, codeForStatus } from "./errors";
+export type {
+  AssignedTemplateTags,
+  BuildLogEntry,
+  BuildLogsQuery,
+  BuildStatusQuery,
+  ConnectSandbox,
+  ConnectSandboxV2,
+  ListedSandbox,
+  LogLevel,
+  NewSandbox,
+  NewSandboxV2,
+  Page,
+  ResumedSandbox,
+  Sandbox,
+  SandboxDetail,
+  SandboxesWithMetrics,
+  SandboxLogEntry,
+  SandboxLogs,
+  SandboxLogsV2Query,
+  SandboxMetric,
+  SandboxState,
+  SnapshotInfo,
+  Template,
+  TemplateAliasResponse,
+  TemplateBuildFileUpload,
+  TemplateBuildInfo,
+  TemplateBuildLogsResponse,
+  TemplateBuildRequestV3,
+  TemplateBuildStartV2,
+  TemplateRequestResponseV3,
+  TemplateStep,
+  TemplateTag,
+  TemplateUpdateResponse,
+  TemplateWithBuilds,
+} from "./types";

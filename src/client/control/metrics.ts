@@ -1,0 +1,94 @@
+/**
+ * Sandbox metrics (one sandbox, or the latest of many) and sandbox logs.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { BatchMetricsArgs, checkId, LogsQueryArgs, LogsV2QueryArgs, MetricsQueryArgs } from "./args";
+import { type CallContext, type CallOptions, invoke } from "./call";
+import {
+  SandboxesWithMetricsSchema,
+  SandboxLogsSchema,
+  SandboxLogsV2Schema,
+  SandboxMetricSchema,
+} from "./sandbox.schemas";
+import type { SandboxesWithMetrics, SandboxLogEntry, SandboxLogs, SandboxLogsV2Query, SandboxMetric } from "./types";
+import { parseArgs } from "./validate";
+
+/** Metrics and logs methods of the control client. */
+export interface MetricsMethods {
+  /**
+   * `GET /sandboxes/{sandboxID}/metrics`.
+   * @param query.start - unix seconds >= 0 @default the sandbox's start
+   * @param query.end - unix seconds >= 0 @default now
+   */
+  getSandboxMetrics(
+    sandboxID: string,
+    query?: { start?: number; end?: number },
+    options?: CallOptions,
+  ): Promise<SandboxMetric[]>;
+  /** `GET /sandboxes/metrics`: the latest metric of each of 1..100 unique sandboxes. */
+  getSandboxesMetrics(sandboxIDs: string[], options?: CallOptions): Promise<SandboxesWithMetrics>;
+  /**
+   * `GET /sandboxes/{sandboxID}/logs` (deprecated).
+   * @param query.start - unix milliseconds @default the beginning
+   * @param query.limit - @default 1000
+   */
+  getSandboxLogs(
+    sandboxID: string,
+    query?: { start?: number; limit?: number },
+    options?: CallOptions,
+  ): Promise<SandboxLogs>;
+  /** `GET /v2/sandboxes/{sandboxID}/logs`. */
+  getSandboxLogsV2(sandboxID: string, query?: SandboxLogsV2Query, options?: CallOptions): Promise<SandboxLogEntry[]>;
+}
+
+/** Builds the {@link MetricsMethods} over `ctx`. */
+export function metricsMethods(ctx: CallContext): MetricsMethods {
+  return {
+    async getSandboxMetrics(sandboxID, query, options) {
+      const id = checkId("sandboxes.metrics", "sandboxID", sandboxID);
+      const q = parseArgs(MetricsQueryArgs, query ?? {}, "sandboxes.metrics");
+      const spec = {
+        operation: "sandboxes.metrics",
+        resourceId: id,
+        success: [200],
+        schema: z.array(SandboxMetricSchema),
+      } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.GET("/sandboxes/{sandboxID}/metrics", { params: { path: { sandboxID: id }, query: q }, ...init }),
+      );
+      return data;
+    },
+
+    async getSandboxesMetrics(sandboxIDs, options) {
+      const { sandboxIDs: ids } = parseArgs(BatchMetricsArgs, { sandboxIDs }, "sandboxes.batchMetrics");
+      const spec = { operation: "sandboxes.batchMetrics", success: [200], schema: SandboxesWithMetricsSchema } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.GET("/sandboxes/metrics", { params: { query: { sandbox_ids: ids } }, ...init }),
+      );
+      return data;
+    },
+
+    async getSandboxLogs(sandboxID, query, options) {
+      const id = checkId("sandboxes.logs", "sandboxID", sandboxID);
+      const q = parseArgs(LogsQueryArgs, query ?? {}, "sandboxes.logs");
+      const spec = { operation: "sandboxes.logs", resourceId: id, success: [200], schema: SandboxLogsSchema } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.GET("/sandboxes/{sandboxID}/logs", { params: { path: { sandboxID: id }, query: q }, ...init }),
+      );
+      return data;
+    },
+
+    async getSandboxLogsV2(sandboxID, query, options) {
+      const id = checkId("sandboxes.logsV2", "sandboxID", sandboxID);
+      const q = parseArgs(LogsV2QueryArgs, query ?? {}, "sandboxes.logsV2");
+      const spec = { operation: "sandboxes.logsV2", resourceId: id, success: [200], schema: SandboxLogsV2Schema } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.GET("/v2/sandboxes/{sandboxID}/logs", { params: { path: { sandboxID: id }, query: q }, ...init }),
+      );
+      return data.logs;
+    },
+  };
+}

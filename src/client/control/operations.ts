@@ -1,0 +1,57 @@
+/**
+ * Every operation of the control client, and whether it may be retried.
+ *
+ * Idempotent: every GET, DELETE and PATCH, plus the POSTs whose repetition
+ * changes nothing more than one call: `sandboxes.connect` (extend or resume to
+ * the same end state), `sandboxes.setTimeout` (sets an absolute end) and
+ * `sandboxes.refresh` (extends only). Never retried: anything that creates
+ * (sandbox, template, snapshot, build start, tag assignment) and the state
+ * changes whose repetition answers differently (pause, resume: 409).
+ *
+ * @module
+ */
+
+/** Operation name → whether a failed attempt may be repeated. */
+export const OPERATIONS = {
+  "sandboxes.create": false,
+  "sandboxes.createV2": false,
+  "sandboxes.get": true,
+  "sandboxes.list": true,
+  "sandboxes.listV2": true,
+  "sandboxes.kill": true,
+  "sandboxes.connect": true,
+  "sandboxes.connectV2": true,
+  "sandboxes.resume": false,
+  "sandboxes.pause": false,
+  "sandboxes.setTimeout": true,
+  "sandboxes.refresh": true,
+  "sandboxes.metrics": true,
+  "sandboxes.batchMetrics": true,
+  "sandboxes.logs": true,
+  "sandboxes.logsV2": true,
+  "snapshots.create": false,
+  "snapshots.list": true,
+  "templates.createV3": false,
+  "templates.list": true,
+  "templates.listV2": true,
+  "templates.get": true,
+  "templates.delete": true,
+  "templates.update": true,
+  "templates.updateV2": true,
+  "templates.getByAlias": true,
+  "templates.filesUploadLink": true,
+  "builds.startV2": false,
+  "builds.status": true,
+  "builds.logs": true,
+  "tags.assign": false,
+  "tags.delete": true,
+  "tags.list": true,
+} as const satisfies Record<string, boolean>;
+
+/** One of the {@link OPERATIONS}. */
+export type OperationName = keyof typeof OPERATIONS;
+
+/** Whether `operation` may be retried. */
+export function isIdempotent(operation: OperationName): boolean {
+  return OPERATIONS[operation];
+}

@@ -1,0 +1,56 @@
+/**
+ * Template tags: assign, delete, list.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { AssignTagsArgs, checkId, DeleteTagsArgs } from "./args";
+import { type CallContext, type CallOptions, invoke } from "./call";
+import { AssignedTemplateTagsSchema, TemplateTagSchema } from "./template.schemas";
+import type { AssignedTemplateTags, TemplateTag } from "./types";
+import { parseArgs } from "./validate";
+
+/** Tag methods of the control client. */
+export interface TagMethods {
+  /** `POST /templates/tags` (201): tags the build named by `target` (`name:tag`). Never retried. */
+  assignTemplateTags(body: { target: string; tags: string[] }, options?: CallOptions): Promise<AssignedTemplateTags>;
+  /** `DELETE /templates/tags` (204), a DELETE with a JSON body; `name` has no tag. */
+  deleteTemplateTags(body: { name: string; tags: string[] }, options?: CallOptions): Promise<void>;
+  /** `GET /templates/{templateID}/tags`. */
+  listTemplateTags(templateID: string, options?: CallOptions): Promise<TemplateTag[]>;
+}
+
+/** Builds the {@link TagMethods} over `ctx`. */
+export function tagMethods(ctx: CallContext): TagMethods {
+  return {
+    async assignTemplateTags(body, options) {
+      const parsed = parseArgs(AssignTagsArgs, body, "tags.assign");
+      const spec = {
+        operation: "tags.assign",
+        resourceId: parsed.target,
+        success: [201],
+        schema: AssignedTemplateTagsSchema,
+      } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.POST("/templates/tags", { body: parsed, ...init }),
+      );
+      return data;
+    },
+
+    async deleteTemplateTags(body, options) {
+      const parsed = parseArgs(DeleteTagsArgs, body, "tags.delete");
+      const spec = { operation: "tags.delete", resourceId: parsed.name, success: [204], schema: undefined } as const;
+      await invoke(ctx, spec, options, (init) => ctx.api.DELETE("/templates/tags", { body: parsed, ...init }));
+    },
+
+    async listTemplateTags(templateID, options) {
+      const id = checkId("tags.list", "templateID", templateID);
+      const spec = { operation: "tags.list", resourceId: id, success: [200], schema: z.array(TemplateTagSchema) } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.GET("/templates/{templateID}/tags", { params: { path: { templateID: id } }, ...init }),
+      );
+      return data;
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * File transfer over envd's `/files` route: streamed uploads from disk and
+ * downloads to disk (never buffering the whole file), plus small reads and
+ * writes in memory. Reference: wire-protocol.md sections 8 and 8.1.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import * as zlib from "node:zlib";
+import { invalidArgument, SandboxIacError } from "../../errors";
+import { CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
+import { GZIP, HTTP_HEADERS, OPS } from "./constants";
+import { effectiveUser, type SandboxContext } from "./context";
+import { httpRequest, readJson } from "./http";
+import { retryIdempotent } from "./idempotent";
+import { checkPath, checkTimeoutMs, checkUser } from "./validate";
+
+/** What envd reports for each written file. */
+export interface WrittenFile {
+  /** Absolute path inside the sandbox. */
+  path: string;
+  /** Base name. */
+  name: string;
+  /** Always `file`. */
+  type: string;
+}
+
+/** Options shared by transfers. */
+export interface TransferOptions {
+  /** Act as this user (owner of written files, base of relative paths). @default the client's user, else the sandbox's default user */
+  user?: string;
+  /** Aborts the transfer. @default none */
+  signal?: AbortSignal;
+  /** Deadline for the whole transfer in milliseconds; 0 means none. @default 0 for uploadFile/downloadFile, the client's timeoutMs otherwise */
+  timeoutMs?: number;
+}
+
+/** Options of {@link FilesTransferApi.uploadFile}. */
+export interface UploadFileOptions extends TransferOptions {
+  /** Compress on the fly (`Content-Encoding: gzip`). @default false */
+  gzip?: boolean;
+  /** Permission bits to set after the upload, e.g. 0o755. @default unchanged (new files get envd's default, 0644) */
+  mode?: number;
+}
+
+/** Options of {@link FilesTransferApi.downloadFile}. */
+export interface DownloadFileOptions extends TransferOptions {
+  /** Ask for `Content-Encoding: gzip`; the body is decompressed while written. @default false */
+  gzip?: boolean;
+}
+
+/** The transfer part of the sandbox client. */
+export interface FilesTransferApi {
+  /** Streams a local file to `remotePath`, creating parents and overwriting. Never retried. */
+  uploadFile(localPath: string, remotePath: string, options?: UploadFileOptions): Promise<WrittenFile>;
+  /** Writes small in-memory data to `remotePath`. Never retried. */
+  uploadBytes(remotePath: string, data: Uint8Array | string, options?: TransferOptions): Promise<WrittenFile>;
+  /** Streams `remotePath` into `localPath` (created or truncated). */
+  downloadFile(remotePath: string, localPath: string, options?: DownloadFileOptions): Promise<void>;
+  /** Reads a small file as UTF-8 text. Retried when transient. */
+  readText(remotePath: string, options?: TransferOptions): Promise<string>;
+  /** Reads a small file as bytes. Retried when transient. */
+  readBytes(remotePath: string, options?: TransferOptions): Promise<Uint8Array>;
+}
+
+/** Changes the mode of an uploaded file; provided by the process part. */
+export type Chmod = (remotePath: string, mode: number, options: TransferOptions) => Promise<void>;
+
+function filesQuery(path: string, user: string | undefined) {
+  return { [FILES_QUERY.path]: path, [FILES_QUERY.username]: user };
+}
+
+async function checkLocalFile(operation: string, localPath: unknown): Promise<string> {
+  if (typeof localPath !== "string" || localPath.length === 0) {
+    throw invalidArgument(operation, "localPath", localPath, "a non-empty local path");
+  }
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(localPath);
+  } catch (err) {
+    throw invalidArgument(operation, "localPath", localPath, "a readable local file", (err as Error).message);
+  }
+  if (!stat.isFile()) throw invalidArgument(operation, "localPath", localPath, "a regular file", "upload directories file by file");
+  return localPath;
+}
+
+/** Builds the transfer part over a shared context. */
+export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): FilesTransferApi {
+  async function post(operation: string, remotePath: string, body: NonNullable<RequestInit["body"]>, options: TransferOptions & { gzip?: boolean }, defaultTimeoutMs: number) {
+    const user = effectiveUser(ctx, checkUser(operation, options.user));
+    const scope = { operation, sandboxID: ctx.sandboxID, resourceId: remotePath };
+    const res = await httpRequest(ctx, {
+      method: "POST",
+      route: ENVD_ROUTES.files,
+      query: filesQuery(remotePath, user),
+      headers: {
+        [HTTP_HEADERS.contentType]: CONTENT_TYPES.octetStream,
+        ...(options.gzip ? { [HTTP_HEADERS.contentEncoding]: GZIP } : {}),
+      },
+      body,
+      signal: options.signal,
+      timeoutMs: checkTimeoutMs(operation, options.timeoutMs) ?? defaultTimeoutMs,
+      scope,
+    });
+    const written = await readJson<WrittenFile[]>(res, scope);
+    const first = Array.isArray(written) ? written[0] : undefined;
+    if (!first) {
+      throw new SandboxIacError("contract_violation", `the sandbox ${ctx.sandboxID} answered the upload without the written file`, { operation, resourceId: remotePath });
+    }
+    return { path: first.path, name: first.name, type: first.type };
+  }
+
+  async function get(operation: string, remotePath: string, options: TransferOptions & { gzip?: boolean }, defaultTimeoutMs: number) {
+    const user = effectiveUser(ctx, checkUser(operation, options.user));
+    return httpRequest(ctx, {
+      method: "GET",
+      route: ENVD_ROUTES.files,
+      query: filesQuery(remotePath, user),
+      // fetch decodes gzip itself (Fetch standard); "identity" stops undici from asking for it unasked.
+      headers: { [HTTP_HEADERS.acceptEncoding]: options.gzip ? GZIP : "identity" },
+      signal: options.signal,
+      timeoutMs: checkTimeoutMs(operation, options.timeoutMs) ?? defaultTimeoutMs,
+      scope: { operation, sandboxID: ctx.sandboxID, resourceId: remotePath },
+    });
+  }
+
+  async function readBytes(remotePath: string, options: TransferOptions = {}): Promise<Uint8Array> {
+    checkPath(OPS.filesRead, "path", remotePath);
+    return retryIdempotent(async () => {
+      const res = await get(OPS.filesRead, remotePath, options, ctx.timeoutMs);
+      return new Uint8Array(await res.arrayBuffer());
+    }, options.signal);
+  }
+
+  return {
+    async uploadFile(localPath, remotePath, options = {}) {
+      const op = OPS.filesUpload;
+      checkPath(op, "remotePath", remotePath);
+      await checkLocalFile(op, localPath);
+      if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
+        throw invalidArgument(op, "mode", options.mode, "permission bits from 0 to 0o7777", "write it in octal, e.g. 0o755");
+      }
+      const source = fs.createReadStream(localPath);
+      const stream: Readable = options.gzip ? source.pipe(zlib.createGzip()) : source;
+      // A failing read must fail the request, not hang it; pipe() does not forward errors.
+      if (options.gzip) source.on("error", (err) => stream.destroy(err));
+      const body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+      try {
+        const written = await post(op, remotePath, body, options, 0);
+        if (options.mode !== undefined) await chmod(written.path, options.mode, options);
+        return written;
+      } finally {
+        source.destroy();
+      }
+    },
+
+    async uploadBytes(remotePath, data, options = {}) {
+      checkPath(OPS.filesUpload, "remotePath", remotePath);
+      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      return post(OPS.filesUpload, remotePath, bytes, options, ctx.timeoutMs);
+    },
+
+    async downloadFile(remotePath, localPath, options = {}) {
+      const op = OPS.filesDownload;
+      checkPath(op, "remotePath", remotePath);
+      if (typeof localPath !== "string" || localPath.length === 0) {
+        throw invalidArgument(op, "localPath", localPath, "a non-empty local path");
+      }
+      const res = await get(op, remotePath, options, 0);
+      if (!res.body) {
+        await fs.promises.writeFile(localPath, new Uint8Array());
+        return;
+      }
+      const body = Readable.fromWeb(res.body);
+      // A gzip body arrives decoded: fetch undoes Content-Encoding itself (Fetch standard),
+      // and decoding again would corrupt files whose content is gzip (.tar.gz).
+      try {
+        await pipeline(body, fs.createWriteStream(localPath), { signal: options.signal });
+      } catch (err) {
+        throw new SandboxIacError(options.signal?.aborted ? "canceled" : "unavailable", `download of ${JSON.stringify(remotePath)} to ${JSON.stringify(localPath)} broke off in sandbox ${ctx.sandboxID}: ${(err as Error).message}`, {
+          operation: op,
+          resourceId: remotePath,
+          cause: err,
+        });
+      }
+    },
+
+    readBytes,
+
+    async readText(remotePath, options = {}) {
+      return new TextDecoder("utf-8").decode(await readBytes(remotePath, options));
+    },
+  };
+}
+

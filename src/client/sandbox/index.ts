@@ -1,0 +1,22 @@
+/**
+ * The typed client of the in-sandbox interface (envd): processes, terminals,
+ * filesystem, watches, file transfer, signed URLs, metrics.
+ *
+ * @module
+ */
+export { createSandboxClient } from "./client";
+export type { SandboxClient, SandboxClientOptions } from "./client";
+export type { ComposeOptions } from "./compose";
+export type { EntryInfo, EntryType, FilesystemEvent, FilesystemEventType } from "./entry";
+export { commandResultOf, ERROR_CODE_BY_RPC_CODE } from "./errors";
+export type { CommandFailedError, CommandResult } from "./errors";
+export type { DownloadFileOptions, TransferOptions, UploadFileOptions, WrittenFile } from "./files-transfer";
+export type { FsCallOptions, ListDirOptions } from "./filesystem";
+export type { ConnectOptions, ProcessCallOptions, ProcessInfo, ProcessSignal, StartOptions } from "./process";
+export type { ProcessEndEvent, ProcessEvent, ProcessHandle, ProcessOutputEvent, ProcessResult } from "./process-handle";
+export type { PtyOptions, PtySize } from "./pty";
+export { fileSignature } from "./signing";
+export type { FileOperation, SignatureInput, SignedUrlOptions } from "./signing";
+export type { SandboxMetrics, StatsCallOptions } from "./stats";
+export type { ProcessSelectorInput } from "./validate";
+export type { DirWatch, WatchOptions } from "./watch";

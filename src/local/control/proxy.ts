@@ -1,0 +1,131 @@
+/**
+ * The sandbox side of the service port: requests routed to a sandbox are
+ * piped to its agent's Unix socket, streaming both ways without buffering;
+ * `GET /metrics` is answered here from the runtime's cgroup statistics.
+ * Unknown, killed and paused sandboxes answer the edge proxy's 502.
+ *
+ * @module
+ */
+import * as http from "node:http";
+import { ENVD_HEADERS, ENVD_ROUTES } from "../../wire/envd";
+import type { RuntimeSandbox } from "../runtime/types";
+import { CORS_HEADERS } from "./cors";
+import type { SandboxManager } from "./sandboxes/manager";
+import type { SandboxRecord } from "./sandboxes/record";
+import { envdMetricsView } from "./sandboxes/metrics";
+import { safeEqual } from "./tokens";
+
+/** Headers that describe one hop, never forwarded (RFC 9110 7.6.1). */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** envd's 401 body for a missing or wrong access token (wire-protocol.md 8.2). */
+const UNAUTHORIZED_MESSAGE = "unauthorized access, please provide a valid access token or method signing if supported";
+
+function stripHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  const connectionListed = String(headers.connection ?? "")
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== "");
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || HOP_BY_HOP.has(k) || connectionListed.includes(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Writes a JSON body with CORS headers. */
+export function sendSandboxJson(res: http.ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.destroy();
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...CORS_HEADERS, "Content-Type": "application/json; charset=utf-8", "Content-Length": String(payload.length) });
+  res.end(payload);
+}
+
+/** The edge proxy's answer for a sandbox that is not running. */
+export function sendSandboxNotFound(res: http.ServerResponse, sandboxID: string): void {
+  sendSandboxJson(res, 502, { sandboxId: sandboxID, message: "The sandbox was not found", code: 502 });
+}
+
+/**
+ * Serves one request for a running sandbox: `/metrics` locally, everything
+ * else through the agent.
+ */
+export async function serveSandboxRequest(
+  m: SandboxManager,
+  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const pathname = (req.url ?? "/").split("?")[0];
+  if (pathname === ENVD_ROUTES.metrics && req.method === "GET") return serveMetrics(m, target, req, res);
+  pipeToAgent(m, target, req, res);
+}
+
+async function serveMetrics(
+  m: SandboxManager,
+  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const token = m.tokenOf(target.record);
+  if (token) {
+    const given = req.headers[ENVD_HEADERS.accessToken.toLowerCase()];
+    if (typeof given !== "string" || !safeEqual(given, token)) {
+      return sendSandboxJson(res, 401, { code: 401, message: UNAUTHORIZED_MESSAGE });
+    }
+  }
+  try {
+    const stats = await target.rt.stats();
+    sendSandboxJson(res, 200, envdMetricsView(stats));
+  } catch (err) {
+    sendSandboxJson(res, 500, { code: 500, message: `reading the sandbox's resource usage failed: ${(err as Error).message}` });
+  }
+}
+
+function pipeToAgent(
+  m: SandboxManager,
+  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  const sandboxID = target.record.sandboxID;
+  const untrack = m.trackConnection(sandboxID, req.socket);
+  const upstream = http.request({
+    socketPath: target.rt.agentSocket,
+    method: req.method,
+    path: req.url,
+    headers: stripHopByHop(req.headers),
+    // One upstream connection per exchange: a killed sandbox must not leave pooled sockets behind.
+    agent: false,
+  });
+  upstream.on("response", (up) => {
+    const headers = { ...stripHopByHop(up.headers), ...CORS_HEADERS };
+    res.writeHead(up.statusCode ?? 502, headers);
+    // Streams (Connect server-streaming, watch) must reach the client as soon as they start.
+    res.flushHeaders();
+    up.on("error", () => res.destroy());
+    up.pipe(res);
+  });
+  upstream.on("error", () => {
+    if (!res.headersSent) sendSandboxNotFound(res, sandboxID);
+    else res.destroy();
+  });
+  req.on("error", () => upstream.destroy());
+  res.on("close", () => {
+    untrack();
+    // The client went away (or the sandbox was killed): end the agent side abruptly too.
+    if (!res.writableFinished) upstream.destroy();
+  });
+  req.pipe(upstream);
+}

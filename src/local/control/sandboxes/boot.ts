@@ -1,0 +1,90 @@
+/**
+ * Starting a sandbox's processes: the runtime start, the agent's `/init`,
+ * the template's start command and, on a first start, waiting for its ready
+ * command. Used by create and by resuming a sandbox whose processes are gone.
+ *
+ * @module
+ */
+import { SandboxIacError } from "../../../errors";
+import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
+import { agentInit, agentRun, agentStartBackground } from "../agent-client";
+import { ApiError } from "../http";
+import type { SandboxRecord } from "./record";
+
+/** The process tag of the template's start command. */
+export const START_CMD_TAG = "start_cmd";
+/** Pause between two runs of the ready command. */
+const READY_POLL_MS = 200;
+/** How long the ready command may keep failing before create gives up. */
+export const READY_TIMEOUT_MS = 60_000;
+/** One run of the ready command may take at most this long. */
+const READY_RUN_TIMEOUT_MS = 10_000;
+
+/** What {@link bootSandbox} needs besides the record. */
+export interface BootOptions {
+  runtime: SandboxRuntime;
+  /** The access token, when the sandbox is secure. */
+  token: string | undefined;
+  /** The template's ready command; only waited for when given (first start). */
+  readyCmd?: string | undefined;
+}
+
+/**
+ * Starts the sandbox's processes on its (possibly existing) writable layer and
+ * initialises the agent. On failure everything started is stopped again; the
+ * writable layer is left for the caller to destroy or keep.
+ */
+export async function bootSandbox(record: SandboxRecord, opts: BootOptions): Promise<RuntimeSandbox> {
+  const rt = await opts.runtime.start({
+    sandboxId: record.sandboxID,
+    layers: record.layers,
+    cpuCount: record.cpuCount,
+    memoryMB: record.memoryMB,
+    allowInternetAccess: record.allowInternetAccess,
+  });
+  try {
+    await agentInit(rt.agentSocket, {
+      envVars: record.initEnv,
+      ...(opts.token ? { accessToken: opts.token } : {}),
+      defaultUser: record.defaultUser,
+      ...(record.defaultWorkdir ? { defaultWorkdir: record.defaultWorkdir } : {}),
+    });
+    if (record.startCmd) {
+      await agentStartBackground(rt.agentSocket, record.startCmd, {
+        tag: START_CMD_TAG,
+        ...(opts.token ? { accessToken: opts.token } : {}),
+      });
+    }
+    if (opts.readyCmd) await waitReady(rt, record, opts.readyCmd, opts.token);
+    return rt;
+  } catch (err) {
+    await rt.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Runs the ready command every 200 ms until it exits 0, for at most 60 s. */
+async function waitReady(rt: RuntimeSandbox, record: SandboxRecord, readyCmd: string, token: string | undefined): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let last = "";
+  for (;;) {
+    try {
+      const res = await agentRun(rt.agentSocket, readyCmd, {
+        timeoutMs: READY_RUN_TIMEOUT_MS,
+        ...(token ? { accessToken: token } : {}),
+      });
+      if (res.exitCode === 0) return;
+      last = `exit code ${res.exitCode}${res.stderr ? `, stderr: ${res.stderr.slice(-200)}` : ""}`;
+    } catch (err) {
+      if (!SandboxIacError.is(err)) throw err;
+      last = err.message;
+    }
+    if (Date.now() + READY_POLL_MS > deadline) break;
+    await new Promise((r) => setTimeout(r, READY_POLL_MS));
+  }
+  throw new ApiError(
+    500,
+    `template '${record.templateID}': the ready command ${JSON.stringify(readyCmd)} did not succeed within ${READY_TIMEOUT_MS / 1000} s (last: ${last}); fix the template's readyCmd or its startCmd`,
+    "sandbox_create_failed",
+  );
+}

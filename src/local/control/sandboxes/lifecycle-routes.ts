@@ -1,0 +1,122 @@
+/**
+ * Control routes that change a sandbox: create, kill, pause, resume, connect,
+ * timeout and refreshes (wire-protocol.md 3; status codes are exact).
+ *
+ * @module
+ */
+import { DEFAULT_TEMPLATE } from "../../../wire/control";
+import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { parseSandboxID } from "./ids";
+import type { SandboxManager } from "./manager";
+import { sandboxView } from "./record";
+import {
+  DEFAULT_TIMEOUT_SEC,
+  MIN_REFRESH_SEC,
+  connectSchema,
+  newSandboxSchema,
+  pauseSchema,
+  refreshSchema,
+  resumeSchema,
+  timeoutSchema,
+} from "./schemas";
+
+/** The sandbox id of a `:sandboxID` route. */
+export function idParam(req: ControlRequest): string {
+  return parseSandboxID(req.params.sandboxID ?? "");
+}
+
+async function requiredBody(req: ControlRequest): Promise<unknown> {
+  const body = await req.json();
+  if (body === undefined) throw new ApiError(400, "body: a JSON object is required, got nothing");
+  return body;
+}
+
+async function optionalBody(req: ControlRequest): Promise<unknown> {
+  return (await req.json()) ?? {};
+}
+
+function positiveTimeout(timeout: number | undefined): number {
+  const t = timeout ?? DEFAULT_TIMEOUT_SEC;
+  if (t <= 0) throw new ApiError(400, `Timeout must be greater than 0, got ${t}: pass the sandbox lifetime in seconds`);
+  return t;
+}
+
+/** The lifecycle routes. */
+export function lifecycleRoutes(m: SandboxManager): Route[] {
+  const create = (alwaysSecure: boolean) => async (req: ControlRequest) => {
+    const body = parseWith(newSandboxSchema, await requiredBody(req), "body");
+    const record = await m.create({
+      template: body.templateID || DEFAULT_TEMPLATE,
+      timeoutSec: positiveTimeout(body.timeout),
+      secure: alwaysSecure || body.secure === true,
+      allowInternetAccess: body.allow_internet_access ?? true,
+      autoPause: body.autoPause ?? false,
+      autoResume: body.autoResume?.enabled ?? false,
+      metadata: body.metadata ?? {},
+      envVars: body.envVars ?? {},
+    });
+    return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+  };
+
+  const connect = async (req: ControlRequest) => {
+    const id = idParam(req);
+    const body = parseWith(connectSchema, await requiredBody(req), "body");
+    const { record, resumed } = await m.connect(id, body.timeout);
+    return { status: resumed ? 201 : 200, body: sandboxView(record, m.tokenOf(record)) };
+  };
+
+  return [
+    { method: "POST", pattern: "/sandboxes", handler: create(false) },
+    { method: "POST", pattern: "/v2/sandboxes", handler: create(true) },
+    {
+      method: "DELETE",
+      pattern: "/sandboxes/:sandboxID",
+      handler: async (req) => {
+        await m.kill(idParam(req));
+        return { status: 204 };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/sandboxes/:sandboxID/pause",
+      handler: async (req) => {
+        const id = idParam(req);
+        const body = parseWith(pauseSchema, await optionalBody(req), "body");
+        await m.pause(id, body.memory ?? true);
+        return { status: 204 };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/sandboxes/:sandboxID/resume",
+      handler: async (req) => {
+        const id = idParam(req);
+        const body = parseWith(resumeSchema, await optionalBody(req), "body");
+        const record = await m.resume(id, positiveTimeout(body.timeout));
+        return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+      },
+    },
+    { method: "POST", pattern: "/sandboxes/:sandboxID/connect", handler: connect },
+    { method: "POST", pattern: "/v2/sandboxes/:sandboxID/connect", handler: connect },
+    {
+      method: "POST",
+      pattern: "/sandboxes/:sandboxID/timeout",
+      handler: async (req) => {
+        const id = idParam(req);
+        const body = parseWith(timeoutSchema, await requiredBody(req), "body");
+        await m.setTimeout(id, Math.max(0, body.timeout));
+        return { status: 204 };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/sandboxes/:sandboxID/refreshes",
+      handler: async (req) => {
+        const id = idParam(req);
+        const body = parseWith(refreshSchema, await optionalBody(req), "body");
+        await m.refresh(id, Math.max(MIN_REFRESH_SEC, body.duration ?? 0));
+        return { status: 204 };
+      },
+    },
+  ];
+}

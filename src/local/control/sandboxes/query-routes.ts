@@ -1,0 +1,147 @@
+/**
+ * Control routes that read sandboxes: detail, the two lists, metrics and
+ * lifecycle logs (wire-protocol.md 3).
+ *
+ * @module
+ */
+import { CONTROL_HEADERS } from "../../../wire/control";
+import { ApiError, type ControlRequest, type Route } from "../http";
+import { parseSandboxID } from "./ids";
+import { idParam } from "./lifecycle-routes";
+import { matchesMetadata, paginate, parseLimit, parseMetadataFilter, parseOrder, parseStateFilter, sortRecords } from "./list";
+import { LOG_LEVELS, selectLogs, v1LogsBody } from "./logs";
+import { notFound, type SandboxManager } from "./manager";
+import { sandboxMetricView } from "./metrics";
+import { detailView, listedView, type SandboxRecord } from "./record";
+
+/** Parses an optional non-negative integer query parameter. */
+function queryInt(req: ControlRequest, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const raw = req.query.get(name);
+  if (raw === null || raw === "") return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n > max) {
+    throw new ApiError(400, `query.${name}: must be an integer from 0 to ${max}, got ${JSON.stringify(raw.slice(0, 40))}`);
+  }
+  return n;
+}
+
+function recordOf(m: SandboxManager, req: ControlRequest): SandboxRecord {
+  const id = idParam(req);
+  const r = m.get(id);
+  if (!r) throw notFound(id);
+  return r;
+}
+
+/** The read routes. */
+export function queryRoutes(m: SandboxManager): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/sandboxes/:sandboxID",
+      handler: async (req) => {
+        const r = recordOf(m, req);
+        return { status: 200, body: detailView(r, m.tokenOf(r)) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/sandboxes",
+      handler: async (req) => {
+        const filter = parseMetadataFilter(req.query.get("metadata"));
+        const running = m.all().filter((r) => r.state === "running" && matchesMetadata(r, filter));
+        return { status: 200, body: sortRecords(running, "desc").map(listedView) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/sandboxes",
+      handler: async (req) => {
+        const filter = parseMetadataFilter(req.query.get("metadata"));
+        const states = parseStateFilter(req.query.getAll("state"));
+        const order = parseOrder(req.query.get("order"));
+        const limit = parseLimit(req.query.get("limit"));
+        const startedAfterRaw = req.query.get("startedAfter");
+        const startedAfter = startedAfterRaw ? Date.parse(startedAfterRaw) : undefined;
+        if (startedAfter !== undefined && Number.isNaN(startedAfter)) {
+          throw new ApiError(400, `query.startedAfter: must be an RFC 3339 date-time, got ${JSON.stringify(startedAfterRaw?.slice(0, 40))}`);
+        }
+        const template = req.query.get("template");
+        const matching = m.all().filter(
+          (r) =>
+            states.has(r.state) &&
+            matchesMetadata(r, filter) &&
+            (startedAfter === undefined || Date.parse(r.startedAt) > startedAfter) &&
+            (!template || r.templateID === template || r.alias === template),
+        );
+        const { page, nextToken } = paginate(sortRecords(matching, order), order, limit, req.query.get("nextToken"));
+        const headers: Record<string, string> = {};
+        if (nextToken) headers[CONTROL_HEADERS.nextToken] = nextToken;
+        if (states.has("running")) headers[CONTROL_HEADERS.totalRunning] = String(matching.filter((r) => r.state === "running").length);
+        return { status: 200, body: page.map(listedView), headers };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/sandboxes/metrics",
+      handler: async (req) => {
+        const raw = req.query.get("sandbox_ids");
+        if (!raw) throw new ApiError(400, "query.sandbox_ids: required, a comma-separated list of 1 to 100 sandbox ids");
+        const ids = [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+        if (ids.length === 0 || ids.length > 100) {
+          throw new ApiError(400, `query.sandbox_ids: must list 1 to 100 sandbox ids, got ${ids.length}`);
+        }
+        const sandboxes: Record<string, unknown> = {};
+        for (const rawId of ids) {
+          const id = parseSandboxID(rawId);
+          const latest = m.metrics.latest(id);
+          if (latest && m.exists(id)) sandboxes[id] = sandboxMetricView(latest);
+        }
+        return { status: 200, body: { sandboxes } };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/sandboxes/:sandboxID/metrics",
+      handler: async (req) => {
+        const r = recordOf(m, req);
+        const start = queryInt(req, "start") ?? 0;
+        const end = queryInt(req, "end") ?? Math.floor(Date.now() / 1000) + 1;
+        if (start > end) throw new ApiError(400, `query.start: must not be after end, got start ${start} and end ${end}`);
+        return { status: 200, body: m.metrics.range(r.sandboxID, start, end).map(sandboxMetricView) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/sandboxes/:sandboxID/logs",
+      handler: async (req) => {
+        const r = recordOf(m, req);
+        return { status: 200, body: v1LogsBody(r, queryInt(req, "start"), queryInt(req, "limit") ?? 1000) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/sandboxes/:sandboxID/logs",
+      handler: async (req) => {
+        const r = recordOf(m, req);
+        const direction = req.query.get("direction") ?? "forward";
+        if (direction !== "forward" && direction !== "backward") {
+          throw new ApiError(400, `query.direction: must be forward or backward, got ${JSON.stringify(direction.slice(0, 40))}`);
+        }
+        const level = req.query.get("level") ?? undefined;
+        if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
+          throw new ApiError(400, `query.level: must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level.slice(0, 40))}`);
+        }
+        const search = req.query.get("search") ?? undefined;
+        if (search !== undefined && search.length > 256) throw new ApiError(400, `query.search: must be at most 256 characters, got ${search.length}`);
+        const logs = selectLogs(r, {
+          cursor: queryInt(req, "cursor"),
+          limit: queryInt(req, "limit", 1000) ?? 1000,
+          direction,
+          level: level as (typeof LOG_LEVELS)[number] | undefined,
+          search,
+        });
+        return { status: 200, body: { logs } };
+      },
+    },
+  ];
+}

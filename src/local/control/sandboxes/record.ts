@@ -1,0 +1,87 @@
+/**
+ * The persisted record of one sandbox and its wire views (`Sandbox`,
+ * `SandboxDetail`, `ListedSandbox` of wire-protocol.md 3.1).
+ *
+ * @module
+ */
+import { PAUSED_CLIENT_ID } from "../../../wire/control";
+
+/** One lifecycle log entry (`SandboxLogEntry`). */
+export interface LifecycleLogEntry {
+  timestamp: string;
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+  fields: Record<string, string>;
+}
+
+/** Everything the service keeps about a sandbox; persisted in the state file. */
+export interface SandboxRecord {
+  sandboxID: string;
+  templateID: string;
+  /** The template build the sandbox started from. */
+  buildID?: string | undefined;
+  alias?: string | undefined;
+  clientID: string;
+  startedAt: string;
+  endAt: string;
+  state: "running" | "paused";
+  cpuCount: number;
+  memoryMB: number;
+  diskSizeMB: number;
+  envdVersion: string;
+  secure: boolean;
+  allowInternetAccess: boolean;
+  autoPause: boolean;
+  autoResume: boolean;
+  metadata: Record<string, string>;
+  /** The full environment given to the agent's `/init` (template ENV, user envVars, E2B_*). */
+  initEnv: Record<string, string>;
+  layers: string[];
+  defaultUser: string;
+  defaultWorkdir?: string | undefined;
+  startCmd?: string | undefined;
+  logs: LifecycleLogEntry[];
+}
+
+/** The `Sandbox` body of create, resume and connect. */
+export function sandboxView(r: SandboxRecord, token: string | undefined): Record<string, unknown> {
+  return {
+    templateID: r.templateID,
+    sandboxID: r.sandboxID,
+    clientID: r.state === "paused" ? PAUSED_CLIENT_ID : r.clientID,
+    envdVersion: r.envdVersion,
+    ...(r.alias ? { alias: r.alias } : {}),
+    ...(token ? { envdAccessToken: token } : {}),
+    trafficAccessToken: null,
+    domain: null,
+  };
+}
+
+/** The `ListedSandbox` item of the list endpoints. */
+export function listedView(r: SandboxRecord): Record<string, unknown> {
+  return {
+    templateID: r.templateID,
+    ...(r.alias ? { alias: r.alias } : {}),
+    sandboxID: r.sandboxID,
+    clientID: r.state === "paused" ? PAUSED_CLIENT_ID : r.clientID,
+    startedAt: r.startedAt,
+    endAt: r.endAt,
+    cpuCount: r.cpuCount,
+    memoryMB: r.memoryMB,
+    diskSizeMB: r.diskSizeMB,
+    state: r.state,
+    envdVersion: r.envdVersion,
+    metadata: r.metadata,
+  };
+}
+
+/** The `SandboxDetail` body of `GET /sandboxes/:id`. */
+export function detailView(r: SandboxRecord, token: string | undefined): Record<string, unknown> {
+  return {
+    ...listedView(r),
+    ...(token ? { envdAccessToken: token } : {}),
+    allowInternetAccess: r.allowInternetAccess,
+    domain: null,
+    lifecycle: { autoResume: r.autoResume, onTimeout: r.autoPause ? "pause" : "kill" },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The one request handler of the service port: sandbox requests (routing
+ * headers, sandbox Host, unrouted `/files` links, CORS preflights) go to the
+ * proxy, everything else to the control-API router.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ENVD_PORT } from "../../wire/envd";
+import { answerPreflight, isPreflight } from "./cors";
+import type { Route } from "./http";
+import { sendSandboxJson, sendSandboxNotFound, serveSandboxRequest } from "./proxy";
+import { createRouter } from "./router";
+import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./sandbox-routing";
+import type { SandboxManager } from "./sandboxes/manager";
+
+/** What the handler serves. */
+export interface ServiceHandlerOptions {
+  manager: SandboxManager;
+  /** Every control route (sandboxes, templates, health). */
+  routes: Route[];
+  apiKey: string;
+  log: (line: string) => void;
+}
+
+/** Builds the `node:http` request listener. */
+export function createServiceHandler(opts: ServiceHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const control = createRouter(opts.routes, opts.apiKey, opts.log);
+  const m = opts.manager;
+  return (req, res) => {
+    const done = (err: unknown): void => {
+      opts.log(`request ${req.method ?? "?"} ${(req.url ?? "").split("?")[0]} failed: ${String(err)}`);
+      if (!res.headersSent) sendSandboxJson(res, 500, { code: 500, message: "internal error; see the service log" });
+      else res.destroy();
+    };
+    try {
+      if (isPreflight(req)) return answerPreflight(req, res);
+      const address = sandboxAddress(req);
+      if (address) {
+        const target = m.reachable(address.sandboxID);
+        if (!target) return sendSandboxNotFound(res, address.sandboxID);
+        if (address.port !== ENVD_PORT) {
+          return sendSandboxJson(res, 502, {
+            sandboxId: address.sandboxID,
+            message: `The sandbox is running but port ${address.port} is not open: the local service only reaches port ${ENVD_PORT}`,
+            code: 502,
+            port: address.port,
+          });
+        }
+        serveSandboxRequest(m, target, req, res).catch(done);
+        return;
+      }
+      if (isUnroutedFilesRequest(req)) {
+        const found = resolveFilesTarget(m, req);
+        if (found.kind === "error") return sendSandboxJson(res, found.status, { code: found.status, message: found.message });
+        serveSandboxRequest(m, found.target, req, res).catch(done);
+        return;
+      }
+      control(req, res).catch(done);
+    } catch (err) {
+      done(err);
+    }
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Crash-safe files: every write goes to a temporary file that is fsynced and
+ * then renamed over the target, and the directory is fsynced, so a `kill -9`
+ * leaves either the old or the new content, never a torn one.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+
+/** Writes `content` to `file` atomically with the given mode. */
+export async function writeFileAtomic(file: string, content: string, mode = 0o600): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+  const handle = await fs.open(tmp, "w", mode);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  const dirHandle = await fs.open(dir, "r");
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
+}
+
+/** Reads and parses a JSON file; `undefined` when it does not exist. */
+export async function readJsonFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return JSON.parse(text) as unknown;
+}
+
+/**
+ * Serialises writes of one JSON document: callers ask for a flush whenever the
+ * state changed; concurrent requests coalesce into at most one pending write
+ * that always carries the latest snapshot.
+ */
+export class JsonStateWriter {
+  private running: Promise<void> | undefined;
+  private pending = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly snapshot: () => unknown,
+  ) {}
+
+  /** Resolves once a write that includes every change made before the call is on disk. */
+  async flush(): Promise<void> {
+    if (this.running) {
+      this.pending = true;
+      while (this.running !== undefined) await this.running;
+      return;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.pending = false;
+          await writeFileAtomic(this.file, JSON.stringify(this.snapshot(), null, 2));
+        } while (this.pending);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    await this.running;
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Runs template builds in the background: a build sandbox from the parent's
+ * layers, the steps in order, then the sandbox's writable layer captured as
+ * the template's new top layer. Status goes `waiting` → `building` →
+ * `ready` | `error`; at most {@link MAX_CONCURRENT_BUILDS} run at once.
+ *
+ * @module
+ */
+import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
+import { agentInit, agentRun, agentStartBackground } from "../agent-client";
+import type { TemplateCatalog } from "./catalog";
+import type { TemplateFileStore } from "./file-store";
+import {
+  BUILD_STEP,
+  MAX_CONCURRENT_BUILDS,
+  READY_CMD_RETRY_MS,
+  READY_CMD_TIMEOUT_MS,
+} from "./constants";
+import type { BuildOutput, BuildRecord, LogLevel, TemplateRecord } from "./model";
+import { randomId } from "./names";
+import type { ResolvedTemplate } from "./registry";
+import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
+
+/** What a build was asked to do (from `TemplateBuildStartV2`). */
+export interface BuildPlan {
+  /** The parent build the steps run on. */
+  from: ResolvedTemplate;
+  steps: TemplateStep[];
+  startCmd?: string | undefined;
+  readyCmd?: string | undefined;
+}
+
+/** Starts builds and keeps their number bounded. */
+export class BuildRunner {
+  private running = 0;
+  private readonly queue: Array<() => void> = [];
+  private readonly active = new Set<Promise<void>>();
+
+  constructor(
+    private readonly catalog: TemplateCatalog,
+    private readonly files: TemplateFileStore,
+    private readonly runtime: SandboxRuntime,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /**
+   * Marks the build `building`, persists, and runs it in the background.
+   * Resolves once the new status is durable, not when the build ends.
+   */
+  async start(t: TemplateRecord, b: BuildRecord, plan: BuildPlan): Promise<void> {
+    const now = new Date().toISOString();
+    b.status = "building";
+    b.updatedAt = now;
+    b.parentLayers = [...plan.from.layers];
+    this.catalog.logs.create(b.buildID);
+    this.catalog.logs.append(
+      b.buildID,
+      "info",
+      `Building ${t.name ?? t.templateID} from ${plan.from.alias ?? plan.from.templateID}`,
+      BUILD_STEP.base,
+    );
+    await this.catalog.save();
+    const job = this.whenSlotFree()
+      .then(() => this.run(t, b, plan))
+      .catch((err: unknown) =>
+        this.log(`templates: build ${b.buildID} crashed: ${(err as Error).message}`),
+      )
+      .finally(() => {
+        this.active.delete(job);
+        this.releaseSlot();
+      });
+    this.active.add(job);
+  }
+
+  /** Resolves once every build started so far has ended (used at shutdown and in tests). */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.all([...this.active]);
+  }
+
+  private whenSlotFree(): Promise<void> {
+    if (this.running < MAX_CONCURRENT_BUILDS) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private async run(t: TemplateRecord, b: BuildRecord, plan: BuildPlan): Promise<void> {
+    const sandboxId = `b${randomId(20)}`;
+    b.buildSandboxId = sandboxId;
+    await this.catalog.save();
+    const logLine = (level: LogLevel, message: string, step?: string) =>
+      this.catalog.logs.append(b.buildID, level, message, step);
+    let sandbox: RuntimeSandbox | undefined;
+    let stopped = false;
+    let step: string = BUILD_STEP.base;
+    try {
+      sandbox = await this.runtime.start({
+        sandboxId,
+        layers: plan.from.layers,
+        cpuCount: b.cpuCount,
+        memoryMB: b.memoryMB,
+        allowInternetAccess: true,
+      });
+      await agentInit(sandbox.agentSocket, {
+        envVars: plan.from.envs,
+        defaultUser: plan.from.defaultUser,
+        ...(plan.from.defaultWorkdir ? { defaultWorkdir: plan.from.defaultWorkdir } : {}),
+      });
+      const state: BuildState = {
+        socket: sandbox.agentSocket,
+        envs: { ...plan.from.envs },
+        user: plan.from.defaultUser,
+        workdir: plan.from.defaultWorkdir,
+        log: (level, message) => logLine(level, message, step),
+        findFiles: (hash) => this.files.find(hash),
+      };
+      for (const [i, s] of plan.steps.entries()) {
+        // the SDK maps step "n" to its n-th stack trace; index 0 is the from* call
+        step = String(i + 1);
+        logLine("info", `Step ${i + 1}/${plan.steps.length}: ${describeStep(s)}`, step);
+        await runStep(s, state);
+      }
+      step = BUILD_STEP.finalize;
+      await this.finalize(sandbox, state, plan, logLine);
+      logLine("info", "Capturing the template filesystem", step);
+      await sandbox.stop();
+      stopped = true;
+      const layer = await this.runtime.captureLayer(sandboxId);
+      const output: BuildOutput = {
+        layers: [...plan.from.layers, layer],
+        envs: state.envs,
+        defaultUser: state.user,
+        ...(state.workdir ? { defaultWorkdir: state.workdir } : {}),
+        ...(plan.startCmd ? { startCmd: plan.startCmd } : {}),
+        ...(plan.readyCmd ? { readyCmd: plan.readyCmd } : {}),
+      };
+      await this.finish(t, b, { output });
+      logLine("info", "Build finished", step);
+    } catch (err) {
+      const message =
+        err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}`;
+      logLine("error", `Build failed: ${message}`, step);
+      await this.finish(t, b, { failure: { message, step } });
+    } finally {
+      if (sandbox && !stopped)
+        await sandbox
+          .stop()
+          .catch((e: unknown) =>
+            this.log(`templates: stopping ${sandboxId}: ${(e as Error).message}`),
+          );
+      await this.runtime
+        .destroy(sandboxId)
+        .catch((e: unknown) =>
+          this.log(`templates: destroying ${sandboxId}: ${(e as Error).message}`),
+        );
+      await this.catalog.logs.flush(b.buildID);
+    }
+  }
+
+  /** Runs `startCmd` in the background and waits for `readyCmd`, as a sandbox start would. */
+  private async finalize(
+    sandbox: RuntimeSandbox,
+    state: BuildState,
+    plan: BuildPlan,
+    logLine: (level: LogLevel, message: string, step?: string) => void,
+  ): Promise<void> {
+    const opts = {
+      user: state.user,
+      envs: state.envs,
+      ...(state.workdir ? { cwd: state.workdir } : {}),
+    };
+    if (plan.startCmd) {
+      logLine("info", `Running start command: ${plan.startCmd}`, BUILD_STEP.finalize);
+      await agentStartBackground(sandbox.agentSocket, plan.startCmd, { ...opts, tag: "start_cmd" });
+    }
+    if (!plan.readyCmd) return;
+    logLine("info", `Waiting for ready command: ${plan.readyCmd}`, BUILD_STEP.finalize);
+    const deadline = Date.now() + READY_CMD_TIMEOUT_MS;
+    for (;;) {
+      const r = await agentRun(sandbox.agentSocket, plan.readyCmd, {
+        ...opts,
+        timeoutMs: READY_CMD_TIMEOUT_MS,
+      });
+      if (r.exitCode === 0) return;
+      if (Date.now() >= deadline) {
+        throw new StepFailure(
+          `ready command ${JSON.stringify(plan.readyCmd)} did not succeed within ${READY_CMD_TIMEOUT_MS / 1000} s (last exit code ${r.exitCode}): ${tail(r.stderr) || "(no stderr)"}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, READY_CMD_RETRY_MS));
+    }
+  }
+
+  /** Records the outcome; a captured layer of a template deleted meanwhile is released. */
+  private async finish(
+    t: TemplateRecord,
+    b: BuildRecord,
+    outcome: Pick<BuildRecord, "output" | "failure">,
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    b.status = outcome.output ? "ready" : "error";
+    if (outcome.output) b.output = outcome.output;
+    if (outcome.failure) b.failure = outcome.failure;
+    b.updatedAt = now;
+    b.finishedAt = now;
+    delete b.parentLayers;
+    delete b.buildSandboxId;
+    t.updatedAt = now;
+    await this.catalog.save();
+    if (!this.catalog.get(t.templateID) && outcome.output)
+      await this.catalog.releaseLayers(outcome.output.layers);
+  }
+}
+
+function describeStep(s: TemplateStep): string {
+  if (s.type.toUpperCase() === "COPY") return `COPY ${s.args[0] ?? ""} ${s.args[1] ?? ""}`;
+  if (s.type.toUpperCase() === "ENV")
+    return `ENV ${s.args.filter((_, i) => i % 2 === 0).join(" ")}`;
+  return `${s.type} ${s.args.join(" ")}`.trim();
+}

@@ -1,0 +1,295 @@
+/**
+ * The template catalog: every template, build and tag, persisted to one JSON
+ * file with atomic writes, plus the look-ups sandboxes and routes need and the
+ * reference counting that releases layers nobody uses any more.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import type { SandboxRuntime } from "../../runtime/types";
+import { ENVD_VERSION, DEFAULT_USER } from "../../../wire/envd";
+import { CoalescingWriter } from "./atomic-file";
+import { BuildLogStore } from "./build-logs";
+import {
+  BASE_TEMPLATE_ID,
+  BUILD_LOGS_DIR,
+  CATALOG_FILE,
+  DEFAULT_TAG,
+  INTERRUPTED_BUILD_MESSAGE,
+  MAX_TAG_HISTORY,
+  REPORTED_DISK_SIZE_MB,
+  TEMPLATES_DIR,
+} from "./constants";
+import type { BuildRecord, CatalogFile, TemplateRecord } from "./model";
+import { newBuildId, splitTag } from "./names";
+import type { ResolvedTemplate } from "./registry";
+
+/** CPU and memory of the built-in `base` template. */
+const BASE_CPU_COUNT = 2;
+const BASE_MEMORY_MB = 512;
+
+/** A template found by id or name, with the tag the caller asked for. */
+export interface LookupResult {
+  template: TemplateRecord;
+  /** The tag written after `:`, when there was one. */
+  tag: string | undefined;
+}
+
+/** Everything the templates side knows, and its persistence. */
+export class TemplateCatalog {
+  private readonly templates = new Map<string, TemplateRecord>();
+  private readonly writer: CoalescingWriter;
+  /** Logs of every build. */
+  readonly logs: BuildLogStore;
+
+  private constructor(
+    dir: string,
+    readonly runtime: SandboxRuntime,
+    private readonly log: (line: string) => void,
+  ) {
+    this.writer = new CoalescingWriter(path.join(dir, CATALOG_FILE), () => this.serialize());
+    this.logs = new BuildLogStore(path.join(dir, BUILD_LOGS_DIR));
+  }
+
+  /**
+   * Loads the catalog from `<dataDir>/templates`, creating it on first use.
+   * Builds that were running when the service stopped are marked `error` and
+   * their build sandboxes destroyed.
+   */
+  static async open(
+    dataDir: string,
+    runtime: SandboxRuntime,
+    log: (line: string) => void,
+  ): Promise<TemplateCatalog> {
+    const dir = path.join(dataDir, TEMPLATES_DIR);
+    await fs.mkdir(path.join(dir, BUILD_LOGS_DIR), { recursive: true });
+    const catalog = new TemplateCatalog(dir, runtime, log);
+    let file: CatalogFile | undefined;
+    try {
+      file = JSON.parse(await fs.readFile(path.join(dir, CATALOG_FILE), "utf8")) as CatalogFile;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    for (const t of file?.templates ?? []) catalog.templates.set(t.templateID, t);
+    catalog.ensureBase();
+    await catalog.recoverInterruptedBuilds();
+    await catalog.save();
+    return catalog;
+  }
+
+  private serialize(): string {
+    const file: CatalogFile = { version: 1, templates: [...this.templates.values()] };
+    return JSON.stringify(file);
+  }
+
+  /** Persists the catalog; resolves once the current state is durable. */
+  save(): Promise<void> {
+    return this.writer.save();
+  }
+
+  private ensureBase(): void {
+    const now = new Date().toISOString();
+    let base = this.templates.get(BASE_TEMPLATE_ID);
+    if (!base) {
+      base = {
+        templateID: BASE_TEMPLATE_ID,
+        name: BASE_TEMPLATE_ID,
+        kind: "template",
+        public: true,
+        createdAt: now,
+        updatedAt: now,
+        lastSpawnedAt: null,
+        spawnCount: 0,
+        builds: [],
+        tags: {},
+      };
+      this.templates.set(BASE_TEMPLATE_ID, base);
+    }
+    let build = base.builds[0];
+    if (!build) {
+      build = {
+        buildID: newBuildId(),
+        status: "ready",
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: now,
+        cpuCount: BASE_CPU_COUNT,
+        memoryMB: BASE_MEMORY_MB,
+        envdVersion: ENVD_VERSION,
+      };
+      base.builds.push(build);
+      base.tags[DEFAULT_TAG] = [{ buildID: build.buildID, createdAt: now }];
+    }
+    // the base layer is assembled from the host at each start, so its id is refreshed too
+    build.output = { layers: [this.runtime.baseLayerId], envs: {}, defaultUser: DEFAULT_USER };
+    build.envdVersion = ENVD_VERSION;
+  }
+
+  private async recoverInterruptedBuilds(): Promise<void> {
+    for (const t of this.templates.values()) {
+      for (const b of t.builds) {
+        if (b.status !== "building") continue;
+        const now = new Date().toISOString();
+        b.status = "error";
+        b.failure = { message: INTERRUPTED_BUILD_MESSAGE };
+        b.updatedAt = now;
+        b.finishedAt = now;
+        delete b.parentLayers;
+        this.logs.append(b.buildID, "error", `Build failed: ${INTERRUPTED_BUILD_MESSAGE}`);
+        if (b.buildSandboxId) {
+          const id = b.buildSandboxId;
+          delete b.buildSandboxId;
+          try {
+            await this.runtime.destroy(id);
+          } catch (err) {
+            this.log(
+              `templates: could not destroy interrupted build sandbox ${id}: ${(err as Error).message}`,
+            );
+          }
+        }
+      }
+    }
+  }
+
+  /** Every template (snapshots included when `kind` is not given). */
+  list(kind?: TemplateRecord["kind"]): TemplateRecord[] {
+    const all = [...this.templates.values()];
+    return kind ? all.filter((t) => t.kind === kind) : all;
+  }
+
+  /** The template with this exact id. */
+  get(templateID: string): TemplateRecord | undefined {
+    return this.templates.get(templateID);
+  }
+
+  /** The template with this exact name (`ns/alias` or `alias`, no tag). */
+  byName(name: string): TemplateRecord | undefined {
+    for (const t of this.templates.values()) if (t.name === name) return t;
+    return undefined;
+  }
+
+  /** Finds a template by id, name, `name:tag`, `id:tag` or snapshot id. */
+  lookup(idOrName: string): LookupResult | undefined {
+    const { base, tag } = splitTag(idOrName);
+    const template = this.templates.get(base) ?? this.byName(base);
+    return template ? { template, tag } : undefined;
+  }
+
+  /**
+   * The build a tag points at: its newest ready assignment. Without a tag,
+   * the `default` tag, else the newest ready build (ids need no tag).
+   */
+  pickBuild(t: TemplateRecord, tag: string | undefined): BuildRecord | undefined {
+    const assignments = t.tags[tag ?? DEFAULT_TAG] ?? [];
+    for (let i = assignments.length - 1; i >= 0; i--) {
+      const b = this.findBuild(t, assignments[i].buildID);
+      if (b?.status === "ready") return b;
+    }
+    if (tag !== undefined) return undefined;
+    for (let i = t.builds.length - 1; i >= 0; i--)
+      if (t.builds[i].status === "ready") return t.builds[i];
+    return undefined;
+  }
+
+  /** The build of `t` with this id. */
+  findBuild(t: TemplateRecord, buildID: string): BuildRecord | undefined {
+    return t.builds.find((b) => b.buildID === buildID);
+  }
+
+  /** Resolves an id or name to the ready build sandboxes start from. */
+  resolve(idOrName: string): ResolvedTemplate | undefined {
+    const found = this.lookup(idOrName);
+    if (!found) return undefined;
+    const build = this.pickBuild(found.template, found.tag);
+    return build ? toResolved(found.template, build) : undefined;
+  }
+
+  /** Resolves one specific build, when it is ready. */
+  resolveBuild(templateID: string, buildID: string): ResolvedTemplate | undefined {
+    const t = this.templates.get(templateID);
+    const b = t && this.findBuild(t, buildID);
+    return t && b?.status === "ready" ? toResolved(t, b) : undefined;
+  }
+
+  /** Adds a template record (not yet persisted). */
+  add(t: TemplateRecord): void {
+    this.templates.set(t.templateID, t);
+  }
+
+  /** Points `tags` at `buildID`, keeping a bounded history per tag. */
+  assignTags(t: TemplateRecord, buildID: string, tags: string[]): void {
+    const createdAt = new Date().toISOString();
+    for (const tag of tags) {
+      const history = (t.tags[tag] ?? []).filter((a) => a.buildID !== buildID);
+      history.push({ buildID, createdAt });
+      t.tags[tag] = history.slice(-MAX_TAG_HISTORY);
+    }
+    t.updatedAt = createdAt;
+  }
+
+  /** Records a sandbox start from `templateID`. */
+  markSpawned(templateID: string): void {
+    const t = this.templates.get(templateID) ?? this.lookup(templateID)?.template;
+    if (!t) return;
+    t.spawnCount += 1;
+    t.lastSpawnedAt = new Date().toISOString();
+    this.save().catch((err: unknown) =>
+      this.log(`templates: saving the catalog failed: ${(err as Error).message}`),
+    );
+  }
+
+  /** Layers some build still needs: ready builds' layers and running builds' parents. */
+  private layersInUse(): Set<string> {
+    const used = new Set<string>([this.runtime.baseLayerId]);
+    for (const t of this.templates.values()) {
+      for (const b of t.builds) {
+        for (const l of b.output?.layers ?? []) used.add(l);
+        for (const l of b.parentLayers ?? []) used.add(l);
+      }
+    }
+    return used;
+  }
+
+  /** Deletes the layers among `candidates` that no template uses any more. */
+  async releaseLayers(candidates: Iterable<string>): Promise<void> {
+    const used = this.layersInUse();
+    for (const layer of new Set(candidates)) {
+      if (used.has(layer)) continue;
+      try {
+        await this.runtime.deleteLayer(layer);
+      } catch (err) {
+        this.log(`templates: could not delete layer ${layer}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** Removes a template, persists, then releases its layers and logs. */
+  async remove(t: TemplateRecord): Promise<void> {
+    this.templates.delete(t.templateID);
+    await this.save();
+    await this.releaseLayers(t.builds.flatMap((b) => b.output?.layers ?? []));
+    for (const b of t.builds) await this.logs.remove(b.buildID);
+  }
+}
+
+/** The view of a ready build that sandboxes start from. */
+export function toResolved(t: TemplateRecord, b: BuildRecord): ResolvedTemplate {
+  const out = b.output ?? { layers: [], envs: {}, defaultUser: DEFAULT_USER };
+  return {
+    templateID: t.templateID,
+    buildID: b.buildID,
+    ...(t.name ? { alias: t.name } : {}),
+    names: t.name ? [t.name] : [],
+    layers: [...out.layers],
+    envs: { ...out.envs },
+    defaultUser: out.defaultUser,
+    ...(out.defaultWorkdir ? { defaultWorkdir: out.defaultWorkdir } : {}),
+    ...(out.startCmd ? { startCmd: out.startCmd } : {}),
+    ...(out.readyCmd ? { readyCmd: out.readyCmd } : {}),
+    cpuCount: b.cpuCount,
+    memoryMB: b.memoryMB,
+    diskSizeMB: REPORTED_DISK_SIZE_MB,
+    envdVersion: b.envdVersion,
+  };
+}

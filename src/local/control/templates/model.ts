@@ -1,0 +1,94 @@
+/**
+ * The persisted shape of the template catalog: templates, their builds and
+ * tags. Wire shapes are derived from these in views.ts.
+ *
+ * @module
+ */
+
+/** `TemplateBuildStatus` (wire-protocol.md 5). */
+export type BuildStatus = "waiting" | "building" | "ready" | "error";
+
+/** `LogLevel` (wire-protocol.md 5), lowest first. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One line of a build log (`BuildLogEntry`). */
+export interface BuildLogEntry {
+  /** RFC 3339. */
+  timestamp: string;
+  level: LogLevel;
+  message: string;
+  /** The SDK's step name: `base`, the 1-based step number, or `finalize`. */
+  step?: string;
+}
+
+/** Why a build failed (`BuildStatusReason`). */
+export interface BuildFailure {
+  message: string;
+  /** The SDK's step name of the failing step. */
+  step?: string;
+}
+
+/** What a finished build provides to sandboxes. */
+export interface BuildOutput {
+  /** Runtime layer ids, lowest first. */
+  layers: string[];
+  envs: Record<string, string>;
+  defaultUser: string;
+  defaultWorkdir?: string;
+  startCmd?: string;
+  readyCmd?: string;
+}
+
+/** One build of a template. */
+export interface BuildRecord {
+  buildID: string;
+  status: BuildStatus;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  cpuCount: number;
+  memoryMB: number;
+  envdVersion: string;
+  /** Set once the build is `ready`. */
+  output?: BuildOutput;
+  /** Set once the build is `error`. */
+  failure?: BuildFailure;
+  /** Layers of the parent while the build runs; they must not be released meanwhile. */
+  parentLayers?: string[];
+  /** The runtime sandbox the build runs in, so a restart can clean it up. */
+  buildSandboxId?: string;
+}
+
+/** One assignment of a tag to a build. */
+export interface TagAssignment {
+  buildID: string;
+  createdAt: string;
+}
+
+/** A template (or a snapshot, which is a template made from a sandbox). */
+export interface TemplateRecord {
+  templateID: string;
+  /** `namespace/alias` or `alias`; absent for unnamed snapshots. */
+  name?: string;
+  kind: "template" | "snapshot";
+  /** For snapshots: the sandbox they were taken from. */
+  sourceSandboxID?: string;
+  public: boolean;
+  createdAt: string;
+  updatedAt: string;
+  lastSpawnedAt: string | null;
+  spawnCount: number;
+  /** Builds, oldest first. */
+  builds: BuildRecord[];
+  /** Tag → assignments, oldest first; the newest ready build wins. */
+  tags: Record<string, TagAssignment[]>;
+}
+
+/** The catalog file's content. */
+export interface CatalogFile {
+  version: 1;
+  templates: TemplateRecord[];
+}

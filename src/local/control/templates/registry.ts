@@ -1,0 +1,109 @@
+/**
+ * The templates side's entry points for the rest of the local service:
+ * {@link createTemplateRegistry} (what sandboxes start from) and the routes in
+ * routes.ts.
+ *
+ * @module
+ */
+import * as path from "node:path";
+import type { SandboxRuntime } from "../../runtime/types";
+import { SandboxIacError } from "../../../errors";
+import { TemplateCatalog } from "./catalog";
+import { TEMPLATE_FILES_DIR } from "./constants";
+import { TemplateFileStore } from "./file-store";
+import { BuildRunner } from "./build-runner";
+
+/** A ready template build, as sandboxes need it. */
+export interface ResolvedTemplate {
+  templateID: string;
+  buildID: string;
+  /** The template's name (`ns/alias` or `alias`), when it has one. */
+  alias?: string;
+  names: string[];
+  /** Runtime layer ids, lowest first (the base layer id first). */
+  layers: string[];
+  /** Environment variables of every process (template `ENV` steps). */
+  envs: Record<string, string>;
+  /** The user processes run as by default (last `USER` step, else `user`). */
+  defaultUser: string;
+  /** The default working directory (last `WORKDIR` step), when set. */
+  defaultWorkdir?: string;
+  /** Started in the background when a sandbox starts. */
+  startCmd?: string;
+  /** Checked after `startCmd`. */
+  readyCmd?: string;
+  cpuCount: number;
+  memoryMB: number;
+  diskSizeMB: number;
+  envdVersion: string;
+}
+
+/** What the sandboxes side asks of templates. */
+export interface TemplateRegistry {
+  /**
+   * Resolves a template id, `alias`, `alias:tag`, `ns/alias[:tag]` or snapshot
+   * id to its ready build; undefined when unknown or not built yet.
+   */
+  resolve(idOrName: string): ResolvedTemplate | undefined;
+  /** Records that a sandbox was started from the template (spawn count, last spawn). */
+  markSpawned(templateID: string): void;
+}
+
+/** Options of {@link createTemplateRegistry}. */
+export interface TemplateRegistryOptions {
+  /** The service's data dir; templates live in `templates/` and `template-files/`. */
+  dataDir: string;
+  /** The sandbox runtime builds run in. */
+  runtime: SandboxRuntime;
+  /**
+   * Where to report problems that have no caller to fail (cleanup errors).
+   * @default ignores them
+   */
+  log?: (line: string) => void;
+}
+
+/** The internals the routes work with; one per registry. */
+export interface TemplatesInternals {
+  catalog: TemplateCatalog;
+  files: TemplateFileStore;
+  builds: BuildRunner;
+}
+
+const internals = new WeakMap<TemplateRegistry, TemplatesInternals>();
+
+/**
+ * Loads (or creates) the template catalog in `dataDir`. Builds interrupted by
+ * a restart are marked `error` ("interrupted by a service restart").
+ */
+export async function createTemplateRegistry(
+  opts: TemplateRegistryOptions,
+): Promise<TemplateRegistry> {
+  const log = opts.log ?? (() => undefined);
+  const catalog = await TemplateCatalog.open(opts.dataDir, opts.runtime, log);
+  const files = await TemplateFileStore.open(path.join(opts.dataDir, TEMPLATE_FILES_DIR));
+  const builds = new BuildRunner(catalog, files, opts.runtime, log);
+  const registry: TemplateRegistry = {
+    resolve: (idOrName) => catalog.resolve(idOrName),
+    markSpawned: (templateID) => catalog.markSpawned(templateID),
+  };
+  internals.set(registry, { catalog, files, builds });
+  return registry;
+}
+
+/**
+ * The internals of a registry made by {@link createTemplateRegistry}.
+ * @internal
+ */
+export function internalsOf(registry: TemplateRegistry): TemplatesInternals {
+  const found = internals.get(registry);
+  if (!found) {
+    throw new SandboxIacError(
+      "internal",
+      "the registry was not made by createTemplateRegistry(): pass the registry it returned",
+      {
+        operation: "templates.routes",
+      },
+    );
+  }
+  return found;
+}

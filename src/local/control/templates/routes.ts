@@ -1,0 +1,29 @@
+/**
+ * Every template and snapshot route of the control API, for the service's
+ * router to mount.
+ *
+ * @module
+ */
+import type { Route } from "../http";
+import type { TemplateRouteDeps } from "./deps";
+import { buildRoutes } from "./routes-builds";
+import { snapshotRoutes } from "./routes-snapshots";
+import { tagRoutes } from "./routes-tags";
+import { templateCrudRoutes } from "./routes-templates";
+
+/**
+ * All `/templates*`, `/v2/templates*`, `/v3/templates`, the upload target,
+ * `/snapshots` and `POST /sandboxes/:sandboxID/snapshots`. Routes with fixed
+ * segments come before routes with parameters at the same place
+ * (`/templates/tags` before `/templates/:templateID`), so a first-match
+ * router picks the right one.
+ */
+export function templateRoutes(deps: TemplateRouteDeps): Route[] {
+  const tags = tagRoutes(deps);
+  return [
+    ...tags.routes,
+    ...templateCrudRoutes(deps, tags.deleteTags),
+    ...buildRoutes(deps),
+    ...snapshotRoutes(deps),
+  ];
+}

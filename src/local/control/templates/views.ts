@@ -1,0 +1,102 @@
+/**
+ * Wire shapes of templates, builds and snapshots (wire-protocol.md 4.1),
+ * derived from the catalog records.
+ *
+ * @module
+ */
+import { ENVD_VERSION } from "../../../wire/envd";
+import { REPORTED_DISK_SIZE_MB } from "./constants";
+import type { TemplateCatalog } from "./catalog";
+import type { BuildRecord, TemplateRecord } from "./model";
+
+/** The build a template's summary shows: the default tag's ready build, else the newest. */
+function headlineBuild(catalog: TemplateCatalog, t: TemplateRecord): BuildRecord | undefined {
+  return catalog.pickBuild(t, undefined) ?? t.builds[t.builds.length - 1];
+}
+
+function names(t: TemplateRecord): { names: string[]; aliases: string[] } {
+  if (!t.name) return { names: [], aliases: [] };
+  const alias = t.name.slice(t.name.indexOf("/") + 1);
+  return { names: [t.name], aliases: [alias] };
+}
+
+/** `Template`: every field required. */
+export function templateView(catalog: TemplateCatalog, t: TemplateRecord): Record<string, unknown> {
+  const b = headlineBuild(catalog, t);
+  return {
+    templateID: t.templateID,
+    buildID: b?.buildID ?? "",
+    cpuCount: b?.cpuCount ?? 0,
+    memoryMB: b?.memoryMB ?? 0,
+    diskSizeMB: REPORTED_DISK_SIZE_MB,
+    public: t.public,
+    ...names(t),
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    createdBy: null,
+    lastSpawnedAt: t.lastSpawnedAt,
+    spawnCount: t.spawnCount,
+    buildCount: t.builds.length,
+    envdVersion: b?.envdVersion ?? ENVD_VERSION,
+    buildStatus: b?.status ?? "waiting",
+  };
+}
+
+/** `TemplateBuild`. */
+export function buildView(b: BuildRecord): Record<string, unknown> {
+  return {
+    buildID: b.buildID,
+    status: b.status,
+    createdAt: b.createdAt,
+    updatedAt: b.updatedAt,
+    ...(b.finishedAt ? { finishedAt: b.finishedAt } : {}),
+    cpuCount: b.cpuCount,
+    memoryMB: b.memoryMB,
+    diskSizeMB: REPORTED_DISK_SIZE_MB,
+    envdVersion: b.envdVersion,
+  };
+}
+
+/** `TemplateWithBuilds`, builds newest first. */
+export function templateWithBuildsView(
+  t: TemplateRecord,
+  builds: BuildRecord[],
+): Record<string, unknown> {
+  return {
+    templateID: t.templateID,
+    public: t.public,
+    ...names(t),
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    lastSpawnedAt: t.lastSpawnedAt,
+    spawnCount: t.spawnCount,
+    builds: builds.map(buildView),
+  };
+}
+
+/** The tags of `t` with the build each points at (`TemplateTag[]`). */
+export function tagsView(
+  catalog: TemplateCatalog,
+  t: TemplateRecord,
+): Array<{ tag: string; buildID: string; createdAt: string }> {
+  const out: Array<{ tag: string; buildID: string; createdAt: string }> = [];
+  for (const [tag, history] of Object.entries(t.tags)) {
+    const ready = catalog.pickBuild(t, tag);
+    const assignment = ready
+      ? history.find((a) => a.buildID === ready.buildID)
+      : history[history.length - 1];
+    if (assignment) out.push({ tag, buildID: assignment.buildID, createdAt: assignment.createdAt });
+  }
+  return out.sort((a, b) => a.tag.localeCompare(b.tag));
+}
+
+/** A snapshot's id: `<name>:default` when named, else `<templateID>:default`. */
+export function snapshotId(t: TemplateRecord): string {
+  return `${t.name ?? t.templateID}:default`;
+}
+
+/** `SnapshotInfo`. */
+export function snapshotView(t: TemplateRecord): { snapshotID: string; names: string[] } {
+  const id = snapshotId(t);
+  return { snapshotID: id, names: [id] };
+}

@@ -1,0 +1,67 @@
+/**
+ * Credentials of the local service: the API key, the per-service secret that
+ * derives sandbox access tokens, constant-time comparison and `/files` URL
+ * signatures (wire-protocol.md 2.4 and 8.2).
+ *
+ * @module
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { writeFileAtomic } from "./state-file";
+
+/** File in the data dir holding the generated API key (mode 0600). */
+export const API_KEY_FILE = "api-key";
+/** File in the data dir holding the token secret (mode 0600). */
+export const TOKEN_SECRET_FILE = "token-secret";
+
+/** Compares two strings in constant time (for equal lengths). */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  if (ab.length !== bb.length) {
+    // Keep the work independent of where the strings differ.
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}
+
+/** A new API key: `e2b_` followed by 40 hex digits. */
+export function newApiKey(): string {
+  return `e2b_${randomBytes(20).toString("hex")}`;
+}
+
+/** Reads a secret file of the data dir, creating it with `make()` on first use. */
+export async function loadOrCreateSecret(dataDir: string, file: string, make: () => string): Promise<string> {
+  const full = path.join(dataDir, file);
+  try {
+    const value = (await fs.readFile(full, "utf8")).trim();
+    if (value) return value;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  const value = make();
+  await writeFileAtomic(full, `${value}\n`, 0o600);
+  return value;
+}
+
+/** The hex token secret: 32 random bytes. */
+export function newTokenSecret(): string {
+  return randomBytes(32).toString("hex");
+}
+
+/** The sandbox's `envdAccessToken`: hex HMAC-SHA256 of its id under the service secret. */
+export function envdAccessToken(secret: string, sandboxID: string): string {
+  return createHmac("sha256", secret).update(sandboxID).digest("hex");
+}
+
+/**
+ * The `/files` URL signature of wire-protocol.md 8.2:
+ * `v1_` + unpadded base64(sha256("<path>:<op>:<user>:<token>[:<exp>]")).
+ */
+export function filesSignature(filePath: string, op: "read" | "write", username: string, token: string, expiration?: string): string {
+  const parts = [filePath, op, username, token];
+  if (expiration) parts.push(expiration);
+  return `v1_${createHash("sha256").update(parts.join(":")).digest("base64").replace(/=+$/, "")}`;
+}

@@ -1,0 +1,81 @@
+/**
+ * Small helpers over cgroup filesystem files, shared by the v1 and v2 drivers.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import { SandboxIacError } from "../../errors";
+
+/** Reads a cgroup file, trimmed. */
+export async function readCgroupFile(p: string): Promise<string> {
+  return (await fs.readFile(p, "utf8")).trim();
+}
+
+/** Writes a cgroup file, naming it in the error when the kernel refuses the value. */
+export async function writeCgroupFile(p: string, value: string): Promise<void> {
+  try {
+    await fs.writeFile(p, value);
+  } catch (err) {
+    throw new SandboxIacError(
+      "internal",
+      `writing ${JSON.stringify(value)} to ${p} failed: ${String(err)}`,
+      {
+        operation: "runtime.cgroup",
+        cause: err,
+      },
+    );
+  }
+}
+
+/** Parses `key value` lines of `memory.stat` / `cpu.stat`. */
+export function parseStatFile(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const [k, v] = line.trim().split(/\s+/);
+    if (k && v !== undefined) out.set(k, Number(v));
+  }
+  return out;
+}
+
+/** Lists the pids in a `cgroup.procs` file; an absent cgroup has none. */
+export async function readPids(procsFile: string): Promise<number[]> {
+  const text = await fs.readFile(procsFile, "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map(Number);
+}
+
+/** SIGKILLs `pid`, ignoring a process that is already gone. */
+export function killPid(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Already exited between listing and killing.
+  }
+}
+
+/** Removes a cgroup directory, retrying while the kernel still reports it busy. */
+export async function rmdirCgroup(dir: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.rmdir(dir);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return;
+      if (code !== "EBUSY" || attempt >= 200) {
+        throw new SandboxIacError("internal", `removing the cgroup ${dir} failed: ${String(err)}`, {
+          operation: "runtime.cgroup",
+          cause: err,
+        });
+      }
+      await sleep(10);
+    }
+  }
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

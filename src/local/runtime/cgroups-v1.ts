@@ -1,0 +1,131 @@
+/**
+ * cgroup v1 driver: one directory per controller (cpu, cpuacct, memory, pids,
+ * freezer) under `<controller mount><service's cgroup>/sandbox-iac/<name>`.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { CPU_PERIOD_US } from "./constants";
+import {
+  killPid,
+  parseStatFile,
+  readCgroupFile,
+  readPids,
+  rmdirCgroup,
+  sleep,
+  writeCgroupFile,
+} from "./cgroup-files";
+import type { CgroupDriver, CgroupLimits, CgroupMemory, SandboxCgroup } from "./cgroups";
+
+type Controller = "cpu" | "cpuacct" | "memory" | "pids" | "freezer";
+
+/** Builds the v1 driver over the per-controller group directories `groupDirs`. */
+export function createCgroupV1Driver(groupDirs: Record<Controller, string>): CgroupDriver {
+  const controllers = Object.keys(groupDirs) as Controller[];
+  return {
+    version: 1,
+    async create(name: string, limits: CgroupLimits): Promise<SandboxCgroup> {
+      const dirs = {} as Record<Controller, string>;
+      for (const c of controllers) {
+        dirs[c] = path.join(groupDirs[c], name);
+        await fs.mkdir(dirs[c], { recursive: true });
+      }
+      await applyLimits(dirs, limits);
+      return new CgroupV1(dirs);
+    },
+    async removeStale(prefix: string): Promise<void> {
+      const names = await fs.readdir(groupDirs.freezer).catch(() => [] as string[]);
+      for (const name of names.filter((n) => n.startsWith(prefix))) {
+        const dirs = {} as Record<Controller, string>;
+        for (const c of controllers) dirs[c] = path.join(groupDirs[c], name);
+        const cg = new CgroupV1(dirs);
+        await cg.killAll(5_000);
+        await cg.remove();
+      }
+    },
+  };
+}
+
+async function applyLimits(dirs: Record<Controller, string>, limits: CgroupLimits): Promise<void> {
+  const mem = dirs.memory;
+  // memsw must stay >= the memory limit, so lift it before lowering the limit on a reused cgroup.
+  const memsw = path.join(mem, "memory.memsw.limit_in_bytes");
+  const hasMemsw = await fs.access(memsw).then(
+    () => true,
+    () => false,
+  );
+  if (hasMemsw) await writeCgroupFile(memsw, "-1");
+  await writeCgroupFile(path.join(mem, "memory.limit_in_bytes"), String(limits.memoryBytes));
+  // Without this, swap would let a sandbox use more than its memory limit.
+  if (hasMemsw) await writeCgroupFile(memsw, String(limits.memoryBytes));
+  await writeCgroupFile(path.join(dirs.pids, "pids.max"), String(limits.pidsMax));
+  await writeCgroupFile(path.join(dirs.cpu, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
+  await writeCgroupFile(
+    path.join(dirs.cpu, "cpu.cfs_quota_us"),
+    String(Math.round(limits.cpuCount * CPU_PERIOD_US)),
+  );
+}
+
+class CgroupV1 implements SandboxCgroup {
+  readonly procsFiles: readonly string[];
+
+  constructor(private readonly dirs: Record<Controller, string>) {
+    // cpu and cpuacct may be one co-mounted hierarchy; writing the pid twice is harmless.
+    this.procsFiles = Object.values(dirs).map((d) => path.join(d, "cgroup.procs"));
+  }
+
+  async freeze(): Promise<void> {
+    const state = path.join(this.dirs.freezer, "freezer.state");
+    await writeCgroupFile(state, "FROZEN");
+    // The kernel reports FREEZING until every task has stopped.
+    for (;;) {
+      if ((await readCgroupFile(state)) === "FROZEN") return;
+      await sleep(2);
+      await writeCgroupFile(state, "FROZEN");
+    }
+  }
+
+  async thaw(): Promise<void> {
+    await writeCgroupFile(path.join(this.dirs.freezer, "freezer.state"), "THAWED");
+  }
+
+  async killAll(timeoutMs: number): Promise<void> {
+    const procs = path.join(this.dirs.freezer, "cgroup.procs");
+    const deadline = Date.now() + timeoutMs;
+    const exists = await fs.access(procs).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return;
+    // Freezing first stops a fork bomb from outrunning the kill loop.
+    await this.freeze().catch(() => undefined);
+    for (const pid of await readPids(procs)) killPid(pid);
+    await this.thaw().catch(() => undefined);
+    while (Date.now() < deadline) {
+      const left = await readPids(procs);
+      if (left.length === 0) return;
+      for (const pid of left) killPid(pid);
+      await sleep(5);
+    }
+  }
+
+  async remove(): Promise<void> {
+    for (const dir of new Set(Object.values(this.dirs))) await rmdirCgroup(dir);
+  }
+
+  async cpuUsageNs(): Promise<number> {
+    return Number(await readCgroupFile(path.join(this.dirs.cpuacct, "cpuacct.usage")));
+  }
+
+  async memory(): Promise<CgroupMemory> {
+    const usage = Number(
+      await readCgroupFile(path.join(this.dirs.memory, "memory.usage_in_bytes")),
+    );
+    const stat = parseStatFile(
+      await fs.readFile(path.join(this.dirs.memory, "memory.stat"), "utf8"),
+    );
+    const cache = stat.get("total_cache") ?? stat.get("cache") ?? 0;
+    return { usage, cache };
+  }
+}

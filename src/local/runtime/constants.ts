@@ -1,0 +1,85 @@
+/**
+ * Names and fixed values used only by the Linux sandbox runtime: data-dir
+ * layout, cgroup names, capabilities and bounds.
+ *
+ * @module
+ */
+import { DEFAULT_USER, DEFAULT_USER_HOME } from "../../wire/envd";
+
+/** Sub-directory of the data dir holding immutable layers. */
+export const LAYERS_DIR = "layers";
+/** Sub-directory of the data dir holding the sandboxes' writable layers. */
+export const SANDBOXES_DIR = "sandboxes";
+/** The id of the built-in base layer. */
+export const BASE_LAYER_ID = "base";
+/** Inside a layer: the directory overlaid on `/`. */
+export const LAYER_ROOT = "root";
+/** Inside a layer: the directory overlaid on `/usr`. */
+export const LAYER_USR = "usr";
+/** File in the base layer recording the recipe version it was built with. */
+export const BASE_VERSION_FILE = ".sandbox-iac-base-version";
+/** Name of the cgroup directory grouping every sandbox of the runtime. */
+export const CGROUP_GROUP = "sandbox-iac";
+
+/** Ids of sandboxes and layers: lowercase letters and digits. */
+export const ID_PATTERN = /^[a-z0-9]+$/;
+/** Longest accepted sandbox or layer id (it is also the hostname). */
+export const MAX_ID_LENGTH = 63;
+
+/** Processes (and threads) allowed in one sandbox: contains fork bombs. */
+export const SANDBOX_PIDS_MAX = 1024;
+/** The CFS period used to express the CPU quota, in microseconds. */
+export const CPU_PERIOD_US = 100_000;
+/** `oom_score_adj` of the agent so that the kernel picks a runaway command first. */
+export const AGENT_OOM_SCORE_ADJ = -500;
+
+/** How long `start()` waits for the agent to answer `GET /health`. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** How often `start()` polls the agent's health route. */
+export const HEALTH_POLL_INTERVAL_MS = 5;
+/** Largest `agent.log` written per start; later output is dropped. */
+export const AGENT_LOG_MAX_BYTES = 1024 * 1024;
+/** Bytes of the sandbox's output kept in memory for error messages. */
+export const AGENT_LOG_TAIL_BYTES = 4096;
+/** How long `stop()` waits for the processes of a sandbox to go away. */
+export const STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * Capabilities kept by root inside a sandbox: Docker's default set. Notably
+ * absent: SYS_ADMIN (mount, escaping binds), SYS_PTRACE, SYS_MODULE, NET_ADMIN.
+ * MKNOD is harmless because every filesystem a sandbox can write is `nodev`.
+ */
+export const SANDBOX_CAPABILITIES = [
+  "CAP_CHOWN",
+  "CAP_DAC_OVERRIDE",
+  "CAP_FSETID",
+  "CAP_FOWNER",
+  "CAP_MKNOD",
+  "CAP_NET_RAW",
+  "CAP_SETGID",
+  "CAP_SETUID",
+  "CAP_SETFCAP",
+  "CAP_SETPCAP",
+  "CAP_NET_BIND_SERVICE",
+  "CAP_SYS_CHROOT",
+  "CAP_KILL",
+  "CAP_AUDIT_WRITE",
+] as const;
+
+/** `PATH` given to the agent. */
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** The unprivileged user every sandbox has, with its ids. */
+export const SANDBOX_USER = {
+  name: DEFAULT_USER,
+  uid: 1000,
+  gid: 1000,
+  home: DEFAULT_USER_HOME,
+  shell: "/bin/bash",
+} as const;
+
+/**
+ * Environment variable read by the test helpers only: a directory holding a
+ * built `agent.js` to use instead of `dist/agent` (handy before `npm run build`).
+ */
+export const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";

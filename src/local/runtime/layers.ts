@@ -1,0 +1,64 @@
+/**
+ * Immutable layers: capturing a sandbox's writable layer and deleting layers.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { SandboxIacError } from "../../errors";
+import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../agent-launch";
+import { LAYER_ROOT, LAYER_USR, LAYERS_DIR } from "./constants";
+import { execHost } from "./exec";
+import { layerPaths, sandboxPaths } from "./paths";
+
+/**
+ * Copies `<sandbox>/upper/{root,usr}` into a new layer and returns its id.
+ * `cp -a` as root keeps what overlayfs needs: whiteouts (0/0 character
+ * devices) and opaque directories (`trusted.overlay.opaque` xattrs).
+ */
+export async function captureLayer(dataDir: string, sandboxId: string): Promise<string> {
+  const operation = "runtime.captureLayer";
+  const sbx = sandboxPaths(dataDir, sandboxId);
+  const present = await fs.stat(sbx.upperRoot).then(
+    () => true,
+    () => false,
+  );
+  if (!present) {
+    throw new SandboxIacError(
+      "not_found",
+      `no writable layer at ${sbx.upperRoot}: start the sandbox first`,
+      {
+        operation,
+        resourceId: sandboxId,
+      },
+    );
+  }
+  const layerId = randomBytes(8).toString("hex");
+  const tmp = path.join(dataDir, LAYERS_DIR, `.tmp-${layerId}`);
+  try {
+    await fs.mkdir(tmp, { recursive: true });
+    await execHost(operation, "cp", ["-a", sbx.upperRoot, path.join(tmp, LAYER_ROOT)]);
+    await execHost(operation, "cp", ["-a", sbx.upperUsr, path.join(tmp, LAYER_USR)]);
+    // Mount points of the agent are the runtime's, not the template's.
+    for (const leftover of [AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX]) {
+      await fs.rm(path.join(tmp, LAYER_ROOT, leftover), { recursive: true, force: true });
+    }
+    await fs.rename(tmp, layerPaths(dataDir, layerId).dir);
+  } catch (err) {
+    await fs.rm(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  return layerId;
+}
+
+/** True when the layer `layerId` exists with both of its directories. */
+export async function layerExists(dataDir: string, layerId: string): Promise<boolean> {
+  const l = layerPaths(dataDir, layerId);
+  const isDir = (p: string) =>
+    fs.stat(p).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+  return (await isDir(l.root)) && (await isDir(l.usr));
+}

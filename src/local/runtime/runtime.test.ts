@@ -1,0 +1,190 @@
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { SandboxIacError } from "../../errors";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "./testing";
+import type { SandboxSpec } from "./types";
+
+jest.setTimeout(120_000);
+
+let t: TestRuntime;
+beforeAll(async () => {
+  t = await createTestRuntime();
+});
+afterAll(async () => {
+  await t?.dispose();
+});
+
+function spec(sandboxId: string, layers = [t.runtime.baseLayerId]): SandboxSpec {
+  return { sandboxId, layers, cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
+}
+
+describe("createRuntime()", () => {
+  it("assembles a base layer with the sandbox user, a sticky /tmp and no host password hashes", async () => {
+    const root = path.join(t.dataDir, "layers", t.runtime.baseLayerId, "root");
+    const passwd = await fs.readFile(path.join(root, "etc/passwd"), "utf8");
+    expect(passwd).toContain("user:x:1000:1000::/home/user:/bin/bash");
+    expect(passwd.split("\n").filter((l) => l.split(":")[2] === "1000")).toHaveLength(1);
+    const shadow = await fs.readFile(path.join(root, "etc/shadow"), "utf8");
+    expect(
+      shadow
+        .split("\n")
+        .filter(Boolean)
+        .every((l) => l.split(":")[1] === "*"),
+    ).toBe(true);
+    expect((await fs.stat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
+    const home = await fs.stat(path.join(root, "home/user"));
+    expect([home.uid, home.gid]).toEqual([1000, 1000]);
+    expect(await fs.readdir(path.join(t.dataDir, "layers", t.runtime.baseLayerId, "usr"))).toEqual(
+      [],
+    );
+  });
+});
+
+describe("start()", () => {
+  it("runs a sandbox through start, stats, freeze, thaw, stop and a restart that keeps files", async () => {
+    const sbx = await t.runtime.start(spec("life"));
+    expect(
+      await runInSandbox(sbx.agentSocket, "hostname; id -un; echo hi > ~/keep.txt", {
+        user: "user",
+      }),
+    ).toEqual({
+      exitCode: 0,
+      stdout: "life\nuser\n",
+      stderr: "",
+    });
+
+    await runInSandbox(
+      sbx.agentSocket,
+      "rm /etc/hostname; head -c 3000000 /dev/urandom > /tmp/blob",
+      { user: "root" },
+    );
+    await sbx.stats();
+    const stats = await sbx.stats();
+    expect(stats.cpuCount).toBe(1);
+    expect(stats.memTotal).toBe(256 * 1024 * 1024);
+    expect(stats.memUsed).toBeGreaterThan(0);
+    expect(stats.cpuUsedPct).toBeGreaterThanOrEqual(0);
+    expect(stats.cpuUsedPct).toBeLessThanOrEqual(100);
+    expect(stats.diskUsed).toBeGreaterThanOrEqual(3_000_000);
+    expect(stats.diskTotal).toBeGreaterThan(stats.diskUsed);
+
+    await sbx.freeze();
+    // While frozen the agent cannot answer; thawing lets the same command through.
+    const pending = runInSandbox(sbx.agentSocket, "echo thawed");
+    await sbx.thaw();
+    expect((await pending).stdout).toBe("thawed\n");
+
+    await sbx.stop();
+    await sbx.exited;
+    await expect(sbx.stats()).rejects.toMatchObject({ code: "conflict" });
+
+    const again = await t.runtime.start(spec("life"));
+    const r = await runInSandbox(
+      again.agentSocket,
+      "cat ~/keep.txt; test -e /etc/hostname || echo gone",
+      {
+        user: "user",
+      },
+    );
+    expect(r.stdout).toBe("hi\ngone\n");
+    await again.stop();
+  });
+
+  it("resolves exited when the agent dies", async () => {
+    const sbx = await t.runtime.start(spec("crash"));
+    // pid 1 is bubblewrap's reaper; the agent is pid 2 and the sandbox ends with it.
+    await runInSandbox(sbx.agentSocket, "kill -9 2", { user: "root" }).catch(() => undefined);
+    await sbx.exited;
+    // The runtime forgot it: the id can be started again.
+    const again = await t.runtime.start(spec("crash"));
+    await again.stop();
+  });
+
+  it("fails when the sandbox is already running", async () => {
+    const sbx = await t.runtime.start(spec("twice"));
+    try {
+      await expect(t.runtime.start(spec("twice"))).rejects.toMatchObject({ code: "conflict" });
+    } finally {
+      await sbx.stop();
+    }
+  });
+
+  it("fails when a layer does not exist", async () => {
+    await expect(
+      t.runtime.start(spec("nolayer", [t.runtime.baseLayerId, "missing"])),
+    ).rejects.toMatchObject({
+      code: "not_found",
+      field: "layers",
+    });
+  });
+
+  it("fails when the sandbox id is not lowercase letters and digits", async () => {
+    const err: unknown = await t.runtime.start(spec("Bad-Id")).catch((e: unknown) => e);
+    expect(SandboxIacError.hasCode(err, "invalid_argument")).toBe(true);
+    expect((err as Error).message).toContain('"Bad-Id"');
+  });
+
+  it("fails with the sandbox's output when the agent cannot start", async () => {
+    const dataDir = await fs.mkdtemp(path.join(t.dataDir, "noagent"));
+    const { createRuntime } = await import("./runtime");
+    const rt = await createRuntime({ dataDir, agentBundleDir: dataDir, startTimeoutMs: 10_000 });
+    try {
+      const err: unknown = await rt.start(spec("noagent")).catch((e: unknown) => e);
+      expect(SandboxIacError.hasCode(err, "unavailable")).toBe(true);
+      expect((err as Error).message).toContain("agent.js");
+    } finally {
+      await rt.close();
+    }
+  });
+});
+
+describe("captureLayer()", () => {
+  it("captures files and deletions so a sandbox started from the layers sees both", async () => {
+    const src = await t.runtime.start(spec("src"));
+    await runInSandbox(
+      src.agentSocket,
+      "echo made > /opt/made.txt && rm -r /etc/apt && mkdir -p /usr/local/lib/x && echo u > /usr/local/lib/x/f",
+      {
+        user: "root",
+      },
+    );
+    await src.freeze();
+    const layerId = await t.runtime.captureLayer("src");
+    await src.thaw();
+    await src.stop();
+    expect(layerId).toMatch(/^[0-9a-f]+$/);
+
+    const child = await t.runtime.start(spec("child", [t.runtime.baseLayerId, layerId]));
+    const r = await runInSandbox(
+      child.agentSocket,
+      "cat /opt/made.txt /usr/local/lib/x/f; test -e /etc/apt || echo deleted",
+    );
+    expect(r.stdout).toBe("made\nu\ndeleted\n");
+    await child.stop();
+
+    await t.runtime.destroy("src");
+    await t.runtime.destroy("child");
+    await t.runtime.deleteLayer(layerId);
+    await expect(fs.stat(path.join(t.dataDir, "layers", layerId))).rejects.toMatchObject({
+      code: "ENOENT",
+    });
+    await expect(fs.stat(path.join(t.dataDir, "sandboxes", "src"))).rejects.toMatchObject({
+      code: "ENOENT",
+    });
+  });
+
+  it("fails when deleting the base layer", async () => {
+    await expect(t.runtime.deleteLayer(t.runtime.baseLayerId)).rejects.toMatchObject({
+      code: "invalid_argument",
+    });
+  });
+
+  it("fails when destroying a running sandbox", async () => {
+    const sbx = await t.runtime.start(spec("busy"));
+    try {
+      await expect(t.runtime.destroy("busy")).rejects.toMatchObject({ code: "conflict" });
+    } finally {
+      await sbx.stop();
+    }
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * {@link createRuntime}: the Linux sandbox runtime over bubblewrap, overlayfs
+ * and cgroups.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { invalidArgument, SandboxIacError } from "../../errors";
+import { agentBundleDirOnHost } from "../agent-launch";
+import { ensureBaseLayer } from "./base-layer";
+import { detectCgroups } from "./cgroups";
+import { BASE_LAYER_ID, DEFAULT_START_TIMEOUT_MS, LAYERS_DIR, SANDBOXES_DIR } from "./constants";
+import { captureLayer, layerExists } from "./layers";
+import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
+import { launchSandbox } from "./sandbox";
+import { unmountStale } from "./stale-mounts";
+import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "./types";
+
+/** Options of {@link createRuntime}. */
+export interface RuntimeOptions {
+  /** Absolute directory holding layers and sandboxes; created when missing. */
+  dataDir: string;
+  /**
+   * Receives one line per notable event (sandbox launched, stale state cleaned).
+   * @default lines are dropped
+   */
+  logger?: (line: string) => void;
+  /**
+   * Host directory holding the agent bundle `agent.js`, bound read-only at `/.sandbox-iac/agent`.
+   * @default agentBundleDirOnHost(): the `dist/agent` built by `npm run build`
+   */
+  agentBundleDir?: string;
+  /**
+   * How long `start()` waits for the agent's `GET /health` to answer 204.
+   * @default 30000 ms
+   */
+  startTimeoutMs?: number;
+}
+
+/**
+ * Creates the runtime: checks the host (root, cgroups), cleans what a crashed
+ * service left under `dataDir` (mounts, cgroups) and assembles the base layer
+ * on first use.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<SandboxRuntime> {
+  const operation = "runtime.create";
+  assertDataDir(operation, options.dataDir);
+  if (process.getuid?.() !== 0) {
+    throw new SandboxIacError(
+      "unsupported",
+      "the local sandbox runtime needs root (overlay mounts, cgroups); run the service as root",
+      {
+        operation,
+      },
+    );
+  }
+  const dataDir = path.resolve(options.dataDir);
+  const log = options.logger ?? (() => undefined);
+  await fs.mkdir(path.join(dataDir, LAYERS_DIR), { recursive: true });
+  await fs.mkdir(path.join(dataDir, SANDBOXES_DIR), { recursive: true });
+  const cgroups = await detectCgroups();
+  // Several services (and test files) may share a cgroup; the data dir tells their sandboxes apart.
+  const cgroupPrefix = `${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}-`;
+  await cgroups.removeStale(cgroupPrefix);
+  const unmounted = await unmountStale(dataDir);
+  if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
+  await ensureBaseLayer(dataDir);
+  const nodeBinary = await fs.realpath(process.execPath);
+  const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
+  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  log(`runtime: data dir ${dataDir}, cgroup v${cgroups.version}, agent ${agentBundleDir}`);
+
+  const running = new Map<string, RuntimeSandbox>();
+  const starting = new Set<string>();
+  let closed = false;
+
+  async function start(spec: SandboxSpec): Promise<RuntimeSandbox> {
+    const op = "runtime.start";
+    if (closed)
+      throw new SandboxIacError("conflict", "the runtime is closed; create a new one", {
+        operation: op,
+      });
+    await validateSpec(op, dataDir, spec);
+    if (running.has(spec.sandboxId) || starting.has(spec.sandboxId)) {
+      throw new SandboxIacError("conflict", "the sandbox is already running; stop it first", {
+        operation: op,
+        resourceId: spec.sandboxId,
+      });
+    }
+    starting.add(spec.sandboxId);
+    try {
+      let stopped = false;
+      const sandbox: RuntimeSandbox = await launchSandbox(spec, {
+        dataDir,
+        cgroups,
+        cgroupName: `${cgroupPrefix}${spec.sandboxId}`,
+        nodeBinary,
+        agentBundleDir,
+        startTimeoutMs,
+        log,
+        onStopped: () => {
+          stopped = true;
+          if (sandbox !== undefined && running.get(spec.sandboxId) === sandbox)
+            running.delete(spec.sandboxId);
+        },
+      });
+      // It may already have died between its health answer and here.
+      if (!stopped) running.set(spec.sandboxId, sandbox);
+      return sandbox;
+    } finally {
+      starting.delete(spec.sandboxId);
+    }
+  }
+
+  async function destroy(sandboxId: string): Promise<void> {
+    const op = "runtime.destroy";
+    assertId(op, "sandboxId", sandboxId);
+    if (running.has(sandboxId) || starting.has(sandboxId)) {
+      throw new SandboxIacError(
+        "conflict",
+        "the sandbox is running; stop it before destroying it",
+        {
+          operation: op,
+          resourceId: sandboxId,
+        },
+      );
+    }
+    await fs.rm(sandboxPaths(dataDir, sandboxId).dir, { recursive: true, force: true });
+  }
+
+  async function deleteLayer(layerId: string): Promise<void> {
+    const op = "runtime.deleteLayer";
+    assertId(op, "layerId", layerId);
+    if (layerId === BASE_LAYER_ID) {
+      throw invalidArgument(
+        op,
+        "layerId",
+        layerId,
+        "a layer other than the built-in base",
+        "the base layer is assembled from the host and always kept",
+      );
+    }
+    await fs.rm(layerPaths(dataDir, layerId).dir, { recursive: true, force: true });
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    // Sequential: each stop is a few cgroup writes, and the count is the caller's own sandboxes.
+    for (const sandbox of [...running.values()]) await sandbox.stop();
+    running.clear();
+  }
+
+  return {
+    baseLayerId: BASE_LAYER_ID,
+    start,
+    captureLayer: async (sandboxId: string) => {
+      assertId("runtime.captureLayer", "sandboxId", sandboxId);
+      return captureLayer(dataDir, sandboxId);
+    },
+    destroy,
+    deleteLayer,
+    close,
+  };
+}
+
+async function validateSpec(operation: string, dataDir: string, spec: SandboxSpec): Promise<void> {
+  assertId(operation, "sandboxId", spec.sandboxId);
+  if (!Number.isInteger(spec.cpuCount) || spec.cpuCount < 1) {
+    throw invalidArgument(operation, "cpuCount", spec.cpuCount, "an integer >= 1");
+  }
+  if (!Number.isInteger(spec.memoryMB) || spec.memoryMB < 16) {
+    throw invalidArgument(
+      operation,
+      "memoryMB",
+      spec.memoryMB,
+      "an integer >= 16 (MiB)",
+      "the agent alone needs about 40 MiB; 128 or more is sensible",
+    );
+  }
+  if (!Array.isArray(spec.layers) || spec.layers.length === 0) {
+    throw invalidArgument(
+      operation,
+      "layers",
+      spec.layers,
+      "a non-empty list of layer ids",
+      `start from [${JSON.stringify(BASE_LAYER_ID)}]`,
+    );
+  }
+  for (const id of spec.layers) {
+    assertId(operation, "layers", id);
+    if (!(await layerExists(dataDir, id))) {
+      throw new SandboxIacError(
+        "not_found",
+        `layer ${JSON.stringify(id)} does not exist under ${path.join(dataDir, LAYERS_DIR)}`,
+        {
+          operation,
+          resourceId: spec.sandboxId,
+          field: "layers",
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The Pulumi adapter of sandbox-iac (`sandbox-iac/pulumi`): dynamic resources
+ * `Template`, `Snapshot`, `SandboxReader` and `Provisioner`, and the functions
+ * `getSandbox`, `listSandboxes` and `getSandboxMetrics`.
+ *
+ * Credentials: stack config `sandbox-iac:apiKey` (secret), `sandbox-iac:apiUrl`,
+ * `sandbox-iac:sandboxUrl`, `sandbox-iac:domain`, else the `E2B_*` environment
+ * variables; never stored in state.
+ *
+ * @module
+ */
+export { Template } from "./template";
+export type { TemplateArgs } from "./template";
+export { Snapshot } from "./snapshot";
+export type { SnapshotArgs } from "./snapshot";
+export { SandboxReader } from "./sandbox-reader";
+export type { SandboxReaderArgs } from "./sandbox-reader";
+export { Provisioner } from "./provisioner";
+export type { ProvisionerArgs } from "./provisioner";
+export { getSandbox, getSandboxMetrics, listSandboxes } from "./functions";
+export type { FunctionOptions, ListSandboxesQuery } from "./functions";
+export { createDynamicProvider } from "./provider";
+export type { SandboxIacProvider } from "./provider";
+export { CONFIG_KEYS, UNKNOWN_SENTINEL } from "./constants";
+/**
+ * What the serialized providers call inside the plugin.
+ * @internal
+ */
+export * as providerRuntime from "./provider-runtime";

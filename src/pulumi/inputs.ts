@@ -1,0 +1,17 @@
+/**
+ * Pulumi input typing of the resource args: every field, at any depth, may be
+ * an `Output` (Pulumi resolves nested outputs before the provider sees them).
+ *
+ * @module
+ */
+import type * as pulumi from "@pulumi/pulumi";
+
+/** `T` with every field, at any depth, accepting a `pulumi.Input`. */
+export type DeepInput<T> = T extends string | number | boolean | null | undefined
+  ? pulumi.Input<T>
+  : T extends ReadonlyArray<infer U>
+    ? pulumi.Input<Array<DeepInput<U>>>
+    : pulumi.Input<{ [K in keyof T]: DeepInput<T[K]> }>;
+
+/** Resource args: each top-level field of `T` as a {@link DeepInput}, optionality kept. */
+export type ResourceArgs<T> = { [K in keyof T]: DeepInput<T[K]> };

@@ -1,0 +1,36 @@
+/**
+ * The `Provisioner` dynamic resource: uploads files into a sandbox, runs setup
+ * commands, and optionally snapshots it. See `src/resources/provisioner/`.
+ *
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import type { provisionerArgsSchema } from "../resources/provisioner/provisioner.args";
+import { TYPE_MODULE } from "./constants";
+import type { ResourceArgs } from "./inputs";
+import { propsWithOutputs } from "./outputs";
+import { createDynamicProvider } from "./provider";
+
+/** Args of {@link Provisioner}. */
+export type ProvisionerArgs = ResourceArgs<z.input<typeof provisionerArgsSchema>>;
+
+const provider = createDynamicProvider("Provisioner");
+
+const OUTPUTS = ["sandboxID", "snapshotID", "snapshotNames", "filesHash", "commandResults"];
+
+/** Files and commands applied to a sandbox, optionally ending in a snapshot. */
+export class Provisioner extends pulumi.dynamic.Resource {
+  /** The sandbox worked in (kept running with `keepSandbox`). */
+  declare readonly sandboxID: pulumi.Output<string>;
+  /** The snapshot taken, when `snapshot` is set. */
+  declare readonly snapshotID: pulumi.Output<string | undefined>;
+  /** Names of the snapshot, when `snapshot` is set. */
+  declare readonly snapshotNames: pulumi.Output<string[] | undefined>;
+  /** The template the sandbox was created from. */
+  declare readonly template: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: ProvisionerArgs, opts?: pulumi.CustomResourceOptions) {
+    super(provider, name, propsWithOutputs(args, OUTPUTS), opts, TYPE_MODULE, "Provisioner");
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Input checking with zod, mapped to {@link CheckFailure}s: every failure with
+ * its dotted path, the value received, and what is allowed.
+ *
+ * @module
+ */
+import type { ZodType } from "zod";
+import { describeValue } from "../../errors";
+import type { CheckFailure, CheckOptions, CheckResult } from "./lifecycle";
+
+/** Replaces unknown values (preview) by `undefined` deep in `value`, recording their paths. */
+function stripUnknowns(
+  value: unknown,
+  isUnknown: (v: unknown) => boolean,
+  path: string,
+  unknownPaths: Set<string>,
+): unknown {
+  if (isUnknown(value)) {
+    unknownPaths.add(path);
+    return undefined;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => stripUnknowns(v, isUnknown, join(path, String(i)), unknownPaths));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = stripUnknowns(v, isUnknown, join(path, k), unknownPaths);
+    return out;
+  }
+  return value;
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+/**
+ * Parses `news` with `schema` and returns every failure as `{property, reason}`.
+ * Values that are still unknown (and anything beneath them) are not reported:
+ * they are checked again once known. With unknowns present no inputs are
+ * returned unless the schema accepts the value without them.
+ */
+export function checkWithSchema<I>(
+  schema: ZodType<I>,
+  news: unknown,
+  options: CheckOptions = {},
+): CheckResult<I> {
+  const unknownPaths = new Set<string>();
+  const candidate = options.isUnknown ? stripUnknowns(news, options.isUnknown, "", unknownPaths) : news;
+  const parsed = schema.safeParse(candidate);
+  if (parsed.success) return { inputs: parsed.data, failures: [] };
+  const failures: CheckFailure[] = [];
+  for (const issue of parsed.error.issues) {
+    const property = issue.path.map(String).join(".") || "(inputs)";
+    const isUnderUnknown = [...unknownPaths].some(
+      (p) => property === p || property.startsWith(`${p}.`) || p.startsWith(`${property}.`) || p === "",
+    );
+    if (isUnderUnknown) continue;
+    const got = describeValue(valueAt(candidate, issue.path));
+    failures.push({ property, reason: `${issue.message}, got ${got}` });
+  }
+  // Every failure was under an unknown value: accept the raw inputs for now.
+  if (failures.length === 0) return { inputs: news as I, failures: [] };
+  return { failures };
+}

@@ -1,0 +1,97 @@
+/**
+ * Runs the setup commands in order, streaming their output to the user's log
+ * as it happens. The first non-zero exit stops the run with the command, the
+ * exit code, the tail of its output and the sandbox id.
+ *
+ * @module
+ */
+import type { SandboxClient } from "../../client/sandbox";
+import { commandFailed } from "../../client/sandbox/errors";
+import type { CommandSpec } from "./provisioner.args";
+
+/** Default command timeout, in seconds. */
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+
+/** What one command printed and how it ended. */
+export interface CommandOutcome {
+  exitCode: number;
+}
+
+/** A printable form of a command, for logs and errors. */
+export function describeCommand(spec: CommandSpec): string {
+  return spec.run ?? [spec.cmd, ...(spec.args ?? [])].join(" ");
+}
+
+function splitLines(prefix: string, log: (line: string) => void): { push(text: string): void; flush(): void } {
+  let pending = "";
+  return {
+    push(text) {
+      pending += text;
+      let nl = pending.indexOf("\n");
+      while (nl >= 0) {
+        log(`${prefix}${pending.slice(0, nl)}`);
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf("\n");
+      }
+    },
+    flush() {
+      if (pending) log(`${prefix}${pending}`);
+      pending = "";
+    },
+  };
+}
+
+/** Runs every command in order; throws `command_failed` on the first failure. */
+export async function runCommands(
+  sandbox: SandboxClient,
+  commands: readonly CommandSpec[],
+  log: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<CommandOutcome[]> {
+  const outcomes: CommandOutcome[] = [];
+  for (const [index, spec] of commands.entries()) {
+    const shown = describeCommand(spec);
+    log(`[${index + 1}/${commands.length}] $ ${shown}`);
+    const handle = await sandbox.start(spec.run ?? spec.cmd!, {
+      ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
+      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+      ...(spec.envs !== undefined ? { envs: spec.envs } : {}),
+      ...(spec.user !== undefined ? { user: spec.user } : {}),
+      timeoutMs: (spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
+      ...(signal ? { signal } : {}),
+    });
+    const out = splitLines("  | ", log);
+    const err = splitLines("  ! ", log);
+    const decoder = new TextDecoder();
+    let stdout = "";
+    let stderr = "";
+    let exitCode = 0;
+    let status: string | undefined;
+    for await (const event of handle) {
+      if (event.type === "stdout" || event.type === "pty") {
+        const text = decoder.decode(event.data, { stream: true });
+        stdout += text;
+        out.push(text);
+      } else if (event.type === "stderr") {
+        const text = decoder.decode(event.data, { stream: true });
+        stderr += text;
+        err.push(text);
+      } else if (event.type === "end") {
+        exitCode = event.exitCode;
+        status = event.status;
+      }
+    }
+    out.flush();
+    err.flush();
+    if (exitCode !== 0) {
+      throw commandFailed(shown, { exitCode, stdout, stderr }, {
+        operation: "provisioner.commands",
+        sandboxID: sandbox.sandboxID,
+        pid: handle.pid,
+        status,
+      });
+    }
+    outcomes.push({ exitCode });
+  }
+  return outcomes;
+}

@@ -1,0 +1,153 @@
+/**
+ * The local side of a file sync: which files the Provisioner's `files` inputs
+ * name, where each goes in the sandbox, and its content hash and mode. The
+ * manifest is stored in the outputs, so an update uploads only what changed
+ * and a no-op costs one hashing pass.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fs } from "node:fs";
+import * as path from "node:path";
+import * as posix from "node:path/posix";
+import { SandboxIacError } from "../../errors";
+import { mapLimit } from "../core/limit";
+import type { FileSpec } from "./provisioner.args";
+
+/** One file to have in the sandbox. */
+export interface ManifestEntry {
+  /** Absolute local path. */
+  localPath: string;
+  /** Absolute or home-relative path in the sandbox. */
+  remotePath: string;
+  /** Bytes. */
+  size: number;
+  /** Permission bits, e.g. 0o644. */
+  mode: number;
+  /** Hex SHA-256 of the content. */
+  sha256: string;
+  /** Owner in the sandbox; undefined means the default user. */
+  user?: string | undefined;
+}
+
+/** Directory entries to create even when empty. */
+export interface ManifestDir {
+  remotePath: string;
+  mode: number;
+  user?: string | undefined;
+}
+
+/** Everything the `files` inputs resolve to. */
+export interface Manifest {
+  files: ManifestEntry[];
+  dirs: ManifestDir[];
+}
+
+/** What is stored in outputs per remote path: enough to tell a change. */
+export type ManifestDigest = Record<string, { sha256: string; mode: number; size: number }>;
+
+const HASH_CONCURRENCY = 8;
+
+/** Hashes a file by streaming it (never holding it in memory). */
+export async function hashFile(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+interface Pending {
+  localPath: string;
+  remotePath: string;
+  size: number;
+  mode: number;
+  user?: string | undefined;
+}
+
+async function walk(spec: FileSpec, root: string, out: Pending[], dirs: ManifestDir[]): Promise<void> {
+  const local = path.resolve(root, spec.source);
+  let stat;
+  try {
+    stat = await fs.stat(local);
+  } catch (cause) {
+    throw new SandboxIacError(
+      "invalid_argument",
+      `files source ${JSON.stringify(spec.source)} does not exist (resolved to ${local}): fix the path or create the file`,
+      { operation: "provisioner.files", field: "files.source", resourceId: spec.source, cause },
+    );
+  }
+  if (stat.isFile()) {
+    out.push({ localPath: local, remotePath: spec.destination, size: stat.size, mode: stat.mode & 0o7777, user: spec.user });
+    return;
+  }
+  if (!stat.isDirectory()) {
+    throw new SandboxIacError(
+      "invalid_argument",
+      `files source ${JSON.stringify(spec.source)} is neither a file nor a directory: name a regular file or a directory`,
+      { operation: "provisioner.files", field: "files.source", resourceId: spec.source },
+    );
+  }
+  dirs.push({ remotePath: spec.destination, mode: stat.mode & 0o7777, user: spec.user });
+  const stack: Array<{ local: string; remote: string }> = [{ local, remote: spec.destination }];
+  while (stack.length > 0) {
+    const { local: dir, remote } = stack.pop()!;
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const childLocal = path.join(dir, entry.name);
+      const childRemote = posix.join(remote, entry.name);
+      // Symlinks are followed: the sandbox gets the content the link points at.
+      const st = await fs.stat(childLocal);
+      if (st.isDirectory()) {
+        dirs.push({ remotePath: childRemote, mode: st.mode & 0o7777, user: spec.user });
+        stack.push({ local: childLocal, remote: childRemote });
+      } else if (st.isFile()) {
+        out.push({ localPath: childLocal, remotePath: childRemote, size: st.size, mode: st.mode & 0o7777, user: spec.user });
+      }
+    }
+  }
+}
+
+/**
+ * Resolves `files` inputs (relative to `root`) into a manifest with content
+ * hashes. A later entry for the same remote path wins, as a later copy would.
+ */
+export async function buildManifest(specs: readonly FileSpec[], root: string): Promise<Manifest> {
+  const pending: Pending[] = [];
+  const dirs: ManifestDir[] = [];
+  for (const spec of specs) await walk(spec, root, pending, dirs);
+  const byRemote = new Map<string, Pending>();
+  for (const p of pending) byRemote.set(p.remotePath, p);
+  const unique = [...byRemote.values()];
+  const hashes = await mapLimit(unique, HASH_CONCURRENCY, (p) => hashFile(p.localPath));
+  return {
+    files: unique.map((p, i) => ({ ...p, sha256: hashes[i]! })),
+    dirs,
+  };
+}
+
+/** The part of a manifest stored in outputs. */
+export function digestOf(manifest: Manifest): ManifestDigest {
+  const digest: ManifestDigest = {};
+  for (const f of manifest.files) digest[f.remotePath] = { sha256: f.sha256, mode: f.mode, size: f.size };
+  return digest;
+}
+
+/** What an update must do to go from `previous` to `next`. */
+export interface ManifestChanges {
+  /** Files new or changed in content or mode. */
+  upload: ManifestEntry[];
+  /** Remote paths no longer declared. */
+  remove: string[];
+}
+
+/** Compares a stored digest with a fresh manifest. */
+export function compareManifest(previous: ManifestDigest | undefined, next: Manifest): ManifestChanges {
+  const before = previous ?? {};
+  const upload = next.files.filter((f) => {
+    const old = before[f.remotePath];
+    return old === undefined || old.sha256 !== f.sha256 || old.mode !== f.mode;
+  });
+  const declared = new Set(next.files.map((f) => f.remotePath));
+  const remove = Object.keys(before).filter((p) => !declared.has(p));
+  return { upload, remove };
+}

@@ -1,0 +1,200 @@
+/**
+ * The Provisioner's lifecycle: upload files (content-hashed, so an update moves
+ * only what changed), run setup commands in order, optionally snapshot the
+ * result into a template, and kill the sandbox it created unless asked to keep
+ * it.
+ *
+ * Update semantics: when the sandbox lives on (an existing `sandboxID`, or a
+ * kept sandbox that is still running) an update uploads only changed files,
+ * removes undeclared ones and runs the commands again. When it does not (the
+ * default: the sandbox was killed after provisioning), an update provisions a
+ * fresh sandbox from the template, and a snapshot becomes a new build of the
+ * same name.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { SandboxIacError } from "../../errors";
+import { checkWithSchema } from "../core/check";
+import { diffByRules } from "../core/diff";
+import type { CheckOptions, DiffResult, ResourceContext, ResourceLifecycle } from "../core/lifecycle";
+import { runCommands } from "./commands";
+import { buildManifest, compareManifest, digestOf, type Manifest, type ManifestDigest } from "./manifest";
+import { provisionerArgsSchema, provisionerChangeRules, type ProvisionerArgs } from "./provisioner.args";
+import { createWorkSandbox, killQuietly, openWorkSandbox, controlFor, type WorkSession } from "./session";
+import { removeFiles, syncFiles, type SyncOptions } from "./sync";
+
+/** Outputs of the Provisioner: its inputs plus what the run produced. */
+export interface ProvisionerOutputs extends ProvisionerArgs {
+  /** The sandbox kept running after provisioning (with `keepSandbox`), if any. */
+  keptSandboxID?: string;
+  /** Content hash, mode and size of every uploaded file, by sandbox path. */
+  fileDigest: ManifestDigest;
+  /** The snapshot's id (usable as a template), when `snapshot` is set. */
+  snapshotID?: string;
+  /** The snapshot's names. */
+  snapshotNames?: string[];
+  /** How many commands ran in the last run. */
+  commandsRun: number;
+  /** Bytes uploaded by the last run. */
+  bytesUploaded: number;
+}
+
+const DEFAULT_PART_SIZE_MB = 64;
+const DEFAULT_CONCURRENCY = 8;
+
+function syncOptions(args: ProvisionerArgs, ctx: ResourceContext): SyncOptions {
+  return {
+    concurrency: args.concurrency ?? DEFAULT_CONCURRENCY,
+    partSizeBytes: (args.partSizeMB ?? DEFAULT_PART_SIZE_MB) * 1024 * 1024,
+    log: ctx.log,
+    signal: ctx.signal,
+  };
+}
+
+async function manifestOf(args: ProvisionerArgs): Promise<Manifest> {
+  return buildManifest(args.files ?? [], process.cwd());
+}
+
+/** One provisioning pass in `session`: sync, run, snapshot. */
+async function provisionIn(
+  session: WorkSession,
+  args: ProvisionerArgs,
+  ctx: ResourceContext,
+  plan: { manifest: Manifest; previous?: ManifestDigest | undefined; runCommands: boolean },
+): Promise<Omit<ProvisionerOutputs, keyof ProvisionerArgs | "keptSandboxID">> {
+  const options = syncOptions(args, ctx);
+  const changes = compareManifest(plan.previous, plan.manifest);
+  if (changes.remove.length > 0) await removeFiles(session.sandbox, changes.remove, options);
+  const bytesUploaded = await syncFiles(session.sandbox, plan.manifest.dirs, changes.upload, options);
+  ctx.log(`uploaded ${changes.upload.length} file(s), ${bytesUploaded} bytes; removed ${changes.remove.length}`);
+  const commands = plan.runCommands ? (args.commands ?? []) : [];
+  await runCommands(session.sandbox, commands, ctx.log, ctx.signal);
+  const outputs: Omit<ProvisionerOutputs, keyof ProvisionerArgs | "keptSandboxID"> = {
+    fileDigest: digestOf(plan.manifest),
+    commandsRun: commands.length,
+    bytesUploaded,
+  };
+  if (args.snapshot) {
+    const snapshot = await session.control.createSnapshot(session.sandboxID, { name: args.snapshot.name }, { signal: ctx.signal });
+    ctx.log(`snapshot ${snapshot.snapshotID} taken of sandbox ${session.sandboxID}`);
+    outputs.snapshotID = snapshot.snapshotID;
+    outputs.snapshotNames = snapshot.names;
+  }
+  return outputs;
+}
+
+/** Opens the sandbox of a run: the declared one, or a new one from the template. */
+async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<WorkSession> {
+  if (args.sandboxID !== undefined) return openWorkSandbox(ctx, args.sandboxID);
+  return createWorkSandbox(ctx, {
+    template: args.template!,
+    timeoutSeconds: args.sandboxTimeoutSeconds,
+    envs: args.envs,
+    metadata: args.metadata,
+  });
+}
+
+/** Runs `fn` in a fresh session; a created sandbox is killed unless kept, and always on failure. */
+async function withSession<T>(
+  args: ProvisionerArgs,
+  ctx: ResourceContext,
+  fn: (session: WorkSession) => Promise<T>,
+): Promise<{ result: T; keptSandboxID?: string }> {
+  const session = await openFor(args, ctx);
+  try {
+    const result = await fn(session);
+    if (session.created && args.keepSandbox) return { result, keptSandboxID: session.sandboxID };
+    await session.discard();
+    return { result };
+  } catch (err) {
+    // All or nothing: a failed run leaves no sandbox of its own behind.
+    await session.discard().catch((cleanup: unknown) => ctx.log(`could not kill sandbox ${session.sandboxID}: ${String(cleanup)}`));
+    throw err;
+  }
+}
+
+function newId(): string {
+  return `prov-${randomBytes(8).toString("hex")}`;
+}
+
+/** The Provisioner resource. */
+export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, ProvisionerOutputs> = {
+  typeName: "Provisioner",
+
+  check(news: unknown, options?: CheckOptions) {
+    return checkWithSchema(provisionerArgsSchema, news, options);
+  },
+
+  async diff(olds: ProvisionerOutputs, news: ProvisionerArgs, options?: CheckOptions): Promise<DiffResult> {
+    const result = diffByRules(olds, news, provisionerChangeRules, options);
+    // Same declarations, different local content: the files must move again.
+    if (!result.updates.includes("files") && !result.replaces.includes("files") && !options?.isUnknown?.(news.files)) {
+      const manifest = await manifestOf(news);
+      const changes = compareManifest(olds.fileDigest, manifest);
+      if (changes.upload.length + changes.remove.length > 0) {
+        result.updates.push("files");
+        result.changes = true;
+      }
+    }
+    return result;
+  },
+
+  async create(inputs, ctx) {
+    const manifest = await manifestOf(inputs);
+    const { result, keptSandboxID } = await withSession(inputs, ctx, (session) =>
+      provisionIn(session, inputs, ctx, { manifest, runCommands: true }),
+    );
+    const outputs: ProvisionerOutputs = { ...inputs, ...result, ...(keptSandboxID ? { keptSandboxID } : {}) };
+    return { id: keptSandboxID ?? inputs.sandboxID ?? newId(), outputs };
+  },
+
+  async read(id, olds, ctx) {
+    const control = controlFor(ctx);
+    const live = olds.keptSandboxID ?? olds.sandboxID;
+    if (live !== undefined) {
+      try {
+        await control.getSandbox(live, { signal: ctx.signal });
+      } catch (err) {
+        if (SandboxIacError.hasCode(err, "not_found")) return undefined;
+        throw err;
+      }
+    }
+    if (olds.snapshotID !== undefined && olds.snapshot) {
+      try {
+        await control.getTemplateByAlias(olds.snapshot.name, { signal: ctx.signal });
+      } catch (err) {
+        if (SandboxIacError.hasCode(err, "not_found")) return undefined;
+        throw err;
+      }
+    }
+    return { id, outputs: olds };
+  },
+
+  async update(_id, olds, news, ctx) {
+    const manifest = await manifestOf(news);
+    const live = olds.keptSandboxID ?? news.sandboxID;
+    if (live !== undefined) {
+      // The sandbox lives on: move only what changed, then run again.
+      const session = await openWorkSandbox(ctx, live);
+      const result = await provisionIn(session, news, ctx, { manifest, previous: olds.fileDigest, runCommands: true });
+      return { ...news, ...result, ...(olds.keptSandboxID ? { keptSandboxID: olds.keptSandboxID } : {}) };
+    }
+    const { result, keptSandboxID } = await withSession(news, ctx, (session) =>
+      provisionIn(session, news, ctx, { manifest, runCommands: true }),
+    );
+    return { ...news, ...result, ...(keptSandboxID ? { keptSandboxID } : {}) };
+  },
+
+  async delete(_id, olds, ctx) {
+    const control = controlFor(ctx);
+    if (olds.keptSandboxID !== undefined) await killQuietly(control, olds.keptSandboxID);
+    if (olds.snapshotID !== undefined) {
+      try {
+        await control.deleteTemplate(olds.snapshotID, { signal: ctx.signal });
+      } catch (err) {
+        if (!SandboxIacError.hasCode(err, "not_found")) throw err;
+      }
+    }
+  },
+};

@@ -1,0 +1,93 @@
+/**
+ * The sandbox a provisioning run works in: one it creates from a template, or
+ * an existing one. A created sandbox is killed on `close()` unless kept.
+ *
+ * @module
+ */
+import { createControlClient, type ControlClient } from "../../client/control";
+import { createSandboxClient, type SandboxClient } from "../../client/sandbox";
+import { SandboxIacError } from "../../errors";
+import type { ResourceContext } from "../core/lifecycle";
+
+/** Default lifetime of a sandbox created for provisioning, in seconds. */
+export const DEFAULT_SANDBOX_TIMEOUT_SECONDS = 3600;
+
+/** An open working sandbox. */
+export interface WorkSession {
+  readonly sandboxID: string;
+  /** True when this run created the sandbox (and so may kill it). */
+  readonly created: boolean;
+  readonly control: ControlClient;
+  readonly sandbox: SandboxClient;
+  /** Kills a sandbox this run created. */
+  discard(): Promise<void>;
+}
+
+/** Creates the control client of a run from the context's configuration. */
+export function controlFor(ctx: ResourceContext): ControlClient {
+  return createControlClient({ config: ctx.config, log: ctx.log });
+}
+
+/** Creates a sandbox from `template` for the run. */
+export async function createWorkSandbox(
+  ctx: ResourceContext,
+  options: { template: string; timeoutSeconds?: number | undefined; envs?: Record<string, string> | undefined; metadata?: Record<string, string> | undefined },
+): Promise<WorkSession> {
+  const control = controlFor(ctx);
+  const created = await control.createSandbox(
+    {
+      templateID: options.template,
+      timeout: options.timeoutSeconds ?? DEFAULT_SANDBOX_TIMEOUT_SECONDS,
+      secure: true,
+      metadata: options.metadata ?? { "sandbox-iac": "provisioner" },
+      ...(options.envs ? { envVars: options.envs } : {}),
+    },
+    { signal: ctx.signal },
+  );
+  ctx.log(`created sandbox ${created.sandboxID} from template ${options.template}`);
+  return session(ctx, control, created.sandboxID, created.envdAccessToken ?? undefined, true);
+}
+
+/** Opens an existing sandbox; fails with `not_found` when it is gone. */
+export async function openWorkSandbox(ctx: ResourceContext, sandboxID: string): Promise<WorkSession> {
+  const control = controlFor(ctx);
+  const detail = await control.getSandbox(sandboxID, { signal: ctx.signal });
+  if (detail.state !== "running") {
+    throw new SandboxIacError(
+      "conflict",
+      `sandbox ${sandboxID} is ${detail.state}, provisioning needs it running: resume it (connect) or provision from a template instead`,
+      { operation: "provisioner.open", resourceId: sandboxID },
+    );
+  }
+  return session(ctx, control, sandboxID, detail.envdAccessToken ?? undefined, false);
+}
+
+function session(
+  ctx: ResourceContext,
+  control: ControlClient,
+  sandboxID: string,
+  accessToken: string | undefined,
+  created: boolean,
+): WorkSession {
+  const sandbox = createSandboxClient({ sandboxID, accessToken, config: ctx.config });
+  return {
+    sandboxID,
+    created,
+    control,
+    sandbox,
+    async discard() {
+      if (!created) return;
+      await killQuietly(control, sandboxID);
+      ctx.log(`killed sandbox ${sandboxID}`);
+    },
+  };
+}
+
+/** Kills a sandbox; one that is already gone counts as killed. */
+export async function killQuietly(control: ControlClient, sandboxID: string): Promise<void> {
+  try {
+    await control.killSandbox(sandboxID);
+  } catch (err) {
+    if (!SandboxIacError.hasCode(err, "not_found")) throw err;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The control-API calls the SandboxReader resource makes, as a narrow port
+ * over the typed control client.
+ *
+ * @module
+ */
+import { createControlClient } from "../../client/control";
+import { SandboxIacError } from "../../errors";
+import type { ResourceContext } from "../core/lifecycle";
+import type { SandboxReaderMetrics } from "./sandbox-reader.args";
+
+/** `SandboxDetail` as the reader uses it. */
+export interface SandboxDetailView {
+  templateID: string;
+  alias?: string | undefined;
+  sandboxID: string;
+  clientID: string;
+  startedAt: string;
+  endAt: string;
+  envdVersion: string;
+  cpuCount: number;
+  memoryMB: number;
+  diskSizeMB: number;
+  state: string;
+  metadata?: Record<string, string> | undefined;
+  envdAccessToken?: string | null | undefined;
+  domain?: string | null | undefined;
+  volumeMounts?: Array<{ name: string; path: string }> | undefined;
+}
+
+/** The control calls of the SandboxReader resource. Every call throws `SandboxIacError`. */
+export interface SandboxReaderControl {
+  /** `undefined` when the sandbox does not exist. */
+  getSandbox(sandboxID: string): Promise<SandboxDetailView | undefined>;
+  /** The newest metric sample, `undefined` when there is none. */
+  latestMetrics(sandboxID: string): Promise<SandboxReaderMetrics | undefined>;
+}
+
+/** Builds the port from the resource context (the control client over `ctx.config`). */
+export function sandboxReaderControl(ctx: ResourceContext): SandboxReaderControl {
+  const client = createControlClient({ config: ctx.config });
+  const options = ctx.signal ? { signal: ctx.signal } : {};
+  return {
+    async getSandbox(sandboxID) {
+      try {
+        return await client.getSandbox(sandboxID, options);
+      } catch (err) {
+        if (SandboxIacError.hasCode(err, "not_found")) return undefined;
+        throw err;
+      }
+    },
+    async latestMetrics(sandboxID) {
+      const samples = await client.getSandboxMetrics(sandboxID, {}, options);
+      // The newest sample; the service returns them oldest first, but do not rely on it.
+      const latest = [...samples].sort((a, b) => b.timestampUnix - a.timestampUnix)[0];
+      if (!latest) return undefined;
+      const { timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, diskUsed, diskTotal } = latest;
+      return { timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, diskUsed, diskTotal };
+    },
+  };
+}

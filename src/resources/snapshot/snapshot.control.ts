@@ -1,0 +1,47 @@
+/**
+ * The control-API calls the Snapshot resource makes, as a narrow port over the
+ * typed control client.
+ *
+ * @module
+ */
+import { createControlClient } from "../../client/control";
+import { SandboxIacError } from "../../errors";
+import type { ResourceContext } from "../core/lifecycle";
+
+/** `SnapshotInfo`. */
+export interface SnapshotInfo {
+  snapshotID: string;
+  names: string[];
+}
+
+/** The control calls of the Snapshot resource. Every call throws `SandboxIacError`. */
+export interface SnapshotControl {
+  createSnapshot(sandboxID: string, name: string): Promise<SnapshotInfo>;
+  /** Every snapshot with that name (all pages). */
+  listSnapshots(query: { name?: string; sandboxID?: string }): Promise<SnapshotInfo[]>;
+  /** Resolves false when the snapshot was already gone. */
+  deleteSnapshot(snapshotID: string): Promise<boolean>;
+}
+
+/** Builds the port from the resource context (the control client over `ctx.config`). */
+export function snapshotControl(ctx: ResourceContext): SnapshotControl {
+  const client = createControlClient({ config: ctx.config });
+  const options = ctx.signal ? { signal: ctx.signal } : {};
+  return {
+    createSnapshot: (sandboxID, name) => client.createSnapshot(sandboxID, { name }, options),
+    async listSnapshots(query) {
+      const all: SnapshotInfo[] = [];
+      for await (const snapshot of client.listSnapshots(query, options)) all.push(snapshot);
+      return all;
+    },
+    async deleteSnapshot(snapshotID) {
+      try {
+        await client.deleteTemplate(snapshotID, options);
+        return true;
+      } catch (err) {
+        if (SandboxIacError.hasCode(err, "not_found")) return false;
+        throw err;
+      }
+    },
+  };
+}

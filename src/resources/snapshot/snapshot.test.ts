@@ -1,0 +1,46 @@
+import { snapshotLifecycle } from "./snapshot.lifecycle";
+import type { SnapshotOutputs } from "./snapshot.args";
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const isUnknown = (v: unknown) => v === UNKNOWN;
+const olds: SnapshotOutputs = { sandboxID: "iabc123", name: "ready", snapshotID: "ready:default", names: ["ready:default"] };
+
+describe("Snapshot check()", () => {
+  it("accepts a sandbox ID and a name, normalising the name", () => {
+    expect(snapshotLifecycle.check({ sandboxID: "iabc123", name: " Ready " })).toEqual({
+      inputs: { sandboxID: "iabc123", name: "ready" },
+      failures: [],
+    });
+  });
+
+  it("fails when both inputs are wrong, listing both", () => {
+    const result = snapshotLifecycle.check({ sandboxID: "Bad ID", name: "a/b/c" });
+    expect(result.failures.map((f) => f.property)).toEqual(["sandboxID", "name"]);
+  });
+
+  it("fails when an input is missing or unexpected", () => {
+    const result = snapshotLifecycle.check({ name: "x", extra: 1 });
+    expect(result.failures.map((f) => f.property).sort()).toEqual(["(inputs)", "sandboxID"]);
+  });
+
+  it("tolerates a sandbox ID not known yet", () => {
+    expect(snapshotLifecycle.check({ sandboxID: UNKNOWN, name: "ready" }, { isUnknown }).failures).toEqual([]);
+  });
+});
+
+describe("Snapshot diff()", () => {
+  it("reports no change for the same inputs", async () => {
+    expect((await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "ready" })).changes).toBe(false);
+  });
+
+  it("replaces on any change", async () => {
+    const result = await snapshotLifecycle.diff(olds, { sandboxID: "iother", name: "ready" });
+    expect(result).toEqual({ changes: true, replaces: ["sandboxID"], updates: [] });
+    expect((await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "v2" })).replaces).toEqual(["name"]);
+  });
+
+  it("replaces when the sandbox is not known yet", async () => {
+    const result = await snapshotLifecycle.diff(olds, { sandboxID: UNKNOWN, name: "ready" }, { isUnknown });
+    expect(result.replaces).toEqual(["sandboxID"]);
+  });
+});

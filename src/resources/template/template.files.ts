@@ -1,0 +1,145 @@
+/**
+ * The local side of a COPY step: which files it takes, their hash (computed
+ * exactly as the official SDK's `calculateFilesHash` does, so the service's
+ * file cache is shared with SDK builds), and the archive that is uploaded.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { closeSync, lstatSync, openSync, readSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { SandboxIacError } from "../../errors";
+
+/** Where a COPY source is read from: the archive root and the source inside it. */
+export interface CopySource {
+  /** The directory the archive's paths are relative to. */
+  contextDir: string;
+  /** The source as a POSIX path relative to `contextDir` (what the COPY step names). */
+  src: string;
+}
+
+/**
+ * Places a COPY `src` (relative to `baseDir`, or absolute) in an archive root.
+ * A source inside `baseDir` keeps its relative path, as with the SDK; one outside
+ * (absolute, or with `..`) is archived from its own parent directory.
+ */
+export function resolveCopySource(src: string, baseDir: string): CopySource {
+  const absolute = path.resolve(baseDir, src);
+  const relative = path.relative(baseDir, absolute);
+  if (relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)) {
+    return { contextDir: baseDir, src: relative.split(path.sep).join("/") };
+  }
+  return { contextDir: path.dirname(absolute), src: path.basename(absolute) };
+}
+
+interface ListedFile {
+  fullpath: string;
+  relativePosix: string;
+}
+
+/**
+ * The files a COPY of `src` takes, sorted by full path: the source itself and,
+ * for a directory, everything below it. Symbolic links are listed, never followed
+ * (the SDK's default, `resolveSymlinks: false`).
+ */
+export function listCopyFiles(source: CopySource): ListedFile[] {
+  const root = path.join(source.contextDir, source.src);
+  const rootStat = lstatSync(root, { throwIfNoEntry: false });
+  if (!rootStat) {
+    throw new SandboxIacError(
+      "invalid_argument",
+      `COPY source ${JSON.stringify(source.src)} does not exist in ${source.contextDir}: create it or fix build.steps[].copy.src`,
+      { operation: "templates.copy", resourceId: root, field: "copy.src" },
+    );
+  }
+  const files: string[] = [root];
+  if (rootStat.isDirectory()) {
+    const entries = readdirSync(root, { recursive: true, withFileTypes: true });
+    for (const entry of entries) files.push(path.join(entry.parentPath, entry.name));
+  }
+  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return files.map((fullpath) => ({
+    fullpath,
+    relativePosix: path.relative(source.contextDir, fullpath).split(path.sep).join("/"),
+  }));
+}
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/** Feeds a file to `hash` in chunks, so big sources never sit whole in memory. */
+function hashFileContent(hash: ReturnType<typeof createHash>, file: string): void {
+  const fd = openSync(file, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+      if (n === 0) break;
+      hash.update(buffer.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The files hash of a COPY step: sha256 over `"COPY <src> <dest>"`, then for each
+ * file its relative path, mode, size and content (a link's target for symbolic
+ * links). uid, gid and mtime are left out so the hash is stable across machines.
+ * Synchronous on purpose: `diff` is synchronous and needs it to see changed files.
+ */
+export function calculateFilesHash(source: CopySource, dest: string): string {
+  const hash = createHash("sha256");
+  hash.update(`COPY ${source.src} ${dest}`);
+  for (const file of listCopyFiles(source)) {
+    hash.update(file.relativePosix);
+    const linkStat = lstatSync(file.fullpath);
+    if (linkStat.isSymbolicLink()) {
+      hash.update(linkStat.mode.toString());
+      hash.update(linkStat.size.toString());
+      hash.update(readlinkSync(file.fullpath));
+      continue;
+    }
+    const fileStat = statSync(file.fullpath);
+    hash.update(fileStat.mode.toString());
+    hash.update(fileStat.size.toString());
+    if (fileStat.isFile()) hashFileContent(hash, file.fullpath);
+  }
+  return hash.digest("hex");
+}
+
+/** A gzipped tar spooled to disk, with its exact size. */
+export interface SpooledArchive {
+  /** Path of the archive. */
+  path: string;
+  /** Size in bytes, for the upload's `Content-Length`. */
+  size: number;
+  /** Removes the archive; never throws. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Writes the COPY's files as a gzipped tar to a temporary file, with the layout
+ * of the SDK's archive: paths relative to the context directory, one entry per
+ * listed file (no directory recursion), links kept as links.
+ */
+export async function spoolCopyArchive(source: CopySource): Promise<SpooledArchive> {
+  const { create } = await import("tar");
+  const files = listCopyFiles(source).map((f) => f.relativePosix);
+  const dir = await mkdtemp(path.join(tmpdir(), "sandbox-iac-copy-"));
+  const cleanup = () => rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  const archive = path.join(dir, "context.tar.gz");
+  try {
+    await create({ gzip: true, cwd: source.contextDir, follow: false, noDirRecurse: true, file: archive }, files);
+    const { size } = await stat(archive);
+    return { path: archive, size, cleanup };
+  } catch (err) {
+    await cleanup();
+    throw new SandboxIacError("internal", `could not archive COPY source ${JSON.stringify(source.src)}: ${String(err)}`, {
+      operation: "templates.copy",
+      resourceId: source.contextDir,
+      cause: err,
+    });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Turns Template inputs into the build request the official SDK sends
+ * (`TemplateBuildStartV2`, wire-protocol.md 4.1): the same step types, the
+ * same `args` layout, the same files hashes.
+ *
+ * @module
+ */
+import type { TemplateCopyInput, TemplateInputs, TemplateStepInput } from "./template.args";
+import { calculateFilesHash, resolveCopySource, type CopySource } from "./template.files";
+
+/** A build step as sent to the service. */
+export interface WireTemplateStep {
+  /** `RUN`, `COPY`, `ENV`, `WORKDIR` or `USER`. */
+  type: string;
+  /** The step's arguments, in the SDK's layout. */
+  args: string[];
+  /** Never set: the service decides on its own cache. */
+  force: boolean;
+  /** The files hash of a COPY step. */
+  filesHash?: string;
+}
+
+/** The body of `POST /v2/templates/{templateID}/builds/{buildID}`. */
+export interface WireBuildStart {
+  fromTemplate?: string;
+  fromImage?: string;
+  startCmd?: string;
+  readyCmd?: string;
+  force: boolean;
+  steps: WireTemplateStep[];
+}
+
+/** A COPY step resolved against the local disk, ready to hash and upload. */
+export interface ResolvedCopy {
+  /** Index of the step in `build.steps`. */
+  stepIndex: number;
+  /** Where the files are read from. */
+  source: CopySource;
+  /** The step's input. */
+  copy: TemplateCopyInput;
+  /** The files hash. */
+  hash: string;
+}
+
+/** Renders a mode the way the SDK's `padOctal` does (`0755`). */
+export function modeArg(mode: number | string | undefined): string {
+  if (mode === undefined) return "";
+  const value = typeof mode === "number" ? mode : parseInt(mode, 8);
+  // The SDK drops a zero mode (`options.mode ? ... : ""`); do the same.
+  return value ? value.toString(8).padStart(4, "0") : "";
+}
+
+/** Resolves and hashes every COPY step (local disk I/O only), in step order. */
+export function resolveCopies(inputs: TemplateInputs, baseDir: string): ResolvedCopy[] {
+  const copies: ResolvedCopy[] = [];
+  for (const [stepIndex, step] of inputs.build.steps.entries()) {
+    if (!step.copy) continue;
+    const source = resolveCopySource(step.copy.src, baseDir);
+    copies.push({ stepIndex, source, copy: step.copy, hash: calculateFilesHash(source, step.copy.dest) });
+  }
+  return copies;
+}
+
+function toWireStep(step: TemplateStepInput, copy: ResolvedCopy | undefined): WireTemplateStep {
+  if (step.run !== undefined) {
+    const cmd = Array.isArray(step.run) ? step.run.join(" && ") : step.run;
+    return { type: "RUN", args: step.user ? [cmd, step.user] : [cmd], force: false };
+  }
+  if (step.copy && copy) {
+    const args = [copy.source.src, step.copy.dest, step.copy.user ?? "", modeArg(step.copy.mode)];
+    return { type: "COPY", args, force: false, filesHash: copy.hash };
+  }
+  if (step.env) {
+    return { type: "ENV", args: Object.entries(step.env).flatMap(([k, v]) => [k, v]), force: false };
+  }
+  if (step.workdir !== undefined) return { type: "WORKDIR", args: [step.workdir], force: false };
+  return { type: "USER", args: [step.user ?? ""], force: false };
+}
+
+/** The build request for `inputs`, with the hashes of `copies` (from {@link resolveCopies}). */
+export function toWireBuild(inputs: TemplateInputs, copies: readonly ResolvedCopy[]): WireBuildStart {
+  const byIndex = new Map(copies.map((c) => [c.stepIndex, c]));
+  const build: WireBuildStart = {
+    force: false,
+    steps: inputs.build.steps.map((step, i) => toWireStep(step, byIndex.get(i))),
+  };
+  if (inputs.build.fromTemplate !== undefined) build.fromTemplate = inputs.build.fromTemplate;
+  if (inputs.build.fromImage !== undefined) build.fromImage = inputs.build.fromImage;
+  if (inputs.build.startCmd !== undefined) build.startCmd = inputs.build.startCmd;
+  if (inputs.build.readyCmd !== undefined) build.readyCmd = inputs.build.readyCmd;
+  return build;
+}

@@ -1,0 +1,56 @@
+/**
+ * Keeping a template build's tags equal to the desired ones, and telling
+ * whether they differ (out-of-band changes count).
+ *
+ * @module
+ */
+import type { ResourceContext } from "../core/lifecycle";
+import type { TemplateControl } from "./template.control";
+import { DEFAULT_TAG, parseTemplateName } from "./template.names";
+
+/** The tag changes that bring `current` to `desired`; `default` is never removed (the service refuses). */
+export function tagChanges(desired: readonly string[], current: readonly string[]): { add: string[]; remove: string[] } {
+  const want = new Set(desired);
+  const have = new Set(current);
+  return {
+    add: [...want].filter((t) => !have.has(t)).sort(),
+    remove: [...have].filter((t) => !want.has(t) && t !== DEFAULT_TAG).sort(),
+  };
+}
+
+/** True when the tags on the build differ from the desired ones. */
+export function tagsDiffer(desired: readonly string[], current: readonly string[]): boolean {
+  const { add, remove } = tagChanges(desired, current);
+  return add.length + remove.length > 0;
+}
+
+/** The tags the service holds for `buildID` of `templateID`, sorted. */
+export async function currentTagsOf(control: TemplateControl, templateID: string, buildID: string): Promise<string[]> {
+  const tags = await control.listTags(templateID);
+  return tags.filter((t) => t.buildID === buildID).map((t) => t.tag).sort();
+}
+
+/**
+ * Assigns and removes tags so that build `buildID` carries `desired`. New tags
+ * are assigned through a tag the build already has (`name:tag` target).
+ */
+export async function syncTags(
+  control: TemplateControl,
+  target: { templateID: string; buildID: string; name: string },
+  desired: readonly string[],
+  ctx: ResourceContext,
+): Promise<string[]> {
+  const base = parseTemplateName(target.name).base;
+  const current = await currentTagsOf(control, target.templateID, target.buildID);
+  const { add, remove } = tagChanges(desired, current);
+  const anchor = current[0];
+  if (add.length > 0 && anchor !== undefined) {
+    ctx.log(`assigning tags ${add.join(", ")} to ${base}`);
+    await control.assignTags(`${base}:${anchor}`, add);
+  }
+  if (remove.length > 0) {
+    ctx.log(`removing tags ${remove.join(", ")} from ${base}`);
+    await control.deleteTags(base, remove);
+  }
+  return currentTagsOf(control, target.templateID, target.buildID);
+}

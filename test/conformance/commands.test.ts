@@ -1,0 +1,81 @@
+/**
+ * Conformance: processes and PTYs through the official SDK (e2b@2.51.0).
+ */
+import { CommandExitError, Sandbox } from "e2b";
+import { eventually, startService, type ServiceFixture } from "./util";
+
+describe("commands with e2b@2.51.0", () => {
+  let service: ServiceFixture;
+  let sbx: Sandbox;
+
+  beforeAll(async () => {
+    service = await startService();
+    sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+  });
+  afterAll(async () => {
+    await sbx?.kill().catch(() => undefined);
+    await service?.close();
+  });
+
+  it("runs a command as user in the home directory and returns its output", async () => {
+    const result = await sbx.commands.run("whoami; pwd; echo err >&2");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("user\n/home/user\n");
+    expect(result.stderr).toBe("err\n");
+  });
+
+  it("runs as root on request, in a given cwd with given envs", async () => {
+    const result = await sbx.commands.run("whoami; pwd; echo $FOO", { user: "root", cwd: "/tmp", envs: { FOO: "bar" } });
+    expect(result.stdout).toBe("root\n/tmp\nbar\n");
+  });
+
+  it("fails with CommandExitError carrying the exit code and stderr", async () => {
+    const failure = sbx.commands.run("echo boom >&2; exit 3");
+    await expect(failure).rejects.toBeInstanceOf(CommandExitError);
+    await failure.catch((err: unknown) => {
+      const e = err as InstanceType<typeof CommandExitError>;
+      expect(e.exitCode).toBe(3);
+      expect(e.stderr).toBe("boom\n");
+    });
+  });
+
+  it("starts a background command, lists it, connects to it and kills it", async () => {
+    const handle = await sbx.commands.run("while true; do echo tick; sleep 0.2; done", { background: true });
+    const listed = await sbx.commands.list();
+    expect(listed.map((p) => p.pid)).toContain(handle.pid);
+    const seen: string[] = [];
+    const attached = await sbx.commands.connect(handle.pid, { onStdout: (d) => void seen.push(d) });
+    expect(await eventually(async () => seen.join("").includes("tick"), 5_000)).toBe(true);
+    expect(await sbx.commands.kill(handle.pid)).toBe(true);
+    const end = await attached.wait().catch((e: unknown) => e);
+    expect(String((end as { error?: string }).error ?? end)).toMatch(/signal: killed/);
+    expect((await sbx.commands.list()).map((p) => p.pid)).not.toContain(handle.pid);
+    expect(await sbx.commands.kill(handle.pid)).toBe(false);
+  });
+
+  it("feeds stdin and closes it", async () => {
+    const handle = await sbx.commands.run("cat", { background: true, stdin: true });
+    await sbx.commands.sendStdin(handle.pid, "piped input\n");
+    await sbx.commands.closeStdin(handle.pid);
+    const result = await handle.wait();
+    expect(result.stdout).toBe("piped input\n");
+  });
+
+  it("kills a command that outlives its timeout", async () => {
+    await expect(sbx.commands.run("sleep 30", { timeoutMs: 1_000 })).rejects.toThrow();
+    const survivors = (await sbx.commands.list()).filter((p) => p.cmd === "/bin/bash" && p.args.join(" ").includes("sleep 30"));
+    expect(survivors).toHaveLength(0);
+  });
+
+  it("opens a PTY, sends input, resizes it and kills it", async () => {
+    let output = "";
+    const decoder = new TextDecoder();
+    const pty = await sbx.pty.create({ cols: 80, rows: 24, onData: (d) => void (output += decoder.decode(d)) });
+    await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
+    expect(await eventually(async () => output.includes("24 80"), 10_000)).toBe(true);
+    await sbx.pty.resize(pty.pid, { cols: 100, rows: 40 });
+    await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
+    expect(await eventually(async () => output.includes("40 100"), 10_000)).toBe(true);
+    expect(await sbx.pty.kill(pty.pid)).toBe(true);
+  });
+});

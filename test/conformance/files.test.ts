@@ -1,0 +1,124 @@
+/**
+ * Conformance: the filesystem through the official SDK (e2b@2.51.0): every
+ * shape of write and read, directory operations, watch and signed URLs.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { gunzipSync } from "node:zlib";
+import { Sandbox } from "e2b";
+import { startService, type ServiceFixture } from "./util";
+
+describe("files with e2b@2.51.0", () => {
+  let service: ServiceFixture;
+  let sbx: Sandbox;
+
+  beforeAll(async () => {
+    service = await startService();
+    sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+  });
+  afterAll(async () => {
+    await sbx?.kill().catch(() => undefined);
+    await service?.close();
+  });
+
+  it("writes a single file as multipart and reads it back as text, bytes, blob and stream", async () => {
+    const info = await sbx.files.write("/home/user/one.txt", "one\n");
+    expect(info.path).toBe("/home/user/one.txt");
+    expect(await sbx.files.read("/home/user/one.txt")).toBe("one\n");
+    expect(Buffer.from(await sbx.files.read("/home/user/one.txt", { format: "bytes" })).toString()).toBe("one\n");
+    expect(await (await sbx.files.read("/home/user/one.txt", { format: "blob" })).text()).toBe("one\n");
+    const stream = await sbx.files.read("/home/user/one.txt", { format: "stream" });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    expect(Buffer.concat(chunks).toString()).toBe("one\n");
+  });
+
+  it("writes several files in one request, relative paths landing in the home directory", async () => {
+    const infos = await sbx.files.write([
+      { path: "multi/a.txt", data: "a" },
+      { path: "/tmp/multi-b.txt", data: "b" },
+    ]);
+    expect(infos.map((i) => i.path).sort()).toEqual(["/home/user/multi/a.txt", "/tmp/multi-b.txt"]);
+    expect(await sbx.files.read("/home/user/multi/a.txt")).toBe("a");
+  });
+
+  it("writes with octet-stream and gzip, with metadata, and reads back with gzip", async () => {
+    const data = randomBytes(3 * 1024 * 1024);
+    await sbx.files.write("/home/user/bin.dat", new Blob([data]), {
+      useOctetStream: true,
+      gzip: true,
+      metadata: { origin: "conformance" },
+    });
+    const back = Buffer.from(await sbx.files.read("/home/user/bin.dat", { format: "bytes", gzip: true }));
+    expect(createHash("sha256").update(back).digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
+    const info = await sbx.files.getInfo("/home/user/bin.dat");
+    expect(info.size).toBe(data.length);
+    expect(info.type).toBe("file");
+  });
+
+  it("lists, checks, makes, renames and removes files and directories", async () => {
+    expect(await sbx.files.makeDir("/home/user/dir/sub")).toBe(true);
+    expect(await sbx.files.makeDir("/home/user/dir/sub")).toBe(false);
+    await sbx.files.write("/home/user/dir/sub/f.txt", "f");
+    const entries = await sbx.files.list("/home/user/dir", { depth: 2 });
+    expect(entries.map((e) => e.path)).toEqual(["/home/user/dir/sub", "/home/user/dir/sub/f.txt"]);
+    expect(entries[0]!.type).toBe("dir");
+    expect(await sbx.files.exists("/home/user/dir/sub/f.txt")).toBe(true);
+    const moved = await sbx.files.rename("/home/user/dir/sub/f.txt", "/home/user/dir/g/moved.txt");
+    expect(moved.path).toBe("/home/user/dir/g/moved.txt");
+    expect(await sbx.files.exists("/home/user/dir/sub/f.txt")).toBe(false);
+    await sbx.files.remove("/home/user/dir");
+    expect(await sbx.files.exists("/home/user/dir")).toBe(false);
+    // Removing what is not there succeeds.
+    await sbx.files.remove("/home/user/dir");
+  });
+
+  it("fails reading a missing file with FileNotFoundError", async () => {
+    await expect(sbx.files.read("/home/user/missing.txt")).rejects.toThrow(/not (exist|found)/i);
+  });
+
+  it("watches a directory and sees a write", async () => {
+    await sbx.files.makeDir("/home/user/watched");
+    const events: Array<{ name: string; type: string }> = [];
+    const handle = await sbx.files.watchDir("/home/user/watched", (e) => {
+      events.push({ name: e.name, type: String(e.type) });
+    });
+    try {
+      await sbx.files.write("/home/user/watched/new.txt", "hello");
+      const deadline = Date.now() + 10_000;
+      while (!events.some((e) => e.name === "new.txt" && e.type === "write") && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(events).toContainEqual({ name: "new.txt", type: "write" });
+    } finally {
+      await handle.stop();
+    }
+  });
+
+  it("serves signed download and upload URLs requested with no extra headers", async () => {
+    await sbx.files.write("/home/user/signed.txt", "signed content");
+    const url = await sbx.downloadUrl("/home/user/signed.txt", { useSignatureExpiration: 60 });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("signed content");
+
+    const tampered = url.replace("signed.txt", "other.txt");
+    expect((await fetch(tampered)).status).toBe(401);
+
+    const upload = await sbx.uploadUrl("/home/user/uploaded.txt");
+    const form = new FormData();
+    form.append("file", new Blob(["via url"]), "/home/user/uploaded.txt");
+    const up = await fetch(upload, { method: "POST", body: form });
+    expect(up.status).toBe(200);
+    expect(await sbx.files.read("/home/user/uploaded.txt")).toBe("via url");
+  });
+
+  it("serves gzip-encoded downloads when asked", async () => {
+    await sbx.files.write("/home/user/z.txt", "zipped".repeat(100));
+    const url = await sbx.downloadUrl("/home/user/z.txt");
+    const res = await fetch(url, { headers: { "accept-encoding": "gzip" } });
+    // fetch decodes gzip itself; the header proves the server compressed it.
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(await res.text()).toBe("zipped".repeat(100));
+    expect(gunzipSync).toBeDefined();
+  });
+});

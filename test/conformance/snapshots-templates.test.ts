@@ -1,0 +1,70 @@
+/**
+ * Conformance: snapshots used as templates, and a template built with the
+ * SDK's Template builder from `base` (e2b@2.51.0).
+ */
+import { Sandbox, Template } from "e2b";
+import { startService, type ServiceFixture } from "./util";
+
+describe("snapshots and templates with e2b@2.51.0", () => {
+  let service: ServiceFixture;
+
+  beforeAll(async () => {
+    service = await startService();
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("snapshots a sandbox, creates a sandbox from the snapshot, lists and deletes it", async () => {
+    const name = `snap-${Date.now()}`;
+    const source = await Sandbox.create({ ...service.opts, timeoutMs: 120_000 });
+    let fromSnapshot: Sandbox | undefined;
+    try {
+      await source.files.write("/home/user/state.txt", "captured");
+      await source.commands.run("rm -f /etc/motd", { user: "root" });
+      const snapshot = await source.createSnapshot({ name });
+      expect(snapshot.snapshotId).toContain(name);
+
+      fromSnapshot = await Sandbox.create(snapshot.snapshotId, { ...service.opts, timeoutMs: 120_000 });
+      expect(await fromSnapshot.files.read("/home/user/state.txt")).toBe("captured");
+      expect(await fromSnapshot.files.exists("/etc/motd")).toBe(false);
+
+      const listed = await Sandbox.listSnapshots({ ...service.opts, sandboxId: source.sandboxId }).nextItems();
+      expect(listed.map((s) => s.snapshotId)).toContain(snapshot.snapshotId);
+
+      await fromSnapshot.kill();
+      fromSnapshot = undefined;
+      expect(await Sandbox.deleteSnapshot(snapshot.snapshotId, service.opts)).toBe(true);
+      expect(await Sandbox.deleteSnapshot(snapshot.snapshotId, service.opts)).toBe(false);
+    } finally {
+      await fromSnapshot?.kill();
+      await source.kill();
+    }
+  });
+
+  it("builds a template from base with the SDK's Template builder and starts a sandbox from it", async () => {
+    const name = `conf-${Date.now()}`;
+    const logs: string[] = [];
+    const template = Template()
+      .fromTemplate("base")
+      .runCmd("echo built > /home/user/built.txt")
+      .setEnvs({ BUILT_BY: "conformance" })
+      .setWorkdir("/home/user");
+    const info = await Template.build(template, name, { ...service.opts, onBuildLogs: (e) => void logs.push(String(e.message)) });
+    expect(info.templateId).toBeTruthy();
+    expect(await Template.exists(name, service.opts)).toBe(true);
+
+    const sbx = await Sandbox.create(name, { ...service.opts, timeoutMs: 120_000 });
+    try {
+      expect((await sbx.files.read("/home/user/built.txt")).trim()).toBe("built");
+      expect((await sbx.commands.run("echo $BUILT_BY")).stdout.trim()).toBe("conformance");
+    } finally {
+      await sbx.kill();
+    }
+  });
+
+  it("refuses fromImage with a clear error suggesting fromTemplate", async () => {
+    const template = Template().fromImage("ubuntu:22.04").runCmd("true");
+    await expect(Template.build(template, `img-${Date.now()}`, service.opts)).rejects.toThrow(/fromTemplate/);
+  });
+});

@@ -1,0 +1,141 @@
+import * as fs from "node:fs";
+import type { LocalService } from "../../src/local";
+import { filesSignature } from "../../src/local/control/tokens";
+import { call, createSandbox, runThroughProxy, startService, tempDataDir } from "./support";
+
+let svc: LocalService;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  svc = await startService(dataDir);
+});
+
+afterAll(async () => {
+  await svc?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The metadata filter exactly as e2b@2.51 encodes it (three times). */
+function sdkMetadata(filter: Record<string, string>): string {
+  const inner = Object.entries(filter)
+    .map(([k, v]) => `${encodeURIComponent(encodeURIComponent(k))}=${encodeURIComponent(encodeURIComponent(v))}`)
+    .join("&");
+  return encodeURIComponent(inner);
+}
+
+describe("GET /v2/sandboxes", () => {
+  it("pages with X-Next-Token only while another page exists, filters by metadata and state", async () => {
+    const tag = `run-${Date.now()}`;
+    const a = await createSandbox(svc, { metadata: { tag, "a b": "c&d" } });
+    const b = await createSandbox(svc, { metadata: { tag } });
+    const c = await createSandbox(svc, { metadata: { tag } });
+    await call(svc, "POST", `/sandboxes/${c.sandboxID}/pause`);
+
+    const first = await call(svc, "GET", `/v2/sandboxes?limit=2&metadata=${sdkMetadata({ tag })}`);
+    expect(first.status).toBe(200);
+    const token = first.headers.get("x-next-token");
+    expect(token).toBeTruthy();
+    expect((first.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([c.sandboxID, b.sandboxID]);
+    expect(first.headers.get("x-total-running")).toBe("2");
+    const second = await call(svc, "GET", `/v2/sandboxes?limit=2&metadata=${sdkMetadata({ tag })}&nextToken=${token ?? ""}`);
+    expect((second.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([a.sandboxID]);
+    expect(second.headers.get("x-next-token")).toBeNull();
+
+    const special = await call(svc, "GET", `/v2/sandboxes?metadata=${sdkMetadata({ tag, "a b": "c&d" })}`);
+    expect((special.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([a.sandboxID]);
+
+    const paused = await call(svc, "GET", `/v2/sandboxes?state=paused&metadata=${sdkMetadata({ tag })}`);
+    expect(paused.body).toEqual([expect.objectContaining({ sandboxID: c.sandboxID, state: "paused", clientID: "6532622b" })]);
+    expect(paused.headers.get("x-total-running")).toBeNull();
+
+    const asc = await call(svc, "GET", `/v2/sandboxes?order=asc&state=running,paused&metadata=${sdkMetadata({ tag })}`);
+    expect((asc.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([a.sandboxID, b.sandboxID, c.sandboxID]);
+
+    const legacy = await call(svc, "GET", `/sandboxes?metadata=${encodeURIComponent(`tag=${tag}`)}`);
+    expect((legacy.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([b.sandboxID, a.sandboxID]);
+  });
+});
+
+describe("sandbox proxy", () => {
+  it("enforces the access token of a secure sandbox and keeps it across pause and resume", async () => {
+    const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true });
+    expect(envdAccessToken).toMatch(/^[0-9a-f]{64}$/);
+    expect((await runThroughProxy(svc, sandboxID, "true")).status).toBe(401);
+    expect((await runThroughProxy(svc, sandboxID, "echo ok", envdAccessToken)).stdout).toBe("ok\n");
+
+    const metrics = await fetch(`${svc.sandboxUrl}/metrics`, { headers: { "E2b-Sandbox-Id": sandboxID } });
+    expect(metrics.status).toBe(401);
+    const okMetrics = await fetch(`${svc.sandboxUrl}/metrics`, {
+      headers: { "E2b-Sandbox-Id": sandboxID, "X-Access-Token": envdAccessToken ?? "" },
+    });
+    expect(await okMetrics.json()).toMatchObject({ cpu_count: expect.any(Number), mem_total: expect.any(Number), ts: expect.any(Number) });
+
+    await call(svc, "POST", `/sandboxes/${sandboxID}/pause`);
+    const resumed = await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 });
+    expect((resumed.body as { envdAccessToken: string }).envdAccessToken).toBe(envdAccessToken);
+    expect((await runThroughProxy(svc, sandboxID, "echo again", envdAccessToken)).stdout).toBe("again\n");
+  });
+
+  it("routes by a <port>-<id> Host and answers 502 for an unknown sandbox", async () => {
+    const { sandboxID } = await createSandbox(svc);
+    const url = new URL(svc.sandboxUrl);
+    const res = await new Promise<number>((resolve, reject) => {
+      // fetch forbids setting Host; node:http does not.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const http = require("node:http") as typeof import("node:http");
+      http
+        .get({ host: url.hostname, port: url.port, path: "/health", headers: { Host: `49983-${sandboxID}.local.test` } }, (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        })
+        .on("error", reject);
+    });
+    expect(res).toBe(204);
+    const unknown = await fetch(`${svc.sandboxUrl}/health`, { headers: { "E2b-Sandbox-Id": "iunknown" } });
+    expect(unknown.status).toBe(502);
+    expect(await unknown.json()).toEqual({ sandboxId: "iunknown", message: "The sandbox was not found", code: 502 });
+  });
+
+  it("serves a signed /files link without routing headers", async () => {
+    const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true });
+    await runThroughProxy(svc, sandboxID, "echo signed > /home/user/s.txt", envdAccessToken);
+    const sig = filesSignature("/home/user/s.txt", "read", "user", envdAccessToken ?? "");
+    const res = await fetch(`${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${sig}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("signed\n");
+    const bad = await fetch(`${svc.sandboxUrl}/files?path=/home/user/s.txt&username=user&signature=v1_wrong`);
+    expect(bad.status).toBe(502);
+  });
+
+  it("answers CORS preflights and adds CORS headers to sandbox responses", async () => {
+    const pre = await fetch(`${svc.sandboxUrl}/process.Process/Start`, {
+      method: "OPTIONS",
+      headers: { Origin: "http://example.test", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "e2b-sandbox-id" },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("*");
+    expect(pre.headers.get("access-control-allow-headers")).toBe("e2b-sandbox-id");
+  });
+
+  it("drops an open stream abruptly when the sandbox is killed", async () => {
+    const { sandboxID } = await createSandbox(svc);
+    const msg = Buffer.from(JSON.stringify({ process: { cmd: "/bin/bash", args: ["-c", "echo started; sleep 600"], envs: {} }, stdin: false }));
+    const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), msg]);
+    frame.writeUInt32BE(msg.length, 1);
+    const res = await fetch(`${svc.sandboxUrl}/process.Process/Start`, {
+      method: "POST",
+      headers: { "Content-Type": "application/connect+json", "E2b-Sandbox-Id": sandboxID },
+      body: frame,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    expect((await call(svc, "DELETE", `/sandboxes/${sandboxID}`)).status).toBe(204);
+    // A clean end would resolve with done; an abrupt drop rejects.
+    await expect(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return "clean end";
+      })(),
+    ).rejects.toThrow();
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Helpers for the local service's behaviour tests: the agent bundle, a
+ * service over a fresh data dir, and a tiny control-API caller over `fetch`.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startLocalService, type LocalService } from "../../src/local";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
+
+/**
+ * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent` when
+ * built, else a bundle made now with esbuild into a temp dir.
+ */
+export async function agentBundleDir(): Promise<string> {
+  const fromEnv = process.env[TEST_AGENT_DIR_ENV];
+  if (fromEnv) return fromEnv;
+  const dist = path.join(ROOT, "dist", "agent");
+  if (fs.existsSync(path.join(dist, "agent.js"))) return dist;
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-agent-"));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild = require("esbuild") as typeof import("esbuild");
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, "src", "agent", "main.ts")],
+    outfile: path.join(out, "agent.js"),
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: ["node-pty"],
+    logLevel: "error",
+  });
+  const ptySrc = path.join(ROOT, "node_modules", "node-pty");
+  const ptyDest = path.join(out, "node_modules", "node-pty");
+  fs.mkdirSync(path.join(ptyDest, "build", "Release"), { recursive: true });
+  fs.copyFileSync(path.join(ptySrc, "package.json"), path.join(ptyDest, "package.json"));
+  fs.cpSync(path.join(ptySrc, "lib"), path.join(ptyDest, "lib"), { recursive: true });
+  for (const f of fs.readdirSync(path.join(ptySrc, "build", "Release"))) {
+    if (f.endsWith(".node") || f === "spawn-helper") {
+      fs.copyFileSync(path.join(ptySrc, "build", "Release", f), path.join(ptyDest, "build", "Release", f));
+    }
+  }
+  process.env[TEST_AGENT_DIR_ENV] = out;
+  return out;
+}
+
+/** A fresh temp data dir. */
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-svc-"));
+}
+
+/** Starts the service in-process on port 0 over `dataDir`. */
+export async function startService(dataDir: string): Promise<LocalService> {
+  return startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+}
+
+/** A JSON answer of the service. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+/** Calls the control API with the service's key. */
+export async function call(
+  svc: { apiUrl: string; apiKey: string },
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const init: RequestInit = { method, headers: { "X-API-Key": svc.apiKey, ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["Content-Type"] = "application/json";
+  }
+  const res = await fetch(`${svc.apiUrl}${route}`, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    // plain text
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** Creates a sandbox and returns its `Sandbox` body. */
+export async function createSandbox(
+  svc: { apiUrl: string; apiKey: string },
+  body: Record<string, unknown> = {},
+  route = "/sandboxes",
+): Promise<{ sandboxID: string; envdAccessToken?: string }> {
+  const res = await call(svc, "POST", route, { templateID: "base", timeout: 300, ...body });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { sandboxID: string; envdAccessToken?: string };
+}
+
+/** Runs a shell command in a sandbox through the service's proxy (Connect JSON stream). */
+export async function runThroughProxy(
+  svc: { sandboxUrl: string },
+  sandboxID: string,
+  cmd: string,
+  token?: string,
+): Promise<{ status: number; stdout: string; exitCode: number | undefined }> {
+  const msg = Buffer.from(JSON.stringify({ process: { cmd: "/bin/bash", args: ["-l", "-c", cmd], envs: {} }, stdin: false }));
+  const frame = Buffer.alloc(5 + msg.length);
+  frame.writeUInt8(0, 0);
+  frame.writeUInt32BE(msg.length, 1);
+  msg.copy(frame, 5);
+  const headers: Record<string, string> = {
+    "Content-Type": "application/connect+json",
+    "Connect-Protocol-Version": "1",
+    "E2b-Sandbox-Id": sandboxID,
+    "E2b-Sandbox-Port": "49983",
+  };
+  if (token) headers["X-Access-Token"] = token;
+  const res = await fetch(`${svc.sandboxUrl}/process.Process/Start`, { method: "POST", headers, body: frame });
+  const buf = Buffer.from(await res.arrayBuffer());
+  // Errors before the stream (401, 502) are plain JSON, not envelopes.
+  if (res.status !== 200) return { status: res.status, stdout: "", exitCode: undefined };
+  let stdout = "";
+  let exitCode: number | undefined;
+  for (let off = 0; off + 5 <= buf.length; ) {
+    const flags = buf.readUInt8(off);
+    const len = buf.readUInt32BE(off + 1);
+    const json = JSON.parse(buf.subarray(off + 5, off + 5 + len).toString("utf8")) as {
+      event?: { data?: { stdout?: string }; end?: { exitCode?: number; exited?: boolean } };
+    };
+    off += 5 + len;
+    if (flags & 2) continue;
+    if (json.event?.data?.stdout) stdout += Buffer.from(json.event.data.stdout, "base64").toString("utf8");
+    if (json.event?.end) exitCode = json.event.end.exitCode ?? 0;
+  }
+  return { status: res.status, stdout, exitCode };
+}
+
+/** Waits until `check` returns true, polling; fails after `ms`. */
+export async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

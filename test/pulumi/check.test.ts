@@ -1,0 +1,37 @@
+import { rmSync } from "node:fs";
+import * as path from "node:path";
+import { HarnessRunError, up } from "../harness";
+import { assertBuilt, programDir, stackOptions, startTestService, type TestService } from "./support";
+
+jest.setTimeout(300_000);
+
+let svc: TestService;
+let dir: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  svc = await startTestService();
+  dir = programDir("invalid");
+});
+
+afterAll(async () => {
+  await svc?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("check through Pulumi", () => {
+  it("fails when inputs are invalid, listing every failure, before any service call", async () => {
+    const failure = await up(dir, stackOptions(svc, dir)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(HarnessRunError);
+    const text = [...(failure as HarnessRunError).result.errors, (failure as HarnessRunError).result.log].join("\n");
+    for (const property of ["name", "cpuCount", "memoryMB", "build", "build.steps.0", "sandboxID", "includeMetrics"]) {
+      expect(text).toContain(property);
+    }
+    expect(svc.requests).toEqual([]);
+    expect((failure as HarnessRunError).result.state.resources.filter((r) => r.type.includes("sandbox-iac"))).toEqual([]);
+    expect(path.isAbsolute(dir)).toBe(true);
+  });
+});

@@ -1,0 +1,11 @@
+// Inputs wrong in several places at once, for the check test.
+"use strict";
+const { Template, SandboxReader } = require("sandbox-iac/pulumi");
+
+new Template("bad", {
+  name: "Not A/Valid/Name",
+  cpuCount: 0,
+  memoryMB: 64,
+  build: { fromTemplate: "base", fromImage: "ubuntu:22.04", steps: [{}] },
+});
+new SandboxReader("bad-reader", { sandboxID: "NOT VALID", includeMetrics: "yes" });

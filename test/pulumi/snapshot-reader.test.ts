@@ -1,0 +1,99 @@
+import { readFileSync, rmSync } from "node:fs";
+import { destroy, isSecret, refresh, up } from "../harness";
+import { assertBuilt, ops, programDir, stackOptions, startTestService, type TestService } from "./support";
+
+jest.setTimeout(600_000);
+
+let svc: TestService;
+let dir: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  svc = await startTestService();
+  dir = programDir("snapshot-reader");
+});
+
+afterAll(async () => {
+  await svc?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function newSandbox(): Promise<{ sandboxID: string; envdAccessToken: string }> {
+  const created = await svc.call("POST", "/sandboxes", { templateID: "base", timeout: 900, secure: true });
+  expect(created.status).toBe(201);
+  return created.body as { sandboxID: string; envdAccessToken: string };
+}
+
+/** Strings holding `secret` outside a secret wrapper, anywhere in `value`. */
+function plaintextOccurrences(value: unknown, secret: string): number {
+  if (isSecret(value)) return 0;
+  if (typeof value === "string") return value.includes(secret) ? 1 : 0;
+  if (value !== null && typeof value === "object") {
+    return Object.values(value).reduce((n: number, v) => n + plaintextOccurrences(v, secret), 0);
+  }
+  return 0;
+}
+
+async function snapshotNames(): Promise<string[]> {
+  const listed = await svc.call("GET", "/snapshots");
+  return (listed.body as Array<{ snapshotID: string }>).map((s) => s.snapshotID);
+}
+
+describe("Snapshot and SandboxReader through Pulumi", () => {
+  it("reads a sandbox, snapshots it, updates, replaces, refreshes and destroys", async () => {
+    // GIVEN a running secure sandbox
+    const sandbox = await newSandbox();
+    const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, { sandboxID: sandbox.sandboxID, ...config });
+
+    const created = await up(dir, opts({ snapshotName: "scn-snap" }));
+    expect(ops(created).sort()).toEqual(["create reader", "create snap"]);
+    expect(created.outputs["state"]).toBe("running");
+    expect(created.outputs["templateID"]).toBe("base");
+    const snapshotID = created.outputs["snapshotID"] as string;
+    expect(await snapshotNames()).toContain(snapshotID);
+
+    // The token is a secret output: stored only inside a secret wrapper, never in clear.
+    expect(created.secretOutputs).toContain("envdAccessToken");
+    const reader = created.state.resources.find((r) => r.urn.endsWith("::reader"));
+    expect(isSecret(reader?.outputs["envdAccessToken"])).toBe(true);
+    const stateText = readFileSync(opts({}).stateFile, "utf8");
+    expect(stateText).not.toContain(svc.apiKey);
+    expect(plaintextOccurrences(JSON.parse(stateText), sandbox.envdAccessToken)).toBe(0);
+
+    // WHEN nothing changed THEN nothing happens
+    expect(ops(await up(dir, opts({ snapshotName: "scn-snap" }))).sort()).toEqual(["same reader", "same snap"]);
+
+    // WHEN metrics are asked for THEN the reader is updated in place
+    const updated = await up(dir, opts({ snapshotName: "scn-snap", includeMetrics: true }));
+    expect(ops(updated).sort()).toEqual(["same snap", "update reader"]);
+
+    // WHEN the snapshot name changes THEN the snapshot is replaced and the old one deleted
+    const replaced = await up(dir, opts({ snapshotName: "scn-snap-b", includeMetrics: true }));
+    expect(ops(replaced)).toContain("replace snap");
+    const names = await snapshotNames();
+    expect(names).toContain(replaced.outputs["snapshotID"]);
+    expect(names).not.toContain(snapshotID);
+
+    // WHEN the snapshot and the sandbox go away out of band THEN refresh drops both
+    const newSnapshotID = replaced.outputs["snapshotID"] as string;
+    expect((await svc.call("DELETE", `/templates/${encodeURIComponent(newSnapshotID)}`)).status).toBe(204);
+    expect((await svc.call("DELETE", `/sandboxes/${sandbox.sandboxID}`)).status).toBe(204);
+    const refreshed = await refresh(dir, opts({ snapshotName: "scn-snap-b", includeMetrics: true }));
+    expect(ops(refreshed).sort()).toEqual(["refresh-deleted reader", "refresh-deleted snap"]);
+
+    // WHEN destroyed THEN nothing is left
+    const destroyed = await destroy(dir, opts({ snapshotName: "scn-snap-b" }));
+    expect(destroyed.state.resources).toEqual([]);
+    expect(await snapshotNames()).toEqual([]);
+  });
+
+  it("fails when the sandbox to read does not exist, naming it", async () => {
+    const options = stackOptions(svc, dir, { sandboxID: "inotthere000000000000", snapshotName: "scn-none" });
+    options.stateFile = `${options.stateFile}.missing`;
+    const failure = await up(dir, options).then(
+      () => undefined,
+      (err: unknown) => err as { result: { errors: string[] } },
+    );
+    expect(failure?.result.errors.join("\n")).toMatch(/sandbox "inotthere000000000000" does not exist/);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Shared set-up of the Pulumi scenario tests: the real local service behind a
+ * request-counting pass-through proxy, program directories in temp dirs with
+ * the package linked in, and the stack config that points at the service.
+ */
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { startLocalService, type LocalService } from "../../src/local";
+import type { RunOptions } from "../harness";
+
+const REPO = path.resolve(__dirname, "..", "..");
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { linkPackages } = require(path.join(REPO, "examples", "pulumi-basic", "link.js")) as {
+  linkPackages: (dir: string) => void;
+};
+
+/** The service as the tests see it: reached through a proxy that logs every request. */
+export interface TestService {
+  /** URL of the proxy; give it to programs as `sandbox-iac:apiUrl`. */
+  apiUrl: string;
+  apiKey: string;
+  /** `METHOD /path?query` of every request that went through the proxy. */
+  requests: string[];
+  /** A control-API call made by the test itself (not counted). */
+  call(method: string, route: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  close(): Promise<void>;
+}
+
+/** Fails early with a clear message when the package was not built (programs load `dist/`). */
+export function assertBuilt(): void {
+  if (!existsSync(path.join(REPO, "dist", "pulumi", "index.js"))) {
+    throw new Error("dist/pulumi/index.js is missing: run `npm run build` before the Pulumi scenario tests");
+  }
+}
+
+/** Starts the local service in-process and a counting proxy in front of it. */
+export async function startTestService(): Promise<TestService> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "pulumi-scenario-data-"));
+  const service: LocalService = await startLocalService({ port: 0, dataDir });
+  const target = new URL(service.apiUrl);
+  const requests: string[] = [];
+  const proxy = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const apiUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return {
+    apiUrl,
+    apiKey: service.apiKey,
+    requests,
+    async call(method, route, body) {
+      const res = await fetch(`${service.apiUrl}${route}`, {
+        method,
+        headers: { "X-API-Key": service.apiKey, "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Copies `test/pulumi/programs/<name>` into a temp dir with the package linked; returns the dir. */
+export function programDir(name: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `pulumi-program-${name}-`));
+  cpSync(path.join(__dirname, "programs", name), dir, { recursive: true });
+  linkPackages(dir);
+  return dir;
+}
+
+/** Harness options: the state file in `dir`, the service in stack config (API key secret), plus program config. */
+export function stackOptions(svc: TestService, dir: string, config: Record<string, unknown> = {}): RunOptions {
+  return {
+    stateFile: path.join(dir, "state.json"),
+    config: { "sandbox-iac:apiUrl": svc.apiUrl, "sandbox-iac:apiKey": svc.apiKey, ...config },
+    secretConfig: ["sandbox-iac:apiKey"],
+    timeoutMs: 300_000,
+  };
+}
+
+/** Operations as `op name`, for readable assertions. */
+export function ops(result: { operations: Array<{ op: string; name: string }> }): string[] {
+  return result.operations.map((o) => `${o.op} ${o.name}`);
+}

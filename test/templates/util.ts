@@ -1,0 +1,123 @@
+/**
+ * Helpers for the template tests: the real local service over a fresh data
+ * dir, a control-API caller, and the official SDK run in a child process.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startLocalService, type LocalService } from "../../src/local";
+import { agentBundleDir } from "../local/support";
+
+/** A running service and its data dir. */
+export interface TestService {
+  svc: LocalService;
+  dataDir: string;
+}
+
+/** Starts the service on port 0 over `dataDir` (a fresh temp dir by default). */
+export async function startService(
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-tpl-")),
+): Promise<TestService> {
+  const svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+  return { svc, dataDir };
+}
+
+/** Closes the service and removes its data dir. */
+export async function stopService(t: TestService | undefined): Promise<void> {
+  if (!t) return;
+  await t.svc.close();
+  fs.rmSync(t.dataDir, { recursive: true, force: true });
+}
+
+/** Parsed JSON of an answer: its shape is what the tests' expect() calls check. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions, not types, check answers
+export type Json = any;
+
+/** A JSON answer. */
+export interface Answer {
+  status: number;
+  body: Json;
+  headers: Headers;
+}
+
+/** Calls the control API with the service's key (or `opts.apiKey`). */
+export async function call(
+  svc: LocalService,
+  method: string,
+  route: string,
+  body?: unknown,
+  opts: { apiKey?: string | null; raw?: Buffer | string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.apiKey !== null) headers["X-API-Key"] = opts.apiKey ?? svc.apiKey;
+  const init: RequestInit = { method, headers };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    headers["Content-Type"] = "application/json";
+  } else if (opts.raw !== undefined) {
+    init.body = opts.raw;
+  }
+  const res = await fetch(route.startsWith("http") ? route : `${svc.apiUrl}${route}`, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** Runs an action of fixtures/sdk-template.js (the official SDK) against `svc`. */
+export function sdk(svc: LocalService, action: string, ...args: string[]): Promise<Json> {
+  const script = path.join(__dirname, "fixtures", "sdk-template.js");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    E2B_API_URL: svc.apiUrl,
+    E2B_SANDBOX_URL: svc.sandboxUrl,
+    E2B_API_KEY: svc.apiKey,
+  };
+  delete env.E2B_DEBUG;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [script, action, ...args],
+      { env, timeout: 300_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const line = stdout.trim().split("\n").pop() ?? "";
+        try {
+          resolve(JSON.parse(line));
+        } catch {
+          reject(
+            new Error(
+              `sdk ${action} printed no result (${err?.message ?? "exit 0"}): ${stdout}\n${stderr}`,
+            ),
+          );
+        }
+      },
+    );
+  });
+}
+
+/** Polls a build's status until it is `ready` or `error`; returns the last status and every log entry. */
+export async function waitForBuild(
+  svc: LocalService,
+  templateID: string,
+  buildID: string,
+): Promise<{ status: Json; logs: Json[] }> {
+  const logs: Json[] = [];
+  for (;;) {
+    const res = await call(
+      svc,
+      "GET",
+      `/templates/${templateID}/builds/${buildID}/status?logsOffset=${logs.length}`,
+    );
+    if (res.status !== 200)
+      throw new Error(`status answered ${res.status}: ${JSON.stringify(res.body)}`);
+    logs.push(...res.body.logEntries);
+    if (res.body.status === "ready" || res.body.status === "error")
+      return { status: res.body, logs };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
