@@ -29,12 +29,21 @@ describe("resolveConfig()", () => {
     });
     expect(config.apiKey).toBe(KEY);
     expect(config.apiUrl).toBe("http://10.0.0.1:4000");
-    expect(config.source).toEqual({ apiKey: "option", apiUrl: "option", sandboxUrl: "unset", domain: "env" });
+    expect(config.source).toEqual({
+      apiKey: "option",
+      apiUrl: "option",
+      sandboxUrl: "unset",
+      domain: "env",
+    });
   });
 
   it("reads E2B_* environment variables when no option is given", () => {
     const config = resolveConfig({
-      env: { E2B_API_KEY: KEY, E2B_API_URL: "http://127.0.0.1:3999", E2B_SANDBOX_URL: "http://127.0.0.1:3998" },
+      env: {
+        E2B_API_KEY: KEY,
+        E2B_API_URL: "http://127.0.0.1:3999",
+        E2B_SANDBOX_URL: "http://127.0.0.1:3998",
+      },
       log: quiet,
     });
     expect(config.apiKey).toBe(KEY);
@@ -47,12 +56,20 @@ describe("resolveConfig()", () => {
     const config = resolveConfig({ env: { E2B_DOMAIN: "example.com" }, log: quiet });
     expect(config.apiUrl).toBe("https://api.example.com");
     expect(config.source.apiUrl).toBe("domain");
-    expect(config.sandboxBaseUrl("iabc123")).toEqual({ url: "https://49983-iabc123.example.com", headers: {} });
+    expect(config.sandboxBaseUrl("iabc123")).toEqual({
+      url: "https://49983-iabc123.example.com",
+      headers: {},
+    });
     expect(config.sandboxBaseUrl("iabc123", 8080).url).toBe("https://8080-iabc123.example.com");
   });
 
   it("routes every sandbox through a shared sandbox URL by header", () => {
-    const config = resolveConfig({ sandboxUrl: "http://127.0.0.1:5000", domain: "example.com", env: {}, log: quiet });
+    const config = resolveConfig({
+      sandboxUrl: "http://127.0.0.1:5000",
+      domain: "example.com",
+      env: {},
+      log: quiet,
+    });
     expect(config.sandboxBaseUrl("iabc")).toEqual({
       url: "http://127.0.0.1:5000",
       headers: { "E2b-Sandbox-Id": "iabc", "E2b-Sandbox-Port": "49983" },
@@ -68,13 +85,22 @@ describe("resolveConfig()", () => {
   });
 
   it("treats an empty environment variable as unset", () => {
-    const config = resolveConfig({ apiUrl: "http://h:1", env: { E2B_API_KEY: "", E2B_DOMAIN: " " }, log: quiet });
+    const config = resolveConfig({
+      apiUrl: "http://h:1",
+      env: { E2B_API_KEY: "", E2B_DOMAIN: " " },
+      log: quiet,
+    });
     expect(config.apiKey).toBeUndefined();
     expect(config.domain).toBeUndefined();
   });
 
   it("never shows the API key through JSON.stringify, util.inspect or Object.keys", () => {
-    const config: ResolvedConfig = resolveConfig({ apiKey: KEY, apiUrl: "http://h:1", env: {}, log: quiet });
+    const config: ResolvedConfig = resolveConfig({
+      apiKey: KEY,
+      apiUrl: "http://h:1",
+      env: {},
+      log: quiet,
+    });
     expect(JSON.stringify(config)).not.toContain(KEY);
     expect(JSON.stringify(config)).toContain("[redacted]");
     expect(inspect(config, { showHidden: true, depth: 10 })).not.toContain(KEY);
@@ -97,15 +123,21 @@ describe("resolveConfig()", () => {
   });
 
   it("fails when the apiUrl option uses another scheme", () => {
-    expect(() => resolveConfig({ apiUrl: "ftp://h", env: {}, log: quiet })).toThrow(/apiUrl must be an absolute http\(s\) URL/);
+    expect(() => resolveConfig({ apiUrl: "ftp://h", env: {}, log: quiet })).toThrow(
+      /apiUrl must be an absolute http\(s\) URL/,
+    );
   });
 
   it("fails when the domain carries a scheme", () => {
-    expect(() => resolveConfig({ domain: "https://example.com", env: {}, log: quiet })).toThrow(/domain must be a host name/);
+    expect(() => resolveConfig({ domain: "https://example.com", env: {}, log: quiet })).toThrow(
+      /domain must be a host name/,
+    );
   });
 
   it("fails when a sandbox ID cannot be part of a host name", () => {
     const config = resolveConfig({ domain: "example.com", env: {}, log: quiet });
-    expect(() => config.sandboxBaseUrl("Bad_ID")).toThrow(/sandboxID must be lowercase letters and digits only/);
+    expect(() => config.sandboxBaseUrl("Bad_ID")).toThrow(
+      /sandboxID must be lowercase letters and digits only/,
+    );
   });
 });

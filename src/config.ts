@@ -105,7 +105,8 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   const domainPick = pick(options.domain, env[ENV_VARS.domain]);
-  const domain = domainPick.value === undefined ? undefined : parseDomain(domainPick.value, domainPick.source);
+  const domain =
+    domainPick.value === undefined ? undefined : parseDomain(domainPick.value, domainPick.source);
 
   const sandboxPick = pick(options.sandboxUrl, env[ENV_VARS.sandboxUrl]);
   const sandboxUrl =
@@ -162,7 +163,13 @@ class Config implements ResolvedConfig {
 
   sandboxBaseUrl(sandboxID: string, port: number = ENVD_PORT): SandboxAddress {
     if (!/^[a-z0-9]+$/.test(sandboxID)) {
-      throw invalidArgument("config.sandboxBaseUrl", "sandboxID", sandboxID, "lowercase letters and digits only (^[a-z0-9]+$)", "pass the sandboxID returned by create");
+      throw invalidArgument(
+        "config.sandboxBaseUrl",
+        "sandboxID",
+        sandboxID,
+        "lowercase letters and digits only (^[a-z0-9]+$)",
+        "pass the sandboxID returned by create",
+      );
     }
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw invalidArgument("config.sandboxBaseUrl", "port", port, "an integer in 1..65535");
@@ -172,7 +179,8 @@ class Config implements ResolvedConfig {
       [ENVD_HEADERS.sandboxPort]: String(port),
     };
     if (this.sandboxUrl !== undefined) return { url: this.sandboxUrl, headers: routing };
-    if (this.domain !== undefined) return { url: `https://${port}-${sandboxID}.${this.domain}`, headers: {} };
+    if (this.domain !== undefined)
+      return { url: `https://${port}-${sandboxID}.${this.domain}`, headers: {} };
     // The local service serves sandboxes on its own address, routed by header.
     return { url: this.apiUrl, headers: routing };
   }
@@ -192,10 +200,14 @@ class Config implements ResolvedConfig {
   }
 }
 
-function pick(option: string | undefined, envValue: string | undefined): { value: string | undefined; source: ConfigSource } {
+function pick(
+  option: string | undefined,
+  envValue: string | undefined,
+): { value: string | undefined; source: ConfigSource } {
   if (option !== undefined) return { value: option, source: "option" };
   // An empty variable counts as unset, as shells often export VAR= to clear it.
-  if (envValue !== undefined && envValue.trim() !== "") return { value: envValue.trim(), source: "env" };
+  if (envValue !== undefined && envValue.trim() !== "")
+    return { value: envValue.trim(), source: "env" };
   return { value: undefined, source: "unset" };
 }
 
@@ -207,7 +219,12 @@ function parseUrl(value: string, option: string, envVar: string, source: ConfigS
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
+  if (
+    url === undefined ||
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.search !== "" ||
+    url.hash !== ""
+  ) {
     throw invalidArgument(
       OPERATION,
       field,
@@ -222,7 +239,9 @@ function parseUrl(value: string, option: string, envVar: string, source: ConfigS
 function parseDomain(value: string, source: ConfigSource): string {
   const field = source === "env" ? ENV_VARS.domain : "domain";
   const domain = value.trim().toLowerCase();
-  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/.test(domain)) {
+  if (
+    !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$/.test(domain)
+  ) {
     throw invalidArgument(
       OPERATION,
       field,

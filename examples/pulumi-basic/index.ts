@@ -41,12 +41,14 @@ const setup = new Provisioner("setup", {
   keepSandbox: true,
 });
 
-const kept = new SandboxReader("kept", { sandboxID: setup.sandboxID, includeMetrics: true });
+// keepSandbox: true, so the provisioned sandbox is still running and can be read.
+const keptID = setup.keptSandboxID.apply((id) => id ?? "");
+const kept = new SandboxReader("kept", { sandboxID: keptID, includeMetrics: true });
 
 export const templateID = tools.templateID;
 export const templateNames = tools.names;
 export const buildStatus = tools.buildStatus;
-export const sandboxID = setup.sandboxID;
+export const sandboxID = keptID;
 export const snapshotID = setup.snapshotID;
 export const sandboxState = kept.state;
 export const sandboxTemplate = kept.templateID;

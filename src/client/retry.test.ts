@@ -1,4 +1,10 @@
-import { classifyError, classifyResponse, parseRetryAfter, retryDelayMs, withRetries } from "./retry";
+import {
+  classifyError,
+  classifyResponse,
+  parseRetryAfter,
+  retryDelayMs,
+  withRetries,
+} from "./retry";
 
 describe("parseRetryAfter()", () => {
   it("reads delta seconds", () => {
@@ -32,11 +38,20 @@ describe("classifyResponse() and classifyError()", () => {
   it("retries 429, 502, 503 and 504 only", () => {
     const decide = (status: number) => classifyResponse(new Response(null, { status })).retry;
     expect([429, 502, 503, 504].map(decide)).toEqual([true, true, true, true]);
-    expect([200, 400, 401, 404, 409, 500].map(decide)).toEqual([false, false, false, false, false, false]);
+    expect([200, 400, 401, 404, 409, 500].map(decide)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("retries connection failures but not aborts or other errors", () => {
-    const refused = new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }) });
+    const refused = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }),
+    });
     expect(classifyError(refused)).toEqual({ retry: true, reason: "ECONNREFUSED" });
     expect(classifyError(new DOMException("aborted", "AbortError")).retry).toBe(false);
     expect(classifyError(new Error("boom")).retry).toBe(false);
@@ -48,7 +63,11 @@ describe("withRetries()", () => {
 
   it("stops after the bounded number of retries and returns the last outcome", async () => {
     let attempts = 0;
-    const result = await withRetries(async () => ++attempts, retryAll, { idempotent: true, retries: 2, baseDelayMs: 1 });
+    const result = await withRetries(async () => ++attempts, retryAll, {
+      idempotent: true,
+      retries: 2,
+      baseDelayMs: 1,
+    });
     expect(attempts).toBe(3);
     expect(result).toBe(3);
   });

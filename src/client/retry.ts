@@ -115,7 +115,8 @@ export async function withRetries<T>(
     } catch (error) {
       outcome = { ok: false, error };
     }
-    const decision = n < maxAttempts && !options.signal?.aborted ? classify(outcome) : { retry: false as const };
+    const decision =
+      n < maxAttempts && !options.signal?.aborted ? classify(outcome) : { retry: false as const };
     if (!decision.retry) {
       if (outcome.ok) return outcome.value;
       throw outcome.error;
@@ -175,7 +176,10 @@ export function connectionErrorCode(error: unknown): string | undefined {
  * Parses `Retry-After`: delta seconds or an HTTP date. Returns milliseconds,
  * or undefined when absent or unparseable.
  */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  nowMs: number = Date.now(),
+): number | undefined {
   if (value === null || value === undefined || value.trim() === "") return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;

@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { provisionerArgsSchema } from "../resources/provisioner/provisioner.args";
+import type { ManifestDigest } from "../resources/provisioner/manifest";
 import { TYPE_MODULE } from "./constants";
 import type { ResourceArgs } from "./inputs";
 import { propsWithOutputs } from "./outputs";
@@ -17,18 +18,26 @@ export type ProvisionerArgs = ResourceArgs<z.input<typeof provisionerArgsSchema>
 
 const provider = createDynamicProvider("Provisioner");
 
-const OUTPUTS = ["sandboxID", "snapshotID", "snapshotNames", "filesHash", "commandResults"];
+const OUTPUTS = ["keptSandboxID", "fileDigest", "snapshotID", "snapshotNames", "commandsRun", "bytesUploaded"];
 
 /** Files and commands applied to a sandbox, optionally ending in a snapshot. */
 export class Provisioner extends pulumi.dynamic.Resource {
-  /** The sandbox worked in (kept running with `keepSandbox`). */
-  declare readonly sandboxID: pulumi.Output<string>;
-  /** The snapshot taken, when `snapshot` is set. */
+  /** The sandbox kept running after provisioning (with `keepSandbox`). */
+  declare readonly keptSandboxID: pulumi.Output<string | undefined>;
+  /** Content hash, mode and size of every uploaded file, by sandbox path. */
+  declare readonly fileDigest: pulumi.Output<ManifestDigest>;
+  /** The snapshot taken, usable as a template, when `snapshot` is set. */
   declare readonly snapshotID: pulumi.Output<string | undefined>;
   /** Names of the snapshot, when `snapshot` is set. */
   declare readonly snapshotNames: pulumi.Output<string[] | undefined>;
+  /** How many setup commands ran in the last run. */
+  declare readonly commandsRun: pulumi.Output<number>;
+  /** Bytes uploaded by the last run. */
+  declare readonly bytesUploaded: pulumi.Output<number>;
   /** The template the sandbox was created from. */
   declare readonly template: pulumi.Output<string | undefined>;
+  /** The existing sandbox worked in, when one was given. */
+  declare readonly sandboxID: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ProvisionerArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, propsWithOutputs(args, OUTPUTS), opts, TYPE_MODULE, "Provisioner");

@@ -363,7 +363,7 @@ describe("file transfer", () => {
           }),
         );
       }
-      const res = await fetch(input, { ...init, body } as RequestInit);
+      const res = await fetch(input, { ...init, body });
       seen.responseEncoding = res.headers.get("content-encoding") ?? "";
       return res;
     };

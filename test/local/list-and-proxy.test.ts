@@ -102,8 +102,7 @@ describe("sandbox proxy", () => {
     await runThroughProxy(svc, sandboxID, "echo signed > /home/user/s.txt", envdAccessToken);
     const sig = filesSignature("/home/user/s.txt", "read", "user", envdAccessToken ?? "");
     const res = await fetch(`${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${sig}`);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toBe("signed\n");
+    expect({ status: res.status, text: await res.text() }).toEqual({ status: 200, text: "signed\n" });
     const bad = await fetch(`${svc.sandboxUrl}/files?path=/home/user/s.txt&username=user&signature=v1_wrong`);
     expect(bad.status).toBe(502);
   });

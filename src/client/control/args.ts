@@ -40,15 +40,27 @@ const newSandboxFields = {
 };
 
 /** `NewSandbox`. */
-export const NewSandboxArgs = z.looseObject({ ...newSandboxFields, secure: z.boolean().optional() });
+export const NewSandboxArgs = z.looseObject({
+  ...newSandboxFields,
+  secure: z.boolean().optional(),
+});
 /** `NewSandboxV2`. */
 export const NewSandboxV2Args = z.looseObject(newSandboxFields);
 /** `ConnectSandbox` (v1: timeout required). */
-export const ConnectArgs = z.looseObject({ timeout: z.int().min(0), memory: z.boolean().optional() });
+export const ConnectArgs = z.looseObject({
+  timeout: z.int().min(0),
+  memory: z.boolean().optional(),
+});
 /** `ConnectSandboxV2`. */
-export const ConnectV2Args = z.looseObject({ timeout: z.int().min(0).optional(), memory: z.boolean().optional() });
+export const ConnectV2Args = z.looseObject({
+  timeout: z.int().min(0).optional(),
+  memory: z.boolean().optional(),
+});
 /** `ResumedSandbox`. */
-export const ResumeArgs = z.looseObject({ timeout: z.int().min(1).optional(), memory: z.boolean().optional() });
+export const ResumeArgs = z.looseObject({
+  timeout: z.int().min(1).optional(),
+  memory: z.boolean().optional(),
+});
 /** `SandboxPauseRequest`. */
 export const PauseArgs = z.looseObject({ memory: z.boolean().optional() });
 /** `SandboxTimeoutRequest`. */
@@ -72,7 +84,10 @@ export const BatchMetricsArgs = z.object({
     .refine((ids) => new Set(ids).size === ids.length, { message: "unique sandbox IDs" }),
 });
 /** Query of the v1 logs. */
-export const LogsQueryArgs = z.object({ start: unixTime.optional(), limit: z.int().min(0).optional() });
+export const LogsQueryArgs = z.object({
+  start: unixTime.optional(),
+  limit: z.int().min(0).optional(),
+});
 /** Query of the v2 logs. */
 export const LogsV2QueryArgs = z.object({
   cursor: unixTime.optional(),
@@ -124,7 +139,13 @@ export const BuildStartArgs = z.looseObject({
   fromTemplate: z.string().optional(),
   force: z.boolean().optional(),
   steps: z
-    .array(z.looseObject({ type: id, args: z.array(z.string()).optional(), filesHash: z.string().optional() }))
+    .array(
+      z.looseObject({
+        type: id,
+        args: z.array(z.string()).optional(),
+        filesHash: z.string().optional(),
+      }),
+    )
     .optional(),
   startCmd: z.string().optional(),
   readyCmd: z.string().optional(),

@@ -55,7 +55,12 @@ export function buildMethods(ctx: CallContext): BuildMethods {
     async startTemplateBuildV2(templateID, buildID, body, options) {
       const path = ids("builds.startV2", templateID, buildID);
       const parsed = parseArgs(BuildStartArgs, body, "builds.startV2") as TemplateBuildStartV2;
-      const spec = { operation: "builds.startV2", resourceId: path.buildID, success: [202], schema: undefined } as const;
+      const spec = {
+        operation: "builds.startV2",
+        resourceId: path.buildID,
+        success: [202],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, async (init) => {
         const result = await ctx.api.POST("/v2/templates/{templateID}/builds/{buildID}", {
           params: { path },
@@ -79,7 +84,10 @@ export function buildMethods(ctx: CallContext): BuildMethods {
         schema: TemplateBuildInfoSchema,
       } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/templates/{templateID}/builds/{buildID}/status", { params: { path, query: q }, ...init }),
+        ctx.api.GET("/templates/{templateID}/builds/{buildID}/status", {
+          params: { path, query: q },
+          ...init,
+        }),
       );
       return data;
     },
@@ -94,7 +102,10 @@ export function buildMethods(ctx: CallContext): BuildMethods {
         schema: TemplateBuildLogsSchema,
       } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/templates/{templateID}/builds/{buildID}/logs", { params: { path, query: q }, ...init }),
+        ctx.api.GET("/templates/{templateID}/builds/{buildID}/logs", {
+          params: { path, query: q },
+          ...init,
+        }),
       );
       return data.logs;
     },

@@ -10,7 +10,13 @@ import type { Client } from "openapi-fetch";
 import type { z } from "zod";
 import { redact, SandboxIacError } from "../../errors";
 import type { paths } from "../../gen/control.gen";
-import { type AttemptOutcome, classifyError, classifyResponse, type RetryPolicy, withRetries } from "../retry";
+import {
+  type AttemptOutcome,
+  classifyError,
+  classifyResponse,
+  type RetryPolicy,
+  withRetries,
+} from "../retry";
 import { errorFromFailure, errorFromResponse } from "./errors";
 import { isIdempotent, type OperationName } from "./operations";
 import { parseResponse } from "./validate";
@@ -129,6 +135,8 @@ export async function invoke<S extends z.ZodType | undefined>(
     throw errorFromResponse(call, response.status, result.error);
   }
   const data =
-    spec.schema === undefined ? undefined : parseResponse(spec.schema, result.data, { ...call, status: response.status });
+    spec.schema === undefined
+      ? undefined
+      : parseResponse(spec.schema, result.data, { ...call, status: response.status });
   return { data: data as S extends z.ZodType ? z.output<S> : undefined, response };
 }

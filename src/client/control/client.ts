@@ -56,7 +56,8 @@ export interface ControlClientOptions {
 
 /** Every control-API method. Each takes per-call options `{ signal, timeoutMs, headers }` last. */
 export interface ControlClient
-  extends SandboxMethods,
+  extends
+    SandboxMethods,
     SandboxListMethods,
     MetricsMethods,
     SnapshotMethods,
@@ -73,7 +74,12 @@ export function createControlClient(options: ControlClientOptions = {}): Control
   const config = options.config ?? resolveConfig({ log });
   const timeoutMs = options.timeoutMs ?? 60_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw invalidArgument("control.createClient", "timeoutMs", timeoutMs, "a positive number of milliseconds");
+    throw invalidArgument(
+      "control.createClient",
+      "timeoutMs",
+      timeoutMs,
+      "a positive number of milliseconds",
+    );
   }
   const retries = options.retries ?? 3;
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) {

@@ -49,7 +49,11 @@ export function codeForStatus(status: number): ErrorCode {
  * The error for a non-success HTTP answer. `body` is what openapi-fetch parsed:
  * the `Error` object, or the raw text when the body was not JSON.
  */
-export function errorFromResponse(call: FailedCall, status: number, body: unknown): SandboxIacError {
+export function errorFromResponse(
+  call: FailedCall,
+  status: number,
+  body: unknown,
+): SandboxIacError {
   const code = codeForStatus(status);
   const hint = HINTS[code];
   const reason = `HTTP ${status}: ${serverMessage(body)}${hint ? `; ${hint}` : ""}`;
@@ -63,28 +67,47 @@ export function errorFromFailure(
   why: { canceled: boolean; timedOutAfterMs?: number | undefined },
 ): SandboxIacError {
   if (SandboxIacError.is(error)) return error;
-  if (why.canceled) return new SandboxIacError("canceled", "the caller aborted the call", { ...call, cause: error });
-  if (why.timedOutAfterMs !== undefined) {
-    return new SandboxIacError("timeout", `no answer within ${why.timedOutAfterMs} ms; ${HINTS.timeout}`, {
+  if (why.canceled)
+    return new SandboxIacError("canceled", "the caller aborted the call", {
       ...call,
       cause: error,
     });
+  if (why.timedOutAfterMs !== undefined) {
+    return new SandboxIacError(
+      "timeout",
+      `no answer within ${why.timedOutAfterMs} ms; ${HINTS.timeout}`,
+      {
+        ...call,
+        cause: error,
+      },
+    );
   }
   const connection = connectionErrorCode(error);
   if (connection !== undefined) {
-    return new SandboxIacError("unavailable", `cannot connect (${connection}); ${HINTS.unavailable}`, {
-      ...call,
-      cause: error,
-    });
+    return new SandboxIacError(
+      "unavailable",
+      `cannot connect (${connection}); ${HINTS.unavailable}`,
+      {
+        ...call,
+        cause: error,
+      },
+    );
   }
   if (error instanceof SyntaxError) {
-    return new SandboxIacError("contract_violation", `the success body is not valid JSON (${error.message})`, {
-      ...call,
-      cause: error,
-    });
+    return new SandboxIacError(
+      "contract_violation",
+      `the success body is not valid JSON (${error.message})`,
+      {
+        ...call,
+        cause: error,
+      },
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new SandboxIacError("internal", `unexpected failure: ${message}`, { ...call, cause: error });
+  return new SandboxIacError("internal", `unexpected failure: ${message}`, {
+    ...call,
+    cause: error,
+  });
 }
 
 function serverMessage(body: unknown): string {

@@ -8,7 +8,12 @@ export { createControlClient } from "./client";
 export type { ControlClient, ControlClientOptions } from "./client";
 export type { CallOptions } from "./call";
 export type { SandboxMethods, ConnectedSandbox } from "./sandboxes";
-export type { SandboxListMethods, ListSandboxesQuery, ListSandboxesV2Query, SandboxPage } from "./sandbox-list";
+export type {
+  SandboxListMethods,
+  ListSandboxesQuery,
+  ListSandboxesV2Query,
+  SandboxPage,
+} from "./sandbox-list";
 export { encodeMetadataFilter } from "./sandbox-list";
 export type { MetricsMethods } from "./metrics";
 export type { SnapshotMethods, ListSnapshotsQuery } from "./snapshots";

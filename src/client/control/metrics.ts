@@ -5,7 +5,13 @@
  */
 
 import { z } from "zod";
-import { BatchMetricsArgs, checkId, LogsQueryArgs, LogsV2QueryArgs, MetricsQueryArgs } from "./args";
+import {
+  BatchMetricsArgs,
+  checkId,
+  LogsQueryArgs,
+  LogsV2QueryArgs,
+  MetricsQueryArgs,
+} from "./args";
 import { type CallContext, type CallOptions, invoke } from "./call";
 import {
   SandboxesWithMetricsSchema,
@@ -13,7 +19,13 @@ import {
   SandboxLogsV2Schema,
   SandboxMetricSchema,
 } from "./sandbox.schemas";
-import type { SandboxesWithMetrics, SandboxLogEntry, SandboxLogs, SandboxLogsV2Query, SandboxMetric } from "./types";
+import type {
+  SandboxesWithMetrics,
+  SandboxLogEntry,
+  SandboxLogs,
+  SandboxLogsV2Query,
+  SandboxMetric,
+} from "./types";
 import { parseArgs } from "./validate";
 
 /** Metrics and logs methods of the control client. */
@@ -41,7 +53,11 @@ export interface MetricsMethods {
     options?: CallOptions,
   ): Promise<SandboxLogs>;
   /** `GET /v2/sandboxes/{sandboxID}/logs`. */
-  getSandboxLogsV2(sandboxID: string, query?: SandboxLogsV2Query, options?: CallOptions): Promise<SandboxLogEntry[]>;
+  getSandboxLogsV2(
+    sandboxID: string,
+    query?: SandboxLogsV2Query,
+    options?: CallOptions,
+  ): Promise<SandboxLogEntry[]>;
 }
 
 /** Builds the {@link MetricsMethods} over `ctx`. */
@@ -57,14 +73,25 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
         schema: z.array(SandboxMetricSchema),
       } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/sandboxes/{sandboxID}/metrics", { params: { path: { sandboxID: id }, query: q }, ...init }),
+        ctx.api.GET("/sandboxes/{sandboxID}/metrics", {
+          params: { path: { sandboxID: id }, query: q },
+          ...init,
+        }),
       );
       return data;
     },
 
     async getSandboxesMetrics(sandboxIDs, options) {
-      const { sandboxIDs: ids } = parseArgs(BatchMetricsArgs, { sandboxIDs }, "sandboxes.batchMetrics");
-      const spec = { operation: "sandboxes.batchMetrics", success: [200], schema: SandboxesWithMetricsSchema } as const;
+      const { sandboxIDs: ids } = parseArgs(
+        BatchMetricsArgs,
+        { sandboxIDs },
+        "sandboxes.batchMetrics",
+      );
+      const spec = {
+        operation: "sandboxes.batchMetrics",
+        success: [200],
+        schema: SandboxesWithMetricsSchema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes/metrics", { params: { query: { sandbox_ids: ids } }, ...init }),
       );
@@ -74,9 +101,17 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     async getSandboxLogs(sandboxID, query, options) {
       const id = checkId("sandboxes.logs", "sandboxID", sandboxID);
       const q = parseArgs(LogsQueryArgs, query ?? {}, "sandboxes.logs");
-      const spec = { operation: "sandboxes.logs", resourceId: id, success: [200], schema: SandboxLogsSchema } as const;
+      const spec = {
+        operation: "sandboxes.logs",
+        resourceId: id,
+        success: [200],
+        schema: SandboxLogsSchema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/sandboxes/{sandboxID}/logs", { params: { path: { sandboxID: id }, query: q }, ...init }),
+        ctx.api.GET("/sandboxes/{sandboxID}/logs", {
+          params: { path: { sandboxID: id }, query: q },
+          ...init,
+        }),
       );
       return data;
     },
@@ -84,9 +119,17 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     async getSandboxLogsV2(sandboxID, query, options) {
       const id = checkId("sandboxes.logsV2", "sandboxID", sandboxID);
       const q = parseArgs(LogsV2QueryArgs, query ?? {}, "sandboxes.logsV2");
-      const spec = { operation: "sandboxes.logsV2", resourceId: id, success: [200], schema: SandboxLogsV2Schema } as const;
+      const spec = {
+        operation: "sandboxes.logsV2",
+        resourceId: id,
+        success: [200],
+        schema: SandboxLogsV2Schema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/v2/sandboxes/{sandboxID}/logs", { params: { path: { sandboxID: id }, query: q }, ...init }),
+        ctx.api.GET("/v2/sandboxes/{sandboxID}/logs", {
+          params: { path: { sandboxID: id }, query: q },
+          ...init,
+        }),
       );
       return data.logs;
     },

@@ -70,7 +70,10 @@ export interface SandboxListMethods {
   /** One page of `GET /v2/sandboxes`. */
   listSandboxesV2Page(query?: ListSandboxesV2Query, options?: CallOptions): Promise<SandboxPage>;
   /** Every sandbox of `GET /v2/sandboxes`, page after page (`options` apply to each page). */
-  listSandboxesV2(query?: ListSandboxesV2Query, options?: CallOptions): AsyncIterable<ListedSandbox>;
+  listSandboxesV2(
+    query?: ListSandboxesV2Query,
+    options?: CallOptions,
+  ): AsyncIterable<ListedSandbox>;
 }
 
 /**
@@ -80,7 +83,10 @@ export interface SandboxListMethods {
  */
 export function encodeMetadataFilter(metadata: Record<string, string>): string {
   return new URLSearchParams(
-    Object.entries(metadata).map(([key, value]): [string, string] => [encodeURIComponent(key), encodeURIComponent(value)]),
+    Object.entries(metadata).map(([key, value]): [string, string] => [
+      encodeURIComponent(key),
+      encodeURIComponent(value),
+    ]),
   ).toString();
 }
 
@@ -88,9 +94,16 @@ const MetadataArgs = z.object({ metadata: z.record(z.string(), z.string()).optio
 
 /** Builds the {@link SandboxListMethods} over `ctx`. */
 export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
-  const listPage = async (query: ListSandboxesV2Query | undefined, options?: CallOptions): Promise<SandboxPage> => {
+  const listPage = async (
+    query: ListSandboxesV2Query | undefined,
+    options?: CallOptions,
+  ): Promise<SandboxPage> => {
     const q = parseArgs(ListV2QueryArgs, query ?? {}, "sandboxes.listV2");
-    const spec = { operation: "sandboxes.listV2", success: [200], schema: z.array(ListedSandboxSchema) } as const;
+    const spec = {
+      operation: "sandboxes.listV2",
+      success: [200],
+      schema: z.array(ListedSandboxSchema),
+    } as const;
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/v2/sandboxes", {
         params: {
@@ -98,7 +111,8 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
             metadata: q.metadata ? encodeMetadataFilter(q.metadata) : undefined,
             state: q.state,
             order: q.order,
-            startedAfter: q.startedAfter instanceof Date ? q.startedAfter.toISOString() : q.startedAfter,
+            startedAfter:
+              q.startedAfter instanceof Date ? q.startedAfter.toISOString() : q.startedAfter,
             template: q.template,
             nextToken: q.nextToken,
             limit: q.limit,
@@ -118,10 +132,16 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
   return {
     async listSandboxes(query, options) {
       const q = parseArgs(MetadataArgs, query ?? {}, "sandboxes.list");
-      const spec = { operation: "sandboxes.list", success: [200], schema: z.array(ListedSandboxSchema) } as const;
+      const spec = {
+        operation: "sandboxes.list",
+        success: [200],
+        schema: z.array(ListedSandboxSchema),
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes", {
-          params: { query: { metadata: q.metadata ? encodeMetadataFilter(q.metadata) : undefined } },
+          params: {
+            query: { metadata: q.metadata ? encodeMetadataFilter(q.metadata) : undefined },
+          },
           ...init,
         }),
       );

@@ -61,7 +61,9 @@ export const SandboxDetailSchema: z.ZodType<SandboxDetail> = z.looseObject({
   allowInternetAccess: z.boolean().nullable().optional(),
   domain: z.string().nullable().optional(),
   network: z.looseObject({}).optional(),
-  lifecycle: z.looseObject({ autoResume: z.boolean(), onTimeout: z.enum(["kill", "pause"]) }).optional(),
+  lifecycle: z
+    .looseObject({ autoResume: z.boolean(), onTimeout: z.enum(["kill", "pause"]) })
+    .optional(),
 });
 
 /** `SandboxMetric`. */

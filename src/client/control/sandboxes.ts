@@ -47,18 +47,34 @@ export interface SandboxMethods {
   /** `DELETE /sandboxes/{sandboxID}` (204). A missing sandbox fails with `not_found`. */
   killSandbox(sandboxID: string, options?: CallOptions): Promise<void>;
   /** `POST /sandboxes/{sandboxID}/connect`: extends a running sandbox's TTL or resumes a paused one. */
-  connectSandbox(sandboxID: string, body: ConnectSandbox, options?: CallOptions): Promise<ConnectedSandbox>;
+  connectSandbox(
+    sandboxID: string,
+    body: ConnectSandbox,
+    options?: CallOptions,
+  ): Promise<ConnectedSandbox>;
   /** `POST /v2/sandboxes/{sandboxID}/connect`. */
-  connectSandboxV2(sandboxID: string, body?: ConnectSandboxV2, options?: CallOptions): Promise<ConnectedSandbox>;
+  connectSandboxV2(
+    sandboxID: string,
+    body?: ConnectSandboxV2,
+    options?: CallOptions,
+  ): Promise<ConnectedSandbox>;
   /** `POST /sandboxes/{sandboxID}/resume` (201; deprecated, prefer connect). Never retried. */
   resumeSandbox(sandboxID: string, body?: ResumedSandbox, options?: CallOptions): Promise<Sandbox>;
   /**
    * `POST /sandboxes/{sandboxID}/pause` (204). Pausing a paused sandbox fails with `conflict`.
    * @param body.memory - @default true (a memory snapshot; false keeps only the filesystem)
    */
-  pauseSandbox(sandboxID: string, body?: { memory?: boolean }, options?: CallOptions): Promise<void>;
+  pauseSandbox(
+    sandboxID: string,
+    body?: { memory?: boolean },
+    options?: CallOptions,
+  ): Promise<void>;
   /** `POST /sandboxes/{sandboxID}/timeout` (204): the sandbox ends `timeoutSeconds` from now, which may shorten it. */
-  setSandboxTimeout(sandboxID: string, timeoutSeconds: number, options?: CallOptions): Promise<void>;
+  setSandboxTimeout(
+    sandboxID: string,
+    timeoutSeconds: number,
+    options?: CallOptions,
+  ): Promise<void>;
   /**
    * `POST /sandboxes/{sandboxID}/refreshes` (204): extends the TTL only.
    * @param durationSeconds - 0..3600 @default the service's 15 s
@@ -71,14 +87,24 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
   return {
     async createSandbox(body, options) {
       const parsed = parseArgs(NewSandboxArgs, body, "sandboxes.create") as NewSandbox;
-      const spec = { operation: "sandboxes.create", success: [201], schema: SandboxSchema } as const;
-      const { data } = await invoke(ctx, spec, options, (init) => ctx.api.POST("/sandboxes", { body: parsed, ...init }));
+      const spec = {
+        operation: "sandboxes.create",
+        success: [201],
+        schema: SandboxSchema,
+      } as const;
+      const { data } = await invoke(ctx, spec, options, (init) =>
+        ctx.api.POST("/sandboxes", { body: parsed, ...init }),
+      );
       return data;
     },
 
     async createSandboxV2(body, options) {
       const parsed = parseArgs(NewSandboxV2Args, body, "sandboxes.createV2") as NewSandboxV2;
-      const spec = { operation: "sandboxes.createV2", success: [201], schema: SandboxSchema } as const;
+      const spec = {
+        operation: "sandboxes.createV2",
+        success: [201],
+        schema: SandboxSchema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/v2/sandboxes", { body: parsed, ...init }),
       );
@@ -87,7 +113,12 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
 
     async getSandbox(sandboxID, options) {
       const id = checkId("sandboxes.get", "sandboxID", sandboxID);
-      const spec = { operation: "sandboxes.get", resourceId: id, success: [200], schema: SandboxDetailSchema } as const;
+      const spec = {
+        operation: "sandboxes.get",
+        resourceId: id,
+        success: [200],
+        schema: SandboxDetailSchema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes/{sandboxID}", { params: { path: { sandboxID: id } }, ...init }),
       );
@@ -96,7 +127,12 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
 
     async killSandbox(sandboxID, options) {
       const id = checkId("sandboxes.kill", "sandboxID", sandboxID);
-      const spec = { operation: "sandboxes.kill", resourceId: id, success: [204], schema: undefined } as const;
+      const spec = {
+        operation: "sandboxes.kill",
+        resourceId: id,
+        success: [204],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, (init) =>
         ctx.api.DELETE("/sandboxes/{sandboxID}", { params: { path: { sandboxID: id } }, ...init }),
       );
@@ -105,9 +141,18 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async connectSandbox(sandboxID, body, options) {
       const id = checkId("sandboxes.connect", "sandboxID", sandboxID);
       const parsed = parseArgs(ConnectArgs, body, "sandboxes.connect");
-      const spec = { operation: "sandboxes.connect", resourceId: id, success: [200, 201], schema: SandboxSchema } as const;
+      const spec = {
+        operation: "sandboxes.connect",
+        resourceId: id,
+        success: [200, 201],
+        schema: SandboxSchema,
+      } as const;
       const { data, response } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/sandboxes/{sandboxID}/connect", { params: { path: { sandboxID: id } }, body: parsed, ...init }),
+        ctx.api.POST("/sandboxes/{sandboxID}/connect", {
+          params: { path: { sandboxID: id } },
+          body: parsed,
+          ...init,
+        }),
       );
       return { sandbox: data, resumed: response.status === 201 };
     },
@@ -122,7 +167,11 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
         schema: SandboxSchema,
       } as const;
       const { data, response } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/v2/sandboxes/{sandboxID}/connect", { params: { path: { sandboxID: id } }, body: parsed, ...init }),
+        ctx.api.POST("/v2/sandboxes/{sandboxID}/connect", {
+          params: { path: { sandboxID: id } },
+          body: parsed,
+          ...init,
+        }),
       );
       return { sandbox: data, resumed: response.status === 201 };
     },
@@ -130,9 +179,18 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async resumeSandbox(sandboxID, body, options) {
       const id = checkId("sandboxes.resume", "sandboxID", sandboxID);
       const parsed = parseArgs(ResumeArgs, body ?? {}, "sandboxes.resume");
-      const spec = { operation: "sandboxes.resume", resourceId: id, success: [201], schema: SandboxSchema } as const;
+      const spec = {
+        operation: "sandboxes.resume",
+        resourceId: id,
+        success: [201],
+        schema: SandboxSchema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/sandboxes/{sandboxID}/resume", { params: { path: { sandboxID: id } }, body: parsed, ...init }),
+        ctx.api.POST("/sandboxes/{sandboxID}/resume", {
+          params: { path: { sandboxID: id } },
+          body: parsed,
+          ...init,
+        }),
       );
       return data;
     },
@@ -140,27 +198,54 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async pauseSandbox(sandboxID, body, options) {
       const id = checkId("sandboxes.pause", "sandboxID", sandboxID);
       const parsed = parseArgs(PauseArgs, body ?? {}, "sandboxes.pause");
-      const spec = { operation: "sandboxes.pause", resourceId: id, success: [204], schema: undefined } as const;
+      const spec = {
+        operation: "sandboxes.pause",
+        resourceId: id,
+        success: [204],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/sandboxes/{sandboxID}/pause", { params: { path: { sandboxID: id } }, body: parsed, ...init }),
+        ctx.api.POST("/sandboxes/{sandboxID}/pause", {
+          params: { path: { sandboxID: id } },
+          body: parsed,
+          ...init,
+        }),
       );
     },
 
     async setSandboxTimeout(sandboxID, timeoutSeconds, options) {
       const id = checkId("sandboxes.setTimeout", "sandboxID", sandboxID);
       const body = parseArgs(TimeoutArgs, { timeout: timeoutSeconds }, "sandboxes.setTimeout");
-      const spec = { operation: "sandboxes.setTimeout", resourceId: id, success: [204], schema: undefined } as const;
+      const spec = {
+        operation: "sandboxes.setTimeout",
+        resourceId: id,
+        success: [204],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/sandboxes/{sandboxID}/timeout", { params: { path: { sandboxID: id } }, body, ...init }),
+        ctx.api.POST("/sandboxes/{sandboxID}/timeout", {
+          params: { path: { sandboxID: id } },
+          body,
+          ...init,
+        }),
       );
     },
 
     async refreshSandbox(sandboxID, durationSeconds, options) {
       const id = checkId("sandboxes.refresh", "sandboxID", sandboxID);
       const body = parseArgs(RefreshArgs, { duration: durationSeconds }, "sandboxes.refresh");
-      const spec = { operation: "sandboxes.refresh", resourceId: id, success: [204], schema: undefined } as const;
+      const spec = {
+        operation: "sandboxes.refresh",
+        resourceId: id,
+        success: [204],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/sandboxes/{sandboxID}/refreshes", { params: { path: { sandboxID: id } }, body, ...init }),
+        ctx.api.POST("/sandboxes/{sandboxID}/refreshes", {
+          params: { path: { sandboxID: id } },
+          body,
+          ...init,
+        }),
       );
     },
   };

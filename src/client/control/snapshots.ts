@@ -43,7 +43,11 @@ export interface SnapshotMethods {
    * used as a templateID. Never retried.
    * @param body.name - @default unnamed (the ID is `<templateID>:default`)
    */
-  createSnapshot(sandboxID: string, body?: { name?: string }, options?: CallOptions): Promise<SnapshotInfo>;
+  createSnapshot(
+    sandboxID: string,
+    body?: { name?: string },
+    options?: CallOptions,
+  ): Promise<SnapshotInfo>;
   /** One page of `GET /snapshots`. */
   listSnapshotsPage(query?: ListSnapshotsQuery, options?: CallOptions): Promise<Page<SnapshotInfo>>;
   /** Every snapshot, page after page. */
@@ -52,9 +56,16 @@ export interface SnapshotMethods {
 
 /** Builds the {@link SnapshotMethods} over `ctx`. */
 export function snapshotMethods(ctx: CallContext): SnapshotMethods {
-  const listPage = async (query: ListSnapshotsQuery | undefined, options?: CallOptions): Promise<Page<SnapshotInfo>> => {
+  const listPage = async (
+    query: ListSnapshotsQuery | undefined,
+    options?: CallOptions,
+  ): Promise<Page<SnapshotInfo>> => {
     const q = parseArgs(SnapshotsQueryArgs, query ?? {}, "snapshots.list");
-    const spec = { operation: "snapshots.list", success: [200], schema: z.array(SnapshotInfoSchema) } as const;
+    const spec = {
+      operation: "snapshots.list",
+      success: [200],
+      schema: z.array(SnapshotInfoSchema),
+    } as const;
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/snapshots", { params: { query: q }, ...init }),
     );
@@ -65,9 +76,18 @@ export function snapshotMethods(ctx: CallContext): SnapshotMethods {
     async createSnapshot(sandboxID, body, options) {
       const id = checkId("snapshots.create", "sandboxID", sandboxID);
       const parsed = parseArgs(SnapshotArgs, body ?? {}, "snapshots.create");
-      const spec = { operation: "snapshots.create", resourceId: id, success: [201], schema: SnapshotInfoSchema } as const;
+      const spec = {
+        operation: "snapshots.create",
+        resourceId: id,
+        success: [201],
+        schema: SnapshotInfoSchema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.POST("/sandboxes/{sandboxID}/snapshots", { params: { path: { sandboxID: id } }, body: parsed, ...init }),
+        ctx.api.POST("/sandboxes/{sandboxID}/snapshots", {
+          params: { path: { sandboxID: id } },
+          body: parsed,
+          ...init,
+        }),
       );
       return data;
     },
@@ -75,7 +95,11 @@ export function snapshotMethods(ctx: CallContext): SnapshotMethods {
     listSnapshotsPage: listPage,
 
     listSnapshots(query, options) {
-      return paginate("snapshots.list", (nextToken) => listPage({ ...query, nextToken }, options), query?.nextToken);
+      return paginate(
+        "snapshots.list",
+        (nextToken) => listPage({ ...query, nextToken }, options),
+        query?.nextToken,
+      );
     },
   };
 }

@@ -14,7 +14,10 @@ import { parseArgs } from "./validate";
 /** Tag methods of the control client. */
 export interface TagMethods {
   /** `POST /templates/tags` (201): tags the build named by `target` (`name:tag`). Never retried. */
-  assignTemplateTags(body: { target: string; tags: string[] }, options?: CallOptions): Promise<AssignedTemplateTags>;
+  assignTemplateTags(
+    body: { target: string; tags: string[] },
+    options?: CallOptions,
+  ): Promise<AssignedTemplateTags>;
   /** `DELETE /templates/tags` (204), a DELETE with a JSON body; `name` has no tag. */
   deleteTemplateTags(body: { name: string; tags: string[] }, options?: CallOptions): Promise<void>;
   /** `GET /templates/{templateID}/tags`. */
@@ -40,15 +43,30 @@ export function tagMethods(ctx: CallContext): TagMethods {
 
     async deleteTemplateTags(body, options) {
       const parsed = parseArgs(DeleteTagsArgs, body, "tags.delete");
-      const spec = { operation: "tags.delete", resourceId: parsed.name, success: [204], schema: undefined } as const;
-      await invoke(ctx, spec, options, (init) => ctx.api.DELETE("/templates/tags", { body: parsed, ...init }));
+      const spec = {
+        operation: "tags.delete",
+        resourceId: parsed.name,
+        success: [204],
+        schema: undefined,
+      } as const;
+      await invoke(ctx, spec, options, (init) =>
+        ctx.api.DELETE("/templates/tags", { body: parsed, ...init }),
+      );
     },
 
     async listTemplateTags(templateID, options) {
       const id = checkId("tags.list", "templateID", templateID);
-      const spec = { operation: "tags.list", resourceId: id, success: [200], schema: z.array(TemplateTagSchema) } as const;
+      const spec = {
+        operation: "tags.list",
+        resourceId: id,
+        success: [200],
+        schema: z.array(TemplateTagSchema),
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/templates/{templateID}/tags", { params: { path: { templateID: id } }, ...init }),
+        ctx.api.GET("/templates/{templateID}/tags", {
+          params: { path: { templateID: id } },
+          ...init,
+        }),
       );
       return data;
     },

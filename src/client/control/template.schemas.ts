@@ -122,7 +122,9 @@ export const TemplateBuildLogsSchema: z.ZodType<TemplateBuildLogsResponse> = z.l
 });
 
 /** `TemplateUpdateResponse`. */
-export const TemplateUpdateResponseSchema: z.ZodType<TemplateUpdateResponse> = z.looseObject({ names });
+export const TemplateUpdateResponseSchema: z.ZodType<TemplateUpdateResponse> = z.looseObject({
+  names,
+});
 
 /** `TemplateAliasResponse`. */
 export const TemplateAliasResponseSchema: z.ZodType<TemplateAliasResponse> = z.looseObject({

@@ -53,12 +53,19 @@ export interface TemplateWithBuildsPage {
 /** Template methods of the control client. */
 export interface TemplateMethods {
   /** `POST /v3/templates` (202): a template ID (reused for a name the team owns) and a build ID. Never retried. */
-  createTemplateV3(body: TemplateBuildRequestV3, options?: CallOptions): Promise<TemplateRequestResponseV3>;
+  createTemplateV3(
+    body: TemplateBuildRequestV3,
+    options?: CallOptions,
+  ): Promise<TemplateRequestResponseV3>;
   /**
    * `GET /templates/{templateID}/files/{hash}` (201): whether a COPY step's files
    * are cached, else the `url` to PUT their tar archive to.
    */
-  getTemplateFilesUploadLink(templateID: string, hash: string, options?: CallOptions): Promise<TemplateBuildFileUpload>;
+  getTemplateFilesUploadLink(
+    templateID: string,
+    hash: string,
+    options?: CallOptions,
+  ): Promise<TemplateBuildFileUpload>;
   /** `GET /templates` (deprecated): every template. */
   listTemplates(query?: { teamID?: string }, options?: CallOptions): Promise<Template[]>;
   /** One page of `GET /v2/templates`. */
@@ -66,13 +73,25 @@ export interface TemplateMethods {
   /** Every template of `GET /v2/templates`, page after page. */
   listTemplatesV2(query?: TemplatePageQuery, options?: CallOptions): AsyncIterable<Template>;
   /** `GET /templates/{templateID}`: the template and one page of its builds. */
-  getTemplate(templateID: string, query?: TemplatePageQuery, options?: CallOptions): Promise<TemplateWithBuildsPage>;
+  getTemplate(
+    templateID: string,
+    query?: TemplatePageQuery,
+    options?: CallOptions,
+  ): Promise<TemplateWithBuildsPage>;
   /** `DELETE /templates/{templateID}` (204); also deletes snapshots by their snapshotID. */
   deleteTemplate(templateID: string, options?: CallOptions): Promise<void>;
   /** `PATCH /templates/{templateID}` (deprecated; 200 without body). */
-  updateTemplate(templateID: string, body: { public?: boolean }, options?: CallOptions): Promise<void>;
+  updateTemplate(
+    templateID: string,
+    body: { public?: boolean },
+    options?: CallOptions,
+  ): Promise<void>;
   /** `PATCH /v2/templates/{templateID}`: returns the template's names. */
-  updateTemplateV2(templateID: string, body: { public?: boolean }, options?: CallOptions): Promise<TemplateUpdateResponse>;
+  updateTemplateV2(
+    templateID: string,
+    body: { public?: boolean },
+    options?: CallOptions,
+  ): Promise<TemplateUpdateResponse>;
   /**
    * `GET /templates/aliases/{alias}` with `[namespace/]name[:tag]`. Fails with
    * `not_found` when absent and `permission_denied` when it belongs to another team.
@@ -82,9 +101,16 @@ export interface TemplateMethods {
 
 /** Builds the {@link TemplateMethods} over `ctx`. */
 export function templateMethods(ctx: CallContext): TemplateMethods {
-  const listPage = async (query: TemplatePageQuery | undefined, options?: CallOptions): Promise<Page<Template>> => {
+  const listPage = async (
+    query: TemplatePageQuery | undefined,
+    options?: CallOptions,
+  ): Promise<Page<Template>> => {
     const q = parseArgs(PageQueryArgs, query ?? {}, "templates.listV2");
-    const spec = { operation: "templates.listV2", success: [200], schema: z.array(TemplateSchema) } as const;
+    const spec = {
+      operation: "templates.listV2",
+      success: [200],
+      schema: z.array(TemplateSchema),
+    } as const;
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/v2/templates", { params: { query: q }, ...init }),
     );
@@ -93,8 +119,16 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
 
   return {
     async createTemplateV3(body, options) {
-      const parsed = parseArgs(TemplateV3Args, body, "templates.createV3") as TemplateBuildRequestV3;
-      const spec = { operation: "templates.createV3", success: [202], schema: TemplateRequestResponseV3Schema } as const;
+      const parsed = parseArgs(
+        TemplateV3Args,
+        body,
+        "templates.createV3",
+      ) as TemplateBuildRequestV3;
+      const spec = {
+        operation: "templates.createV3",
+        success: [202],
+        schema: TemplateRequestResponseV3Schema,
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/v3/templates", { body: parsed, ...init }),
       );
@@ -103,7 +137,11 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
 
     async getTemplateFilesUploadLink(templateID, hash, options) {
       const id = checkId("templates.filesUploadLink", "templateID", templateID);
-      const { hash: h } = parseArgs(z.object({ hash: FilesHash }), { hash }, "templates.filesUploadLink");
+      const { hash: h } = parseArgs(
+        z.object({ hash: FilesHash }),
+        { hash },
+        "templates.filesUploadLink",
+      );
       const spec = {
         operation: "templates.filesUploadLink",
         resourceId: id,
@@ -111,14 +149,25 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
         schema: TemplateBuildFileUploadSchema,
       } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/templates/{templateID}/files/{hash}", { params: { path: { templateID: id, hash: h } }, ...init }),
+        ctx.api.GET("/templates/{templateID}/files/{hash}", {
+          params: { path: { templateID: id, hash: h } },
+          ...init,
+        }),
       );
       return data;
     },
 
     async listTemplates(query, options) {
-      const q = parseArgs(z.object({ teamID: z.string().min(1).optional() }), query ?? {}, "templates.list");
-      const spec = { operation: "templates.list", success: [200], schema: z.array(TemplateSchema) } as const;
+      const q = parseArgs(
+        z.object({ teamID: z.string().min(1).optional() }),
+        query ?? {},
+        "templates.list",
+      );
+      const spec = {
+        operation: "templates.list",
+        success: [200],
+        schema: z.array(TemplateSchema),
+      } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates", { params: { query: q }, ...init }),
       );
@@ -128,31 +177,56 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
     listTemplatesV2Page: listPage,
 
     listTemplatesV2(query, options) {
-      return paginate("templates.listV2", (nextToken) => listPage({ ...query, nextToken }, options), query?.nextToken);
+      return paginate(
+        "templates.listV2",
+        (nextToken) => listPage({ ...query, nextToken }, options),
+        query?.nextToken,
+      );
     },
 
     async getTemplate(templateID, query, options) {
       const id = checkId("templates.get", "templateID", templateID);
       const q = parseArgs(PageQueryArgs, query ?? {}, "templates.get");
-      const spec = { operation: "templates.get", resourceId: id, success: [200], schema: TemplateWithBuildsSchema } as const;
+      const spec = {
+        operation: "templates.get",
+        resourceId: id,
+        success: [200],
+        schema: TemplateWithBuildsSchema,
+      } as const;
       const { data, response } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.GET("/templates/{templateID}", { params: { path: { templateID: id }, query: q }, ...init }),
+        ctx.api.GET("/templates/{templateID}", {
+          params: { path: { templateID: id }, query: q },
+          ...init,
+        }),
       );
       return { template: data, nextToken: nextTokenOf(response) };
     },
 
     async deleteTemplate(templateID, options) {
       const id = checkId("templates.delete", "templateID", templateID);
-      const spec = { operation: "templates.delete", resourceId: id, success: [204], schema: undefined } as const;
+      const spec = {
+        operation: "templates.delete",
+        resourceId: id,
+        success: [204],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, (init) =>
-        ctx.api.DELETE("/templates/{templateID}", { params: { path: { templateID: id } }, ...init }),
+        ctx.api.DELETE("/templates/{templateID}", {
+          params: { path: { templateID: id } },
+          ...init,
+        }),
       );
     },
 
     async updateTemplate(templateID, body, options) {
       const id = checkId("templates.update", "templateID", templateID);
       const parsed = parseArgs(TemplateUpdateArgs, body, "templates.update");
-      const spec = { operation: "templates.update", resourceId: id, success: [200], schema: undefined } as const;
+      const spec = {
+        operation: "templates.update",
+        resourceId: id,
+        success: [200],
+        schema: undefined,
+      } as const;
       await invoke(ctx, spec, options, async (init) => {
         const result = await ctx.api.PATCH("/templates/{templateID}", {
           params: { path: { templateID: id } },
@@ -176,7 +250,11 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
         schema: TemplateUpdateResponseSchema,
       } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
-        ctx.api.PATCH("/v2/templates/{templateID}", { params: { path: { templateID: id } }, body: parsed, ...init }),
+        ctx.api.PATCH("/v2/templates/{templateID}", {
+          params: { path: { templateID: id } },
+          body: parsed,
+          ...init,
+        }),
       );
       return data;
     },

@@ -71,7 +71,9 @@ export type LogLevel = Schemas["LogLevel"];
 /** Query of `GET /v2/sandboxes/{id}/logs`. */
 export type SandboxLogsV2Query = NonNullable<operations["getSandboxLogsV2"]["parameters"]["query"]>;
 /** Query of `GET /templates/{id}/builds/{buildID}/status`. */
-export type BuildStatusQuery = NonNullable<operations["getTemplateBuildStatus"]["parameters"]["query"]>;
+export type BuildStatusQuery = NonNullable<
+  operations["getTemplateBuildStatus"]["parameters"]["query"]
+>;
 /** Query of `GET /templates/{id}/builds/{buildID}/logs`. */
 export type BuildLogsQuery = NonNullable<operations["getTemplateBuildLogs"]["parameters"]["query"]>;
 

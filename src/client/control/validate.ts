@@ -11,7 +11,11 @@ import { describeValue, invalidArgument, SandboxIacError } from "../../errors";
 type Issue = z.core.$ZodIssue;
 
 /** Parses the caller's arguments; the first issue becomes an `invalid_argument` naming the field. */
-export function parseArgs<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
+export function parseArgs<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  operation: string,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue: Issue = result.error.issues[0];
@@ -31,7 +35,8 @@ export function parseResponse<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue: Issue = result.error.issues[0];
-  const field = issue.path.length > 0 ? `response.${issue.path.map(String).join(".")}` : "response body";
+  const field =
+    issue.path.length > 0 ? `response.${issue.path.map(String).join(".")}` : "response body";
   const got = describeValue(valueAt(value, issue.path));
   return fail(
     new SandboxIacError(
@@ -60,8 +65,10 @@ function allowedBy(issue: Issue): string {
   switch (issue.code) {
     case "too_small": {
       const min = Number(issue.minimum);
-      if (issue.origin === "string") return min <= 1 ? "a non-empty string" : `at least ${min} characters`;
-      if (issue.origin === "array" || issue.origin === "set") return `at least ${min} item${min === 1 ? "" : "s"}`;
+      if (issue.origin === "string")
+        return min <= 1 ? "a non-empty string" : `at least ${min} characters`;
+      if (issue.origin === "array" || issue.origin === "set")
+        return `at least ${min} item${min === 1 ? "" : "s"}`;
       return issue.inclusive === false ? `> ${min}` : `>= ${min}`;
     }
     case "too_big": {

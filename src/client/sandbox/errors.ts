@@ -161,7 +161,8 @@ export function fromHttpStatus(status: number, body: string, scope: ErrorScope):
 export function fromFetchFailure(err: unknown, scope: ErrorScope): SandboxIacError {
   if (SandboxIacError.is(err)) return err;
   // DOMException is not always `instanceof Error` (other realms, e.g. test VMs): read the name.
-  const name = typeof err === "object" && err !== null ? String((err as { name?: unknown }).name ?? "") : "";
+  const rawName = typeof err === "object" && err !== null ? (err as { name?: unknown }).name : undefined;
+  const name = typeof rawName === "string" ? rawName : "";
   if (name === "AbortError" || name === "TimeoutError") {
     const code = name === "TimeoutError" ? Code.DeadlineExceeded : Code.Canceled;
     return build(code, `the request was ${code === Code.Canceled ? "aborted" : "timed out"}`, scope, {

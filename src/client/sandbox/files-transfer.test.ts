@@ -58,7 +58,7 @@ describe("uploadFile()", () => {
             },
           }),
         );
-        return fetch(input, { ...init, body } as RequestInit);
+        return fetch(input, { ...init, body });
       };
       const client = createSandboxClient({
         sandboxID: "isbx1",

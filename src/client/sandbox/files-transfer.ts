@@ -43,6 +43,12 @@ export interface UploadFileOptions extends TransferOptions {
   gzip?: boolean;
   /** Permission bits to set after the upload, e.g. 0o755. @default unchanged (new files get envd's default, 0644) */
   mode?: number;
+  /**
+   * Upload only this byte range of the local file, inclusive at both ends
+   * (how large files go up in parallel parts, joined later with compose).
+   * @default the whole file
+   */
+  range?: { start: number; end: number };
 }
 
 /** Options of {@link FilesTransferApi.downloadFile}. */
@@ -142,7 +148,11 @@ export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): Files
       if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
         throw invalidArgument(op, "mode", options.mode, "permission bits from 0 to 0o7777", "write it in octal, e.g. 0o755");
       }
-      const source = fs.createReadStream(localPath);
+      const range = options.range;
+      if (range !== undefined && !(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start)) {
+        throw invalidArgument(op, "range", range, "{ start, end } byte offsets with 0 <= start <= end", "end is inclusive: the first 1 MiB is { start: 0, end: 1048575 }");
+      }
+      const source = fs.createReadStream(localPath, range ? { start: range.start, end: range.end } : {});
       const stream: Readable = options.gzip ? source.pipe(zlib.createGzip()) : source;
       // A failing read must fail the request, not hang it; pipe() does not forward errors.
       if (options.gzip) source.on("error", (err) => stream.destroy(err));

@@ -93,6 +93,28 @@ async function serveMetrics(
   }
 }
 
+/** Idle upstream connections are dropped well before the agent's 640 s idle timeout. */
+const UPSTREAM_IDLE_MS = 30_000;
+
+const upstreamAgents = new WeakMap<RuntimeSandbox, http.Agent>();
+
+/**
+ * One keep-alive connection pool per running sandbox. Reusing connections
+ * matters for correctness, not only speed: with one connection per exchange
+ * the agent answers and closes while the proxy may still be ending the
+ * request, and that write fails with EPIPE although the answer arrived.
+ * The pool dies with the sandbox: its sockets close when the agent exits.
+ */
+function upstreamAgentFor(rt: RuntimeSandbox): http.Agent {
+  let agent = upstreamAgents.get(rt);
+  if (!agent) {
+    agent = new http.Agent({ keepAlive: true, timeout: UPSTREAM_IDLE_MS });
+    upstreamAgents.set(rt, agent);
+    void rt.exited.then(() => agent?.destroy());
+  }
+  return agent;
+}
+
 function pipeToAgent(
   m: SandboxManager,
   target: { record: SandboxRecord; rt: RuntimeSandbox },
@@ -106,8 +128,7 @@ function pipeToAgent(
     method: req.method,
     path: req.url,
     headers: stripHopByHop(req.headers),
-    // One upstream connection per exchange: a killed sandbox must not leave pooled sockets behind.
-    agent: false,
+    agent: upstreamAgentFor(target.rt),
   });
   upstream.on("response", (up) => {
     const headers = { ...stripHopByHop(up.headers), ...CORS_HEADERS };

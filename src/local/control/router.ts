@@ -184,6 +184,9 @@ export function writeResponse(res: ServerResponse, response: ControlResponse): v
       headers["Content-Type"] = JSON_CONTENT_TYPE;
     }
     headers["Content-Length"] = String(payload.length);
+  } else if (response.status !== 204 && response.status !== 304) {
+    // An empty body must say so: a chunked empty body breaks JSON clients (openapi-fetch).
+    headers["Content-Length"] = "0";
   }
   res.writeHead(response.status, headers);
   res.end(payload);

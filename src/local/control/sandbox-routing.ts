@@ -47,7 +47,7 @@ export function isUnroutedFilesRequest(req: IncomingMessage): boolean {
 /** The result of resolving an unrouted `/files` request. */
 export type FilesResolution =
   | { kind: "found"; target: { record: SandboxRecord; rt: RuntimeSandbox } }
-  | { kind: "error"; status: 400 | 502; message: string };
+  | { kind: "error"; status: 400 | 401 | 502; message: string };
 
 /**
  * Finds the sandbox of a `/files` request without routing headers: by its
@@ -80,9 +80,11 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
       return own !== undefined && safeEqual(filesSignature(filePath, op, username, own, expiration), signature);
     });
     if (found) return { kind: "found", target: found };
+    // envd would answer a forged or stale signature with 401; without a host
+    // to route by, a signature that matches no sandbox is the same failure.
     return {
       kind: "error",
-      status: 502,
+      status: 401,
       message: `no running sandbox matches the signature of this ${op} URL for path ${JSON.stringify(filePath)}; the sandbox may have been killed or paused, or the URL was signed for another path or user`,
     };
   }

@@ -79,3 +79,14 @@ export async function rmdirCgroup(dir: string): Promise<void> {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/** The `timeout` error of a freeze the kernel did not complete in time. */
+export function freezeTimeout(dir: string): SandboxIacError {
+  return new SandboxIacError(
+    "timeout",
+    `the cgroup ${dir} did not freeze in time; a task may be stuck in the kernel, retry or stop the sandbox`,
+    {
+      operation: "runtime.freeze",
+    },
+  );
+}

@@ -6,8 +6,9 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { CPU_PERIOD_US } from "./constants";
+import { CPU_PERIOD_US, FREEZE_TIMEOUT_MS } from "./constants";
 import {
+  freezeTimeout,
   killPid,
   parseStatFile,
   readCgroupFile,
@@ -79,8 +80,10 @@ class CgroupV1 implements SandboxCgroup {
     const state = path.join(this.dirs.freezer, "freezer.state");
     await writeCgroupFile(state, "FROZEN");
     // The kernel reports FREEZING until every task has stopped.
+    const deadline = Date.now() + FREEZE_TIMEOUT_MS;
     for (;;) {
       if ((await readCgroupFile(state)) === "FROZEN") return;
+      if (Date.now() > deadline) throw freezeTimeout(this.dirs.freezer);
       await sleep(2);
       await writeCgroupFile(state, "FROZEN");
     }

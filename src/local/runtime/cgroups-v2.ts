@@ -6,8 +6,9 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { CPU_PERIOD_US } from "./constants";
+import { CPU_PERIOD_US, FREEZE_TIMEOUT_MS } from "./constants";
 import {
+  freezeTimeout,
   killPid,
   parseStatFile,
   readCgroupFile,
@@ -70,7 +71,9 @@ class CgroupV2 implements SandboxCgroup {
 
   async freeze(): Promise<void> {
     await writeCgroupFile(path.join(this.dir, "cgroup.freeze"), "1");
+    const deadline = Date.now() + FREEZE_TIMEOUT_MS;
     for (;;) {
+      if (Date.now() > deadline) throw freezeTimeout(this.dir);
       const events = parseStatFile(await fs.readFile(path.join(this.dir, "cgroup.events"), "utf8"));
       if (events.get("frozen") === 1) return;
       await sleep(2);

@@ -41,6 +41,8 @@ export const HEALTH_POLL_INTERVAL_MS = 5;
 export const AGENT_LOG_MAX_BYTES = 1024 * 1024;
 /** Bytes of the sandbox's output kept in memory for error messages. */
 export const AGENT_LOG_TAIL_BYTES = 4096;
+/** How long `freeze()` waits for the kernel to report every task frozen. */
+export const FREEZE_TIMEOUT_MS = 10_000;
 /** How long `stop()` waits for the processes of a sandbox to go away. */
 export const STOP_TIMEOUT_MS = 10_000;
 

@@ -130,7 +130,7 @@ describe("start()", () => {
     const rt = await createRuntime({ dataDir, agentBundleDir: dataDir, startTimeoutMs: 10_000 });
     try {
       const err: unknown = await rt.start(spec("noagent")).catch((e: unknown) => e);
-      expect(SandboxIacError.hasCode(err, "unavailable")).toBe(true);
+      expect(err).toMatchObject({ code: "unavailable" });
       expect((err as Error).message).toContain("agent.js");
     } finally {
       await rt.close();

@@ -102,8 +102,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         log,
         onStopped: () => {
           stopped = true;
-          if (sandbox !== undefined && running.get(spec.sandboxId) === sandbox)
-            running.delete(spec.sandboxId);
+          // One sandbox per id is ever registered; during its own start it is not registered yet.
+          if (!starting.has(spec.sandboxId)) running.delete(spec.sandboxId);
         },
       });
       // It may already have died between its health answer and here.

@@ -13,6 +13,7 @@ import {
   DEFAULT_TIMEOUT_SEC,
   MIN_REFRESH_SEC,
   connectSchema,
+  connectV2Schema,
   newSandboxSchema,
   pauseSchema,
   refreshSchema,
@@ -58,10 +59,13 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
     return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
   };
 
-  const connect = async (req: ControlRequest) => {
+  const connect = (v2: boolean) => async (req: ControlRequest) => {
     const id = idParam(req);
-    const body = parseWith(connectSchema, await requiredBody(req), "body");
-    const { record, resumed } = await m.connect(id, body.timeout);
+    const body = v2
+      ? parseWith(connectV2Schema, await optionalBody(req), "body")
+      : parseWith(connectSchema, await requiredBody(req), "body");
+    // Without a timeout, a running sandbox keeps its end (connect never shortens it).
+    const { record, resumed } = await m.connect(id, body.timeout ?? (v2 ? undefined : 0));
     return { status: resumed ? 201 : 200, body: sandboxView(record, m.tokenOf(record)) };
   };
 
@@ -96,8 +100,8 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
         return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
       },
     },
-    { method: "POST", pattern: "/sandboxes/:sandboxID/connect", handler: connect },
-    { method: "POST", pattern: "/v2/sandboxes/:sandboxID/connect", handler: connect },
+    { method: "POST", pattern: "/sandboxes/:sandboxID/connect", handler: connect(false) },
+    { method: "POST", pattern: "/v2/sandboxes/:sandboxID/connect", handler: connect(true) },
     {
       method: "POST",
       pattern: "/sandboxes/:sandboxID/timeout",

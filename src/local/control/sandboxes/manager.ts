@@ -19,6 +19,7 @@ import { newClientID, newSandboxID } from "./ids";
 import { appendLog } from "./logs";
 import { MetricsStore, METRICS_INTERVAL_MS } from "./metrics";
 import type { SandboxRecord } from "./record";
+import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
 
 /** What the templates side may ask of the sandboxes side. */
 export interface SandboxManagerView {
@@ -276,14 +277,14 @@ export class SandboxManager implements SandboxManagerView {
   }
 
   /** Connects: extends a running sandbox's end, or resumes a paused one. */
-  async connect(sandboxID: string, timeoutSec: number): Promise<{ record: SandboxRecord; resumed: boolean }> {
+  async connect(sandboxID: string, timeoutSec: number | undefined): Promise<{ record: SandboxRecord; resumed: boolean }> {
     return this.locked(sandboxID, async (l) => {
       if (l.record.state === "running") {
-        this.extendTo(l, Date.now() + timeoutSec * 1000);
+        if (timeoutSec !== undefined) this.extendTo(l, Date.now() + timeoutSec * 1000);
         await this.writer.flush();
         return { record: l.record, resumed: false };
       }
-      await this.resumeLocked(l, timeoutSec);
+      await this.resumeLocked(l, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
       return { record: l.record, resumed: true };
     });
   }

@@ -6,7 +6,7 @@ const { Template } = require("sandbox-iac/pulumi");
 const config = new pulumi.Config();
 const steps = [
   { copy: { src: "files", dest: "/opt/app" } },
-  { run: config.get("run") ?? "test -f /opt/app/files/hello.txt" },
+  { run: config.get("run") ?? "test -f /opt/app/hello.txt" },
   { env: { GREETING: "hello" } },
   { workdir: "/opt/app" },
 ];

@@ -1,0 +1,77 @@
+import { SandboxIacError } from "../../errors";
+import { codeForStatus, errorFromFailure, errorFromResponse } from "./errors";
+
+const call = { operation: "sandboxes.get", resourceId: "iabc" };
+
+describe("codeForStatus()", () => {
+  it("maps every documented status to its code and anything else to internal", () => {
+    const table = [400, 401, 403, 404, 409, 429, 502, 503, 504, 500, 410, 418].map((s) => [
+      s,
+      codeForStatus(s),
+    ]);
+    expect(table).toEqual([
+      [400, "invalid_argument"],
+      [401, "unauthenticated"],
+      [403, "permission_denied"],
+      [404, "not_found"],
+      [409, "conflict"],
+      [429, "rate_limited"],
+      [502, "unavailable"],
+      [503, "unavailable"],
+      [504, "timeout"],
+      [500, "internal"],
+      [410, "internal"],
+      [418, "internal"],
+    ]);
+  });
+});
+
+describe("errorFromResponse()", () => {
+  it("includes the status, the operation, the id, the server's message and error_code", () => {
+    const err = errorFromResponse(call, 503, {
+      code: 503,
+      message: "no capacity",
+      error_code: "sandbox_capacity_unavailable",
+    });
+    expect(err).toMatchObject({
+      code: "unavailable",
+      status: 503,
+      operation: "sandboxes.get",
+      resourceId: "iabc",
+    });
+    expect(err.message).toBe(
+      "sandboxes.get (iabc) failed: HTTP 503: no capacity (sandbox_capacity_unavailable); the service is unreachable or busy; check E2B_API_URL and retry later",
+    );
+  });
+
+  it("says so when the body carries no message", () => {
+    expect(errorFromResponse(call, 500, undefined).message).toContain(
+      "the response carried no error message",
+    );
+  });
+
+  it("redacts an API key the server echoed", () => {
+    const key = "e2b_0123456789abcdef0123";
+    expect(errorFromResponse(call, 401, `bad key ${key}`).message).not.toContain(key);
+  });
+});
+
+describe("errorFromFailure()", () => {
+  it("maps a refused connection to unavailable", () => {
+    const cause = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }),
+    });
+    expect(errorFromFailure(call, cause, { canceled: false }).code).toBe("unavailable");
+  });
+
+  it("prefers canceled over timeout when the caller aborted", () => {
+    expect(
+      errorFromFailure(call, new Error("abort"), { canceled: true, timedOutAfterMs: 10 }).code,
+    ).toBe("canceled");
+  });
+
+  it("keeps an error that is already a SandboxIacError", () => {
+    const original = new SandboxIacError("conflict", "x", { operation: "o" });
+    expect(errorFromFailure(call, original, { canceled: false })).toBe(original);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The typed control client against the REAL local service: every control
+ * endpoint end to end (sandboxes, lists with filters and paging, connect,
+ * pause, resume, timeout, refreshes, metrics, logs, snapshots, templates,
+ * builds, tags, aliases, kill).
+ */
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+import { createControlClient, type ControlClient } from "../../src/client/control";
+import { resolveConfig } from "../../src/config";
+import { SandboxIacError } from "../../src/errors";
+import { startLocalService, type LocalService } from "../../src/local";
+import { agentBundleDir, tempDataDir } from "../local/support";
+
+jest.setTimeout(300_000);
+
+let svc: LocalService;
+let dataDir: string;
+let api: ControlClient;
+const created: string[] = [];
+const tag = randomBytes(3).toString("hex");
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (SandboxIacError.is(error)) return error.code;
+    throw error;
+  }
+  return "ok";
+}
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+  api = createControlClient({
+    config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
+    log: () => undefined,
+  });
+});
+
+afterAll(async () => {
+  for (const id of created) await api.killSandbox(id).catch(() => undefined);
+  await svc?.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("control client against the local service", () => {
+  let plain: string;
+  let secured: string;
+
+  it("creates sandboxes through v1 and v2", async () => {
+    const v1 = await api.createSandbox({ templateID: "base", timeout: 300 });
+    plain = v1.sandboxID;
+    created.push(plain);
+    expect(v1.envdAccessToken).toBeUndefined();
+
+    const v2 = await api.createSandboxV2({
+      templateID: "base",
+      timeout: 300,
+      metadata: { suite: `ctl-${tag}`, "a b": "c&d" },
+    });
+    secured = v2.sandboxID;
+    created.push(secured);
+    expect(v2.envdAccessToken).toEqual(expect.any(String));
+  });
+
+  it("gets a sandbox's detail", async () => {
+    const detail = await api.getSandbox(secured);
+    expect(detail).toMatchObject({
+      sandboxID: secured,
+      state: "running",
+      metadata: { suite: `ctl-${tag}`, "a b": "c&d" },
+    });
+  });
+
+  it("lists running sandboxes filtered by metadata (v1)", async () => {
+    const items = await api.listSandboxes({ metadata: { suite: `ctl-${tag}`, "a b": "c&d" } });
+    expect(items.map((s) => s.sandboxID)).toEqual([secured]);
+  });
+
+  it("pages through v2 with a state filter", async () => {
+    const first = await api.listSandboxesV2Page({ state: ["running"], limit: 1 });
+    expect(first.items).toHaveLength(1);
+    expect(first.nextToken).toEqual(expect.any(String));
+    const all: string[] = [];
+    for await (const s of api.listSandboxesV2({ state: ["running", "paused"], limit: 1 }))
+      all.push(s.sandboxID);
+    expect(all).toEqual(expect.arrayContaining([plain, secured]));
+  });
+
+  it("connects to a running sandbox without resuming it", async () => {
+    expect((await api.connectSandbox(plain, { timeout: 300 })).resumed).toBe(false);
+    expect((await api.connectSandboxV2(plain, { timeout: 300 })).resumed).toBe(false);
+  });
+
+  it("sets the timeout and refreshes", async () => {
+    await api.setSandboxTimeout(plain, 600);
+    await api.refreshSandbox(plain, 60);
+    const detail = await api.getSandbox(plain);
+    expect(Date.parse(detail.endAt) - Date.now()).toBeGreaterThan(300_000);
+  });
+
+  it("reads metrics, batch metrics and logs", async () => {
+    expect(Array.isArray(await api.getSandboxMetrics(plain, { start: 0 }))).toBe(true);
+    const batch = await api.getSandboxesMetrics([plain, secured]);
+    expect(typeof batch.sandboxes).toBe("object");
+    const v1 = await api.getSandboxLogs(plain);
+    expect(Array.isArray(v1.logEntries)).toBe(true);
+    expect(
+      Array.isArray(await api.getSandboxLogsV2(plain, { limit: 10, direction: "forward" })),
+    ).toBe(true);
+  });
+
+  it("pauses, refuses a second pause, resumes, and resumes again through connect", async () => {
+    await api.pauseSandbox(plain);
+    expect((await api.getSandbox(plain)).state).toBe("paused");
+    expect(await codeOf(api.pauseSandbox(plain))).toBe("conflict");
+    await api.resumeSandbox(plain, { timeout: 300 });
+    expect((await api.getSandbox(plain)).state).toBe("running");
+    await api.pauseSandbox(plain, { memory: false });
+    expect((await api.connectSandboxV2(plain, { timeout: 300 })).resumed).toBe(true);
+  });
+
+  it("creates, lists and deletes a snapshot", async () => {
+    const snap = await api.createSnapshot(plain, { name: `snap-${tag}` });
+    expect(snap.snapshotID).toEqual(expect.any(String));
+    const ids: string[] = [];
+    for await (const s of api.listSnapshots({ sandboxID: plain, limit: 1 })) ids.push(s.snapshotID);
+    expect(ids).toContain(snap.snapshotID);
+    await api.deleteTemplate(snap.snapshotID);
+  });
+
+  describe("templates", () => {
+    const name = `ctl-${tag}`;
+    let templateID: string;
+    let buildID: string;
+
+    it("requests a build and gets an upload link for unknown files", async () => {
+      const res = await api.createTemplateV3({ name, cpuCount: 1, memoryMB: 512 });
+      ({ templateID, buildID } = res);
+      const link = await api.getTemplateFilesUploadLink(
+        templateID,
+        randomBytes(32).toString("hex"),
+      );
+      expect(link.present).toBe(false);
+      expect(link.url).toEqual(expect.any(String));
+    });
+
+    it("builds from steps and polls the status to ready", async () => {
+      await api.startTemplateBuildV2(templateID, buildID, {
+        fromTemplate: "base",
+        steps: [{ type: "RUN", args: ["echo built > /tmp/built"] }],
+      });
+      let offset = 0;
+      let status = await api.getTemplateBuildStatus(templateID, buildID);
+      // Bounded polling: the jest timeout ends it if the build hangs.
+      while (status.status === "waiting" || status.status === "building") {
+        await delay(500);
+        offset += status.logEntries.length;
+        status = await api.getTemplateBuildStatus(templateID, buildID, { logsOffset: offset });
+      }
+      expect(status.reason?.message).toBeUndefined();
+      expect(status.status).toBe("ready");
+      expect(
+        Array.isArray(await api.getTemplateBuildLogs(templateID, buildID, { limit: 100 })),
+      ).toBe(true);
+    });
+
+    it("lists, gets and finds the template by alias", async () => {
+      expect((await api.listTemplates()).map((t) => t.templateID)).toContain(templateID);
+      const ids: string[] = [];
+      for await (const t of api.listTemplatesV2({ limit: 1 })) ids.push(t.templateID);
+      expect(ids).toContain(templateID);
+      const { template } = await api.getTemplate(templateID);
+      expect(template.builds.map((b) => b.buildID)).toContain(buildID);
+      expect((await api.getTemplateByAlias(name)).templateID).toBe(templateID);
+    });
+
+    it("assigns, lists and deletes tags", async () => {
+      const assigned = await api.assignTemplateTags({ target: `${name}:default`, tags: ["v1"] });
+      expect(assigned.tags).toContain("v1");
+      expect((await api.listTemplateTags(templateID)).map((t) => t.tag)).toContain("v1");
+      await api.deleteTemplateTags({ name, tags: ["v1"] });
+      expect((await api.listTemplateTags(templateID)).map((t) => t.tag)).not.toContain("v1");
+    });
+
+    it("updates visibility and deletes the template", async () => {
+      await api.updateTemplate(templateID, { public: false });
+      expect((await api.updateTemplateV2(templateID, { public: true })).names).toEqual(
+        expect.any(Array),
+      );
+      await api.deleteTemplate(templateID);
+      expect(await codeOf(api.getTemplateByAlias(name))).toBe("not_found");
+    });
+  });
+
+  it("kills sandboxes; a killed sandbox is not found", async () => {
+    await api.killSandbox(plain);
+    await api.killSandbox(secured);
+    expect(await codeOf(api.getSandbox(plain))).toBe("not_found");
+    expect(await codeOf(api.killSandbox(plain))).toBe("not_found");
+  });
+});
