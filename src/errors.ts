@@ -137,12 +137,14 @@ export function describeValue(value: unknown): string {
     const s = value.length > 80 ? `${value.slice(0, 77)}...` : value;
     return JSON.stringify(s);
   }
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "function" || typeof value === "symbol") return typeof value;
   try {
     const s = JSON.stringify(value);
-    if (s === undefined) return String(value);
     return s.length > 80 ? `${s.slice(0, 77)}...` : s;
   } catch {
-    return String(value);
+    // Cyclic objects cannot be shown; their type is the useful part.
+    return Array.isArray(value) ? "an array" : "an object";
   }
 }
 

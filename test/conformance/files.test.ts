@@ -61,7 +61,7 @@ describe("files with e2b@2.51.0", () => {
     await sbx.files.write("/home/user/dir/sub/f.txt", "f");
     const entries = await sbx.files.list("/home/user/dir", { depth: 2 });
     expect(entries.map((e) => e.path)).toEqual(["/home/user/dir/sub", "/home/user/dir/sub/f.txt"]);
-    expect(entries[0]!.type).toBe("dir");
+    expect(entries[0].type).toBe("dir");
     expect(await sbx.files.exists("/home/user/dir/sub/f.txt")).toBe(true);
     const moved = await sbx.files.rename("/home/user/dir/sub/f.txt", "/home/user/dir/g/moved.txt");
     expect(moved.path).toBe("/home/user/dir/g/moved.txt");

@@ -111,7 +111,7 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
       await sleep(200);
       const metrics = await sbx.getMetrics();
       expect(metrics.length).toBeGreaterThan(0);
-      const last = metrics[metrics.length - 1]!;
+      const last = metrics[metrics.length - 1];
       expect(last.cpuCount).toBeGreaterThanOrEqual(1);
       expect(last.memTotal).toBeGreaterThan(0);
       expect(last.memUsed).toBeGreaterThan(0);
@@ -126,6 +126,18 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
     expect(await sbx.kill()).toBe(true);
     expect(await sbx.kill()).toBe(false);
     await expect(Sandbox.getInfo(sbx.sandboxId, service.opts)).rejects.toThrow(/not found|doesn't exist/i);
+  });
+
+  it("drops the open streams of a killed sandbox, so waiting commands report it was killed", async () => {
+    const sbx = await Sandbox.create(service.opts);
+    const handle = await sbx.commands.run("sleep 600", { background: true });
+    const waiting = handle.wait().then(
+      () => "finished",
+      (err: unknown) => String(err),
+    );
+    await Sandbox.kill(sbx.sandboxId, service.opts);
+    expect(await waiting).toMatch(/killed or reached its end of life/);
+    expect(await sbx.isRunning()).toBe(false);
   });
 
   it("answers Template.exists for the built-in base template and an unknown one", async () => {

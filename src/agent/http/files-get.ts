@@ -12,6 +12,12 @@ import { CONTENT_TYPES, FILES_QUERY } from "../../wire/envd";
 import { HttpError } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
+/**
+ * Read size of file bodies: 1 MiB reads instead of the default 64 KiB cut the
+ * syscalls and stream callbacks per byte sixteenfold on large downloads.
+ */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;
   return header.split(",").some((part) => {
@@ -64,7 +70,7 @@ export async function getFile(ctx: RouteContext): Promise<void> {
   };
   if (acceptsGzip(req.headers["accept-encoding"])) {
     res.writeHead(200, { ...headers, "Content-Encoding": "gzip" });
-    await pipeline(handle.createReadStream(), createGzip(), res);
+    await pipeline(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), createGzip(), res);
     return;
   }
   const range = parseRange(req.headers.range, st.size);
@@ -81,9 +87,16 @@ export async function getFile(ctx: RouteContext): Promise<void> {
       "Content-Range": `bytes ${range.start}-${range.end}/${st.size}`,
       "Content-Length": range.end - range.start + 1,
     });
-    await pipeline(handle.createReadStream({ start: range.start, end: range.end }), res);
+    await pipeline(
+      handle.createReadStream({
+        start: range.start,
+        end: range.end,
+        highWaterMark: READ_CHUNK_BYTES,
+      }),
+      res,
+    );
     return;
   }
   res.writeHead(200, { ...headers, "Accept-Ranges": "bytes", "Content-Length": st.size });
-  await pipeline(handle.createReadStream(), res);
+  await pipeline(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), res);
 }

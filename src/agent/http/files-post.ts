@@ -18,6 +18,12 @@ import { metadataFromHeaders } from "./metadata-headers";
 import { HttpError, sendJson, statusForErrno } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
+/**
+ * Bytes a file write may queue: socket reads arrive in 64 KiB chunks, and a
+ * deeper queue lets the write stream hand several to one `writev` call.
+ */
+const WRITE_QUEUE_BYTES = 1024 * 1024;
+
 /** One written file as the response lists it. */
 interface WrittenFile {
   path: string;
@@ -33,7 +39,10 @@ async function writeTo(
 ): Promise<WrittenFile> {
   try {
     await makeDirsAs(path.dirname(dest), user);
-    await pipeline(body, fs.createWriteStream(dest, { flags: "w" }));
+    await pipeline(
+      body,
+      fs.createWriteStream(dest, { flags: "w", highWaterMark: WRITE_QUEUE_BYTES }),
+    );
     await fs.promises.chown(dest, user.uid, user.gid);
   } catch (err) {
     body.resume();

@@ -18,7 +18,7 @@ import { layerPaths } from "./paths";
  * Version of the recipe below. Bump it whenever the skeleton changes so that
  * existing data dirs rebuild their base layer on the next start.
  */
-export const BASE_RECIPE_VERSION = "1";
+export const BASE_RECIPE_VERSION = "2";
 
 const OPERATION = "runtime.baseLayer";
 
@@ -102,6 +102,7 @@ async function buildBase(dir: string): Promise<void> {
   // cp -a keeps owners, modes, symlinks and xattrs of the host's /etc.
   await execHost(OPERATION, "cp", ["-a", "/etc", path.join(root, "etc")]);
   await scrubEtc(path.join(root, "etc"));
+  await avoidProfileFork(path.join(root, "etc"));
   // The package database matches the host /usr every sandbox sees, so dpkg and apt keep working.
   if (await exists("/var/lib/dpkg")) {
     await execHost(OPERATION, "cp", ["-a", "/var/lib/dpkg", path.join(root, "var/lib/dpkg")]);
@@ -161,6 +162,21 @@ async function scrubEtc(etc: string): Promise<void> {
     .catch(() => "nameserver 127.0.0.1\n");
   await fs.rm(path.join(etc, "resolv.conf"), { force: true });
   await fs.writeFile(path.join(etc, "resolv.conf"), resolv, { mode: 0o644 });
+}
+
+/**
+ * Debian's `/etc/profile` asks `"$(id -u)"`, a fork and exec on every login
+ * shell, and every SDK command is `bash -l -c`: about 8 ms of each command
+ * (measured: 12.4 ms vs 4.5 ms per `bash -l`). Bash knows its `EUID`; other
+ * shells still run `id -u`, so the outcome is the same for every shell.
+ */
+async function avoidProfileFork(etc: string): Promise<void> {
+  const file = path.join(etc, "profile");
+  const text = await fs.readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined || !text.includes('"$(id -u)"')) return;
+  const st = await fs.stat(file);
+  await fs.writeFile(file, text.split('"$(id -u)"').join('"${EUID:-$(id -u)}"'));
+  await fs.chmod(file, st.mode & 0o7777);
 }
 
 function withoutEntries(lines: string[], drop: (fields: string[]) => boolean): string[] {

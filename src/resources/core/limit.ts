@@ -21,7 +21,7 @@ export async function mapLimit<T, R>(
     while (failure === undefined && next < items.length) {
       const index = next++;
       try {
-        results[index] = await worker(items[index] as T, index);
+        results[index] = await worker(items[index], index);
       } catch (error) {
         failure ??= { error };
       }

@@ -7,6 +7,7 @@
  */
 import type { SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
+import { SandboxIacError } from "../../errors";
 import type { CommandSpec } from "./provisioner.args";
 
 /** Default command timeout, in seconds. */
@@ -51,13 +52,14 @@ export async function runCommands(
   const outcomes: CommandOutcome[] = [];
   for (const [index, spec] of commands.entries()) {
     const shown = describeCommand(spec);
+    const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
     const handle = await sandbox.start(spec.run ?? spec.cmd!, {
       ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
       ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
       ...(spec.envs !== undefined ? { envs: spec.envs } : {}),
       ...(spec.user !== undefined ? { user: spec.user } : {}),
-      timeoutMs: (spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: timeoutSeconds * 1000,
       ...(signal ? { signal } : {}),
     });
     const out = splitLines("  | ", log);
@@ -67,19 +69,31 @@ export async function runCommands(
     let stderr = "";
     let exitCode = 0;
     let status: string | undefined;
-    for await (const event of handle) {
-      if (event.type === "stdout" || event.type === "pty") {
-        const text = decoder.decode(event.data, { stream: true });
-        stdout += text;
-        out.push(text);
-      } else if (event.type === "stderr") {
-        const text = decoder.decode(event.data, { stream: true });
-        stderr += text;
-        err.push(text);
-      } else if (event.type === "end") {
-        exitCode = event.exitCode;
-        status = event.status;
+    try {
+      for await (const event of handle) {
+        if (event.type === "stdout" || event.type === "pty") {
+          const text = decoder.decode(event.data, { stream: true });
+          stdout += text;
+          out.push(text);
+        } else if (event.type === "stderr") {
+          const text = decoder.decode(event.data, { stream: true });
+          stderr += text;
+          err.push(text);
+        } else if (event.type === "end") {
+          exitCode = event.exitCode;
+          status = event.status;
+        }
       }
+    } catch (cause) {
+      // The client's timeout error speaks of `timeoutMs`; the user wrote `timeoutSeconds`.
+      if (SandboxIacError.hasCode(cause, "timeout") && !signal?.aborted) {
+        throw new SandboxIacError(
+          "timeout",
+          `command ${JSON.stringify(shown)} ran longer than its timeoutSeconds (${timeoutSeconds}) in sandbox ${sandbox.sandboxID} and was killed: raise the command's timeoutSeconds (at most 86400) or make it finish sooner`,
+          { operation: "provisioner.commands", resourceId: sandbox.sandboxID, cause },
+        );
+      }
+      throw cause;
     }
     out.flush();
     err.flush();

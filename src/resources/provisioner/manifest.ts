@@ -7,7 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { createReadStream, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import * as posix from "node:path/posix";
 import { SandboxIacError } from "../../errors";
@@ -46,37 +46,82 @@ export interface Manifest {
 /** What is stored in outputs per remote path: enough to tell a change. */
 export type ManifestDigest = Record<string, { sha256: string; mode: number; size: number }>;
 
+/** Files hashed at once: the Provisioner's default upload concurrency. */
 const HASH_CONCURRENCY = 8;
+/**
+ * Files up to this size are read with one `read` into a buffer of their size;
+ * larger ones are streamed in chunks of this size. A stream per small file
+ * would allocate a whole chunk per file, which dominates hashing a tree of
+ * small files.
+ */
+const READ_CHUNK_BYTES = 1 << 20;
 
 /** Hashes a file by streaming it (never holding it in memory). */
 export async function hashFile(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
+  return (await hashAndStat(file)).sha256;
+}
+
+/**
+ * Opens `file` once and returns its content hash with the size and mode of
+ * the very file hashed (fstat of the open descriptor: no separate stat, and
+ * no race between the stat and the read).
+ */
+async function hashAndStat(
+  file: string,
+): Promise<{ sha256: string; size: number; mode: number; isFile: boolean }> {
+  const handle = await fs.open(file, "r");
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile())
+      return { sha256: "", size: stat.size, mode: stat.mode & 0o7777, isFile: false };
+    const hash = createHash("sha256");
+    const buffer = Buffer.allocUnsafe(Math.min(Math.max(stat.size, 1), READ_CHUNK_BYTES));
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+    return { sha256: hash.digest("hex"), size, mode: stat.mode & 0o7777, isFile: true };
+  } finally {
+    await handle.close();
+  }
 }
 
 interface Pending {
   localPath: string;
   remotePath: string;
-  size: number;
-  mode: number;
   user?: string | undefined;
 }
 
-async function walk(spec: FileSpec, root: string, out: Pending[], dirs: ManifestDir[]): Promise<void> {
+function missingSource(spec: FileSpec, local: string, cause: unknown): SandboxIacError {
+  return new SandboxIacError(
+    "invalid_argument",
+    `files source ${JSON.stringify(spec.source)} does not exist (resolved to ${local}): fix the path or create the file`,
+    { operation: "provisioner.files", field: "files.source", resourceId: spec.source, cause },
+  );
+}
+
+/**
+ * Lists a spec's files (without stat: sizes and modes come from the hashing
+ * pass) and its directories (with their modes). Symlinks are followed.
+ */
+async function walk(
+  spec: FileSpec,
+  root: string,
+  out: Pending[],
+  dirs: ManifestDir[],
+): Promise<void> {
   const local = path.resolve(root, spec.source);
   let stat;
   try {
     stat = await fs.stat(local);
   } catch (cause) {
-    throw new SandboxIacError(
-      "invalid_argument",
-      `files source ${JSON.stringify(spec.source)} does not exist (resolved to ${local}): fix the path or create the file`,
-      { operation: "provisioner.files", field: "files.source", resourceId: spec.source, cause },
-    );
+    throw missingSource(spec, local, cause);
   }
   if (stat.isFile()) {
-    out.push({ localPath: local, remotePath: spec.destination, size: stat.size, mode: stat.mode & 0o7777, user: spec.user });
+    out.push({ localPath: local, remotePath: spec.destination, user: spec.user });
     return;
   }
   if (!stat.isDirectory()) {
@@ -95,13 +140,18 @@ async function walk(spec: FileSpec, root: string, out: Pending[], dirs: Manifest
     for (const entry of entries) {
       const childLocal = path.join(dir, entry.name);
       const childRemote = posix.join(remote, entry.name);
-      // Symlinks are followed: the sandbox gets the content the link points at.
+      if (entry.isFile()) {
+        out.push({ localPath: childLocal, remotePath: childRemote, user: spec.user });
+        continue;
+      }
+      if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+      // Directories need their mode; a symlink needs a stat to tell what it points at.
       const st = await fs.stat(childLocal);
       if (st.isDirectory()) {
         dirs.push({ remotePath: childRemote, mode: st.mode & 0o7777, user: spec.user });
         stack.push({ local: childLocal, remote: childRemote });
       } else if (st.isFile()) {
-        out.push({ localPath: childLocal, remotePath: childRemote, size: st.size, mode: st.mode & 0o7777, user: spec.user });
+        out.push({ localPath: childLocal, remotePath: childRemote, user: spec.user });
       }
     }
   }
@@ -110,6 +160,7 @@ async function walk(spec: FileSpec, root: string, out: Pending[], dirs: Manifest
 /**
  * Resolves `files` inputs (relative to `root`) into a manifest with content
  * hashes. A later entry for the same remote path wins, as a later copy would.
+ * Each file is opened once: size, mode and hash come from that one open.
  */
 export async function buildManifest(specs: readonly FileSpec[], root: string): Promise<Manifest> {
   const pending: Pending[] = [];
@@ -118,17 +169,31 @@ export async function buildManifest(specs: readonly FileSpec[], root: string): P
   const byRemote = new Map<string, Pending>();
   for (const p of pending) byRemote.set(p.remotePath, p);
   const unique = [...byRemote.values()];
-  const hashes = await mapLimit(unique, HASH_CONCURRENCY, (p) => hashFile(p.localPath));
-  return {
-    files: unique.map((p, i) => ({ ...p, sha256: hashes[i]! })),
-    dirs,
-  };
+  const hashed = await mapLimit(unique, HASH_CONCURRENCY, async (p) => {
+    try {
+      return await hashAndStat(p.localPath);
+    } catch (cause) {
+      throw new SandboxIacError(
+        "invalid_argument",
+        `cannot read ${JSON.stringify(p.localPath)} (for ${p.remotePath}): ${(cause as Error).message}: make it readable or leave it out of files`,
+        { operation: "provisioner.files", field: "files.source", resourceId: p.localPath, cause },
+      );
+    }
+  });
+  const files: ManifestEntry[] = [];
+  unique.forEach((p, i) => {
+    const h = hashed[i];
+    // Replaced by a non-file between listing and hashing: skipped, as the listing would have.
+    if (h?.isFile) files.push({ ...p, size: h.size, mode: h.mode, sha256: h.sha256 });
+  });
+  return { files, dirs };
 }
 
 /** The part of a manifest stored in outputs. */
 export function digestOf(manifest: Manifest): ManifestDigest {
   const digest: ManifestDigest = {};
-  for (const f of manifest.files) digest[f.remotePath] = { sha256: f.sha256, mode: f.mode, size: f.size };
+  for (const f of manifest.files)
+    digest[f.remotePath] = { sha256: f.sha256, mode: f.mode, size: f.size };
   return digest;
 }
 
@@ -141,7 +206,10 @@ export interface ManifestChanges {
 }
 
 /** Compares a stored digest with a fresh manifest. */
-export function compareManifest(previous: ManifestDigest | undefined, next: Manifest): ManifestChanges {
+export function compareManifest(
+  previous: ManifestDigest | undefined,
+  next: Manifest,
+): ManifestChanges {
   const before = previous ?? {};
   const upload = next.files.filter((f) => {
     const old = before[f.remotePath];

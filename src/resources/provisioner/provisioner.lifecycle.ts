@@ -127,7 +127,13 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async diff(olds: ProvisionerOutputs, news: ProvisionerArgs, options?: CheckOptions): Promise<DiffResult> {
-    const result = diffByRules(olds, news, provisionerChangeRules, options);
+    // A snapshot's id is its name: the replacement's snapshot would be the very
+    // template the old Provisioner's delete removes. Delete the old one first.
+    const sameSnapshot =
+      olds.snapshotID !== undefined &&
+      news.snapshot !== undefined &&
+      (options?.isUnknown?.(news.snapshot.name) === true || olds.snapshot?.name === news.snapshot.name);
+    const result = diffByRules(olds, news, provisionerChangeRules, { ...options, deleteBeforeReplace: sameSnapshot });
     // Same declarations, different local content: the files must move again.
     if (!result.updates.includes("files") && !result.replaces.includes("files") && !options?.isUnknown?.(news.files)) {
       const manifest = await manifestOf(news);

@@ -34,7 +34,7 @@ describe("provisioner check", () => {
   it("fails when a sandbox id does not look like one", () => {
     const result = provisionerLifecycle.check({ sandboxID: "Not An Id" });
     expect(result.failures).toEqual([expect.objectContaining({ property: "sandboxID" })]);
-    expect(result.failures[0]!.reason).toContain('got "Not An Id"');
+    expect(result.failures[0].reason).toContain('got "Not An Id"');
   });
 
   it("accepts values still unknown during preview", () => {

@@ -1,13 +1,14 @@
 /**
  * Puts a manifest's files into the sandbox: directories first, then files
  * with bounded concurrency; files larger than the part size are split into
- * ranges uploaded in parallel and joined with `/files/compose`. Modes are
- * applied in one batch per mode at the end.
+ * ranges uploaded in parallel and joined with `/files/compose`, small files
+ * travel many per multipart request. Modes are applied in one batch per mode
+ * at the end.
  *
  * @module
  */
 import * as posix from "node:path/posix";
-import type { SandboxClient } from "../../client/sandbox";
+import { isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
@@ -23,35 +24,140 @@ export interface SyncOptions {
 
 /** Paths per chmod invocation, well under the argument-length limit. */
 const CHMOD_BATCH = 200;
+/**
+ * Small files go up many per multipart request, up to this many files and
+ * bytes: enough to amortise a request's round trip, small enough that
+ * `concurrency` requests keep the sandbox side busy in parallel.
+ */
+const BATCH_MAX_FILES = 256;
+const BATCH_MAX_BYTES = 8 * 1024 * 1024;
 
-interface UploadUnit {
-  entry: ManifestEntry;
-  /** Byte range, inclusive start and end, for a part; undefined for a whole file. */
-  range?: { start: number; end: number };
-  remotePath: string;
-}
+/** One request of a sync. */
+type UploadUnit =
+  /** A whole file, or a byte range (inclusive) of one to be composed later. */
+  | {
+      kind: "file";
+      entry: ManifestEntry;
+      remotePath: string;
+      range?: { start: number; end: number };
+    }
+  /** Small files of one user in one multipart request. */
+  | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number };
 
 function quote(p: string): string {
   return `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
-function planUploads(files: readonly ManifestEntry[], partSizeBytes: number): { units: UploadUnit[]; composed: Map<ManifestEntry, string[]> } {
-  const units: UploadUnit[] = [];
+/**
+ * Splits the files into requests: large files into parts, small ones into
+ * batches per user. Parts come first so the longest transfers start earliest.
+ */
+function planUploads(
+  files: readonly ManifestEntry[],
+  partSizeBytes: number,
+): { units: UploadUnit[]; composed: Map<ManifestEntry, string[]> } {
+  const parts: UploadUnit[] = [];
+  const singles: UploadUnit[] = [];
+  const batches: Array<UploadUnit & { kind: "batch" }> = [];
+  const open = new Map<string, UploadUnit & { kind: "batch" }>();
   const composed = new Map<ManifestEntry, string[]>();
   for (const entry of files) {
-    if (entry.size <= partSizeBytes) {
-      units.push({ entry, remotePath: entry.remotePath });
+    if (entry.size > partSizeBytes) {
+      const names: string[] = [];
+      for (let start = 0, i = 0; start < entry.size; start += partSizeBytes, i++) {
+        const remotePath = `${entry.remotePath}.sandbox-iac-part-${i}`;
+        names.push(remotePath);
+        parts.push({
+          kind: "file",
+          entry,
+          remotePath,
+          range: { start, end: Math.min(entry.size, start + partSizeBytes) - 1 },
+        });
+      }
+      composed.set(entry, names);
       continue;
     }
-    const parts: string[] = [];
-    for (let start = 0, i = 0; start < entry.size; start += partSizeBytes, i++) {
-      const remotePath = `${entry.remotePath}.sandbox-iac-part-${i}`;
-      parts.push(remotePath);
-      units.push({ entry, remotePath, range: { start, end: Math.min(entry.size, start + partSizeBytes) - 1 } });
+    if (entry.size >= BATCH_MAX_BYTES || !isMultipartSafePath(entry.remotePath)) {
+      singles.push({ kind: "file", entry, remotePath: entry.remotePath });
+      continue;
     }
-    composed.set(entry, parts);
+    const key = entry.user ?? "";
+    let batch = open.get(key);
+    if (
+      !batch ||
+      batch.entries.length >= BATCH_MAX_FILES ||
+      batch.bytes + entry.size > BATCH_MAX_BYTES
+    ) {
+      batch = { kind: "batch", user: entry.user, entries: [], bytes: 0 };
+      open.set(key, batch);
+      batches.push(batch);
+    }
+    batch.entries.push(entry);
+    batch.bytes += entry.size;
   }
-  return { units, composed };
+  return { units: [...parts, ...singles, ...batches], composed };
+}
+
+/** Sends one unit; returns the bytes it carried. */
+async function upload(
+  sandbox: SandboxClient,
+  unit: UploadUnit,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  if (unit.kind === "batch") {
+    await sandbox.uploadFiles(
+      unit.entries.map((e) => ({ localPath: e.localPath, remotePath: e.remotePath })),
+      { user: unit.user, signal },
+    );
+    return unit.bytes;
+  }
+  await sandbox.uploadFile(unit.entry.localPath, unit.remotePath, {
+    user: unit.entry.user,
+    signal,
+    ...(unit.range ? { range: unit.range } : {}),
+  });
+  return unit.range ? unit.range.end - unit.range.start + 1 : unit.entry.size;
+}
+
+/** The directories that no file of `files` (uploaded as the same user) lies under. */
+function dirsWithoutUploads(
+  dirs: readonly ManifestDir[],
+  files: readonly ManifestEntry[],
+): ManifestDir[] {
+  const covered = new Set<string>();
+  for (const file of files) {
+    const user = file.user ?? "";
+    for (let dir = posix.dirname(posix.normalize(file.remotePath)); ; dir = posix.dirname(dir)) {
+      const key = `${user}\0${dir}`;
+      if (covered.has(key)) break;
+      covered.add(key);
+      if (dir === posix.dirname(dir)) break;
+    }
+  }
+  return dirs.filter((d) => !covered.has(`${d.user ?? ""}\0${posix.normalize(d.remotePath)}`));
+}
+
+/**
+ * Creates directories with bounded concurrency; a directory whose parent is
+ * listed before it waits for that parent, so ownership comes out as if they
+ * were made one by one in order.
+ */
+async function makeDirs(
+  sandbox: SandboxClient,
+  dirs: readonly ManifestDir[],
+  options: SyncOptions,
+): Promise<void> {
+  const made = new Map<string, Promise<unknown>>();
+  await mapLimit(dirs, options.concurrency, async (dir) => {
+    const parent = made.get(posix.dirname(posix.normalize(dir.remotePath)));
+    const done = (async () => {
+      // The parent was listed earlier, so it is already being made: no lane waits on a lane that has not started.
+      if (parent) await parent;
+      await sandbox.makeDir(dir.remotePath, { user: dir.user, signal: options.signal });
+    })();
+    made.set(posix.normalize(dir.remotePath), done);
+    await done;
+  });
 }
 
 /** Uploads `files` and creates `dirs`; returns the number of bytes sent. */
@@ -61,24 +167,20 @@ export async function syncFiles(
   files: readonly ManifestEntry[],
   options: SyncOptions,
 ): Promise<number> {
-  // Parents first, so each directory's owner is the declared user.
-  for (const dir of dirs) await sandbox.makeDir(dir.remotePath, { user: dir.user, signal: options.signal });
+  // Parents first, so each directory's owner is the declared user. An upload
+  // creates its missing parents the same way (0755, owned by its user), so
+  // only directories no uploaded file lies under need a call of their own.
+  await makeDirs(sandbox, dirsWithoutUploads(dirs, files), options);
   const { units, composed } = planUploads(files, options.partSizeBytes);
-  let bytes = 0;
-  await mapLimit(units, options.concurrency, async (unit) => {
-    await sandbox.uploadFile(unit.entry.localPath, unit.remotePath, {
-      user: unit.entry.user,
-      signal: options.signal,
-      ...(unit.range ? { range: unit.range } : {}),
-    });
-    bytes += unit.range ? unit.range.end - unit.range.start + 1 : unit.entry.size;
-  });
+  const sent = await mapLimit(units, options.concurrency, (unit) =>
+    upload(sandbox, unit, options.signal),
+  );
   for (const [entry, parts] of composed) {
     await sandbox.compose(parts, entry.remotePath, { user: entry.user, signal: options.signal });
     options.log(`composed ${entry.remotePath} from ${parts.length} parts`);
   }
   await applyModes(sandbox, files, dirs, options);
-  return bytes;
+  return sent.reduce((a, b) => a + b, 0);
 }
 
 /** Sets the declared modes, one chmod per mode and batch, as the owning user. */
@@ -110,6 +212,12 @@ async function applyModes(
 }
 
 /** Removes files no longer declared. */
-export async function removeFiles(sandbox: SandboxClient, paths: readonly string[], options: SyncOptions): Promise<void> {
-  await mapLimit(paths, options.concurrency, (p) => sandbox.remove(posix.normalize(p), { signal: options.signal }));
+export async function removeFiles(
+  sandbox: SandboxClient,
+  paths: readonly string[],
+  options: SyncOptions,
+): Promise<void> {
+  await mapLimit(paths, options.concurrency, (p) =>
+    sandbox.remove(posix.normalize(p), { signal: options.signal }),
+  );
 }

@@ -19,7 +19,10 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
   },
 
   diff(olds, news, options = {}) {
-    return diffByRules(olds, news, snapshotChangeRules, options);
+    // A named snapshot's id is its name: a replacement under the same name
+    // would be deleted by the old snapshot's delete. Delete the old one first.
+    const sameName = options.isUnknown?.(news.name) === true || olds.name === news.name;
+    return diffByRules(olds, news, snapshotChangeRules, { ...options, deleteBeforeReplace: sameName });
   },
 
   async create(inputs, ctx) {

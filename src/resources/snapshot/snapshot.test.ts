@@ -33,10 +33,12 @@ describe("Snapshot diff()", () => {
     expect((await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "ready" })).changes).toBe(false);
   });
 
-  it("replaces on any change", async () => {
+  it("replaces on any change, deleting the old one first when the name (its id) stays", async () => {
     const result = await snapshotLifecycle.diff(olds, { sandboxID: "iother", name: "ready" });
-    expect(result).toEqual({ changes: true, replaces: ["sandboxID"], updates: [] });
-    expect((await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "v2" })).replaces).toEqual(["name"]);
+    expect(result).toEqual({ changes: true, replaces: ["sandboxID"], updates: [], deleteBeforeReplace: true });
+    const renamed = await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "v2" });
+    expect(renamed.replaces).toEqual(["name"]);
+    expect(renamed.deleteBeforeReplace).toBeUndefined();
   });
 
   it("replaces when the sandbox is not known yet", async () => {

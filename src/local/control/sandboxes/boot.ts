@@ -27,6 +27,12 @@ export interface BootOptions {
   token: string | undefined;
   /** The template's ready command; only waited for when given (first start). */
   readyCmd?: string | undefined;
+  /**
+   * A runtime sandbox already started for this record (a warm-pool member
+   * whose id is the record's id); it is initialised instead of starting one.
+   * @default undefined: the runtime starts the sandbox
+   */
+  started?: RuntimeSandbox | undefined;
 }
 
 /**
@@ -34,14 +40,19 @@ export interface BootOptions {
  * initialises the agent. On failure everything started is stopped again; the
  * writable layer is left for the caller to destroy or keep.
  */
-export async function bootSandbox(record: SandboxRecord, opts: BootOptions): Promise<RuntimeSandbox> {
-  const rt = await opts.runtime.start({
-    sandboxId: record.sandboxID,
-    layers: record.layers,
-    cpuCount: record.cpuCount,
-    memoryMB: record.memoryMB,
-    allowInternetAccess: record.allowInternetAccess,
-  });
+export async function bootSandbox(
+  record: SandboxRecord,
+  opts: BootOptions,
+): Promise<RuntimeSandbox> {
+  const rt =
+    opts.started ??
+    (await opts.runtime.start({
+      sandboxId: record.sandboxID,
+      layers: record.layers,
+      cpuCount: record.cpuCount,
+      memoryMB: record.memoryMB,
+      allowInternetAccess: record.allowInternetAccess,
+    }));
   try {
     await agentInit(rt.agentSocket, {
       envVars: record.initEnv,
@@ -64,7 +75,12 @@ export async function bootSandbox(record: SandboxRecord, opts: BootOptions): Pro
 }
 
 /** Runs the ready command every 200 ms until it exits 0, for at most 60 s. */
-async function waitReady(rt: RuntimeSandbox, record: SandboxRecord, readyCmd: string, token: string | undefined): Promise<void> {
+async function waitReady(
+  rt: RuntimeSandbox,
+  record: SandboxRecord,
+  readyCmd: string,
+  token: string | undefined,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let last = "";
   for (;;) {

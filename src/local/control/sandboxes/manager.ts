@@ -8,9 +8,13 @@
  *
  * @module
  */
+import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { Duplex } from "node:stream";
+import { SandboxIacError } from "../../../errors";
+import { SANDBOXES_DIR } from "../../runtime/constants";
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
+import { agentRun } from "../agent-client";
 import { ApiError } from "../http";
 import { JsonStateWriter, readJsonFile } from "../state-file";
 import { envdAccessToken } from "../tokens";
@@ -20,6 +24,7 @@ import { appendLog } from "./logs";
 import { MetricsStore, METRICS_INTERVAL_MS } from "./metrics";
 import type { SandboxRecord } from "./record";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
+import { WarmPool, type WarmSpec } from "./warm-pool";
 
 /** What the templates side may ask of the sandboxes side. */
 export interface SandboxManagerView {
@@ -29,7 +34,10 @@ export interface SandboxManagerView {
    * Pauses its processes (if running) around `fn`; `fn` gets the sandbox's
    * templateID and the build it started from; ApiError 404 when unknown.
    */
-  runWhileFrozen<T>(sandboxID: string, fn: (templateID: string, buildID?: string) => Promise<T>): Promise<T>;
+  runWhileFrozen<T>(
+    sandboxID: string,
+    fn: (templateID: string, buildID?: string) => Promise<T>,
+  ): Promise<T>;
   /** True when a running or paused sandbox uses the template. */
   isTemplateInUse(templateID: string): boolean;
 }
@@ -76,6 +84,13 @@ export interface SandboxManagerOptions {
   /** The secret that derives access tokens. */
   tokenSecret: string;
   log: (line: string) => void;
+  /**
+   * Sandboxes kept started ahead per (template layers, CPU, memory, network),
+   * claimed by create; 0 disables the warm pool. The `base` template is kept
+   * warm from the start, other templates once created from.
+   * @default 2
+   */
+  warmPoolSize?: number;
 }
 
 interface Live {
@@ -92,6 +107,12 @@ interface Live {
 export const SANDBOXES_STATE_FILE = path.join("control", "sandboxes.json");
 /** Node timers overflow above 2^31-1 ms; longer timeouts are re-armed. */
 const MAX_TIMER_MS = 2_147_483_647;
+/** Sandbox ids as create makes them (ids.ts); build sandboxes use another prefix. */
+const SANDBOX_DIR_PATTERN = /^i[a-z0-9]{20}$/;
+/** How long a pool member's warm-up command may take. */
+const WARM_UP_TIMEOUT_MS = 10_000;
+/** The template kept warm from the start. */
+const PRIMED_TEMPLATE = "base";
 
 /** Owns every sandbox of the service. */
 export class SandboxManager implements SandboxManagerView {
@@ -101,8 +122,17 @@ export class SandboxManager implements SandboxManagerView {
   private readonly writer: JsonStateWriter;
   private sampler: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Started sandboxes waiting for a create; never part of `live`. */
+  private readonly pool: WarmPool;
 
   private constructor(private readonly opts: SandboxManagerOptions) {
+    this.pool = new WarmPool({
+      runtime: opts.runtime,
+      newId: newSandboxID,
+      log: opts.log,
+      warmUp: warmUpAgent,
+      ...(opts.warmPoolSize !== undefined ? { size: opts.warmPoolSize } : {}),
+    });
     this.writer = new JsonStateWriter(path.join(opts.dataDir, SANDBOXES_STATE_FILE), () => ({
       version: 1,
       sandboxes: [...this.live.values()].map((l) => l.record),
@@ -116,8 +146,7 @@ export class SandboxManager implements SandboxManagerView {
   static async open(opts: SandboxManagerOptions): Promise<SandboxManager> {
     const m = new SandboxManager(opts);
     const state = (await readJsonFile(path.join(opts.dataDir, SANDBOXES_STATE_FILE))) as
-      | { sandboxes?: SandboxRecord[] }
-      | undefined;
+      { sandboxes?: SandboxRecord[] } | undefined;
     const now = new Date().toISOString();
     for (const record of state?.sandboxes ?? []) {
       if (record.state === "running") {
@@ -128,13 +157,52 @@ export class SandboxManager implements SandboxManagerView {
       m.live.set(record.sandboxID, m.newLive(record));
     }
     await m.writer.flush();
+    await m.removeOrphans();
     m.sampler = setInterval(() => void m.sampleAll(), METRICS_INTERVAL_MS);
     m.sampler.unref();
+    const base = opts.templates.resolve(PRIMED_TEMPLATE);
+    if (base) m.pool.prime(warmSpec(base, true));
     return m;
   }
 
+  /**
+   * Deletes writable layers of sandboxes the state file does not know: warm
+   * pool members and creates that never answered when the previous service
+   * died. Neither was ever handed to a caller.
+   */
+  private async removeOrphans(): Promise<void> {
+    let names: string[];
+    try {
+      names = await fs.readdir(path.join(this.opts.dataDir, SANDBOXES_DIR));
+    } catch {
+      return;
+    }
+    // Sequential: usually none or a couple (the pool's size).
+    for (const name of names) {
+      if (!SANDBOX_DIR_PATTERN.test(name) || this.live.has(name)) continue;
+      await this.opts.runtime
+        .destroy(name)
+        .catch((err: unknown) =>
+          this.opts.log(`removing orphaned sandbox ${name} failed: ${String(err)}`),
+        );
+    }
+  }
+
+  /** Ids of warm-pool members (started, not sandboxes of the API until a create claims one). */
+  warmIds(): string[] {
+    return this.pool.readyIds();
+  }
+
   private newLive(record: SandboxRecord): Live {
-    return { record, rt: undefined, frozen: false, timer: undefined, connections: new Set(), lock: Promise.resolve(), gone: false };
+    return {
+      record,
+      rt: undefined,
+      frozen: false,
+      timer: undefined,
+      connections: new Set(),
+      lock: Promise.resolve(),
+      gone: false,
+    };
   }
 
   /** The access token of a secure sandbox. */
@@ -194,7 +262,8 @@ export class SandboxManager implements SandboxManagerView {
     this.assertOpen();
     const tpl = this.opts.templates.resolve(input.template);
     if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
-    const sandboxID = newSandboxID();
+    const started = this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
+    const sandboxID = started?.sandboxId ?? newSandboxID();
     const now = Date.now();
     const record: SandboxRecord = {
       sandboxID,
@@ -229,7 +298,12 @@ export class SandboxManager implements SandboxManagerView {
     };
     let rt: RuntimeSandbox;
     try {
-      rt = await bootSandbox(record, { runtime: this.opts.runtime, token: this.tokenOf(record), readyCmd: tpl.readyCmd });
+      rt = await bootSandbox(record, {
+        runtime: this.opts.runtime,
+        token: this.tokenOf(record),
+        readyCmd: tpl.readyCmd,
+        started,
+      });
     } catch (err) {
       await this.opts.runtime.destroy(sandboxID).catch(() => undefined);
       throw err;
@@ -241,9 +315,8 @@ export class SandboxManager implements SandboxManagerView {
     this.live.set(sandboxID, l);
     this.arm(l);
     this.opts.templates.markSpawned(tpl.templateID);
-    await this.writer.flush();
-    // The creation sample, so metrics are never empty for a running sandbox.
-    await this.sample(l);
+    // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
+    await Promise.all([this.writer.flush(), this.sample(l)]);
     return record;
   }
 
@@ -262,7 +335,8 @@ export class SandboxManager implements SandboxManagerView {
   /** Pauses a running sandbox; `memory: false` stops its processes instead of freezing them. */
   async pause(sandboxID: string, memory: boolean): Promise<void> {
     await this.locked(sandboxID, async (l) => {
-      if (l.record.state === "paused") throw new ApiError(409, `Sandbox ${sandboxID} is already paused`);
+      if (l.record.state === "paused")
+        throw new ApiError(409, `Sandbox ${sandboxID} is already paused`);
       await this.pauseLocked(l, memory, "sandbox paused");
     });
   }
@@ -270,14 +344,18 @@ export class SandboxManager implements SandboxManagerView {
   /** Resumes a paused sandbox (409 when running). */
   async resume(sandboxID: string, timeoutSec: number): Promise<SandboxRecord> {
     return this.locked(sandboxID, async (l) => {
-      if (l.record.state === "running") throw new ApiError(409, `Sandbox ${sandboxID} is already running`);
+      if (l.record.state === "running")
+        throw new ApiError(409, `Sandbox ${sandboxID} is already running`);
       await this.resumeLocked(l, timeoutSec);
       return l.record;
     });
   }
 
   /** Connects: extends a running sandbox's end, or resumes a paused one. */
-  async connect(sandboxID: string, timeoutSec: number | undefined): Promise<{ record: SandboxRecord; resumed: boolean }> {
+  async connect(
+    sandboxID: string,
+    timeoutSec: number | undefined,
+  ): Promise<{ record: SandboxRecord; resumed: boolean }> {
     return this.locked(sandboxID, async (l) => {
       if (l.record.state === "running") {
         if (timeoutSec !== undefined) this.extendTo(l, Date.now() + timeoutSec * 1000);
@@ -292,7 +370,11 @@ export class SandboxManager implements SandboxManagerView {
   /** Overwrites a running sandbox's end: now + `timeoutSec` (may shorten). */
   async setTimeout(sandboxID: string, timeoutSec: number): Promise<void> {
     await this.locked(sandboxID, async (l) => {
-      if (l.record.state !== "running") throw new ApiError(409, `Sandbox ${sandboxID} is not running (state '${l.record.state}'); resume it first`);
+      if (l.record.state !== "running")
+        throw new ApiError(
+          409,
+          `Sandbox ${sandboxID} is not running (state '${l.record.state}'); resume it first`,
+        );
       l.record.endAt = new Date(Date.now() + Math.max(0, timeoutSec) * 1000).toISOString();
       this.arm(l);
       await this.writer.flush();
@@ -309,7 +391,10 @@ export class SandboxManager implements SandboxManagerView {
   }
 
   /** {@inheritDoc SandboxManagerView.runWhileFrozen} */
-  async runWhileFrozen<T>(sandboxID: string, fn: (templateID: string, buildID?: string) => Promise<T>): Promise<T> {
+  async runWhileFrozen<T>(
+    sandboxID: string,
+    fn: (templateID: string, buildID?: string) => Promise<T>,
+  ): Promise<T> {
     return this.locked(sandboxID, async (l) => {
       const freeze = l.record.state === "running" && l.rt !== undefined && !l.frozen;
       if (freeze) await l.rt?.freeze();
@@ -329,6 +414,7 @@ export class SandboxManager implements SandboxManagerView {
     if (this.closed) return;
     this.closed = true;
     if (this.sampler) clearInterval(this.sampler);
+    await this.pool.close();
     const now = new Date().toISOString();
     // Sequential on purpose: each stop unmounts and kills a cgroup; the number of sandboxes is unbounded.
     for (const l of this.live.values()) {
@@ -339,14 +425,17 @@ export class SandboxManager implements SandboxManagerView {
           l.record.endAt = now;
           appendLog(l.record, "info", "sandbox paused: the service stopped", {});
         }
-      }).catch((err: unknown) => this.opts.log(`stopping sandbox ${l.record.sandboxID} failed: ${String(err)}`));
+      }).catch((err: unknown) =>
+        this.opts.log(`stopping sandbox ${l.record.sandboxID} failed: ${String(err)}`),
+      );
     }
     await this.writer.flush();
     await this.opts.runtime.close();
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new ApiError(503, "the local sandbox service is shutting down; start it again");
+    if (this.closed)
+      throw new ApiError(503, "the local sandbox service is shutting down; start it again");
   }
 
   private async locked<T>(sandboxID: string, fn: (l: Live) => Promise<T>): Promise<T> {
@@ -419,7 +508,10 @@ export class SandboxManager implements SandboxManagerView {
       await l.rt.thaw();
       l.frozen = false;
     } else {
-      const rt = await bootSandbox(l.record, { runtime: this.opts.runtime, token: this.tokenOf(l.record) });
+      const rt = await bootSandbox(l.record, {
+        runtime: this.opts.runtime,
+        token: this.tokenOf(l.record),
+      });
       this.attach(l, rt);
     }
     const now = Date.now();
@@ -441,11 +533,14 @@ export class SandboxManager implements SandboxManagerView {
   private arm(l: Live): void {
     this.disarm(l);
     const delay = Math.max(0, Date.parse(l.record.endAt) - Date.now());
-    l.timer = setTimeout(() => {
-      l.timer = undefined;
-      if (Date.parse(l.record.endAt) > Date.now()) return this.arm(l);
-      void this.onTimeout(l);
-    }, Math.min(delay, MAX_TIMER_MS));
+    l.timer = setTimeout(
+      () => {
+        l.timer = undefined;
+        if (Date.parse(l.record.endAt) > Date.now()) return this.arm(l);
+        void this.onTimeout(l);
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
     l.timer.unref();
   }
 
@@ -458,7 +553,8 @@ export class SandboxManager implements SandboxManagerView {
     const id = l.record.sandboxID;
     try {
       await this.lockedEntry(l, async () => {
-        if (l.gone || l.record.state !== "running" || Date.parse(l.record.endAt) > Date.now()) return;
+        if (l.gone || l.record.state !== "running" || Date.parse(l.record.endAt) > Date.now())
+          return;
         if (l.record.autoPause) {
           await this.pauseLocked(l, true, "sandbox paused: timeout reached");
           return;
@@ -496,6 +592,34 @@ export class SandboxManager implements SandboxManagerView {
       // A sandbox stopping between the check and the read has no stats; the next sample will tell.
     }
   }
+}
+
+/** Runs what a create's first command runs (`bash -l -c true`), so that its code paths are compiled and cached. */
+async function warmUpAgent(rt: RuntimeSandbox): Promise<void> {
+  const res = await agentRun(rt.agentSocket, "true", { timeoutMs: WARM_UP_TIMEOUT_MS });
+  if (res.exitCode !== 0) {
+    throw new SandboxIacError(
+      "command_failed",
+      `warming up pool sandbox ${rt.sandboxId}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
+      {
+        operation: "sandboxes.warmPool",
+        resourceId: rt.sandboxId,
+      },
+    );
+  }
+}
+
+/** The warm-pool key fields of a template and a network choice. */
+function warmSpec(
+  tpl: { layers: string[]; cpuCount: number; memoryMB: number },
+  allowInternetAccess: boolean,
+): WarmSpec {
+  return {
+    layers: tpl.layers,
+    cpuCount: tpl.cpuCount,
+    memoryMB: tpl.memoryMB,
+    allowInternetAccess,
+  };
 }
 
 /** The 404 of an unknown sandbox (wire-protocol.md 3). */

@@ -1,0 +1,243 @@
+// The Provisioner's uploads against the official e2b SDK's files.write, both
+// against the same local service in the same run, and a no-op re-provision
+// against plain hashing of the same tree (docs: baselines.md).
+//
+// Baselines give the SDK its best honest shot:
+// - 1 GiB file: files.write(path, ReadableStream) from fs.createReadStream via
+//   Readable.toWeb, which makes the SDK stream one octet-stream request (no
+//   buffering of the file in memory, unlike a Blob or ArrayBuffer).
+// - 10,000 files: files.write([{ path, data }]) with data = fs.openAsBlob (lazy
+//   Blobs, read while sent); several batchings are measured and the fastest
+//   one is the baseline.
+// - no-op: sha256 of every file (readFile + createHash) with the provisioner's
+//   concurrency, over a list made beforehand (listing is not counted).
+//
+// Sizes: BENCH_PROV_BIG_MIB (1024), BENCH_PROV_FILES (10000), BENCH_PROV_RUNS (3).
+"use strict";
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { Readable } = require("node:stream");
+const { ms, mbps, timeIt, row } = require("./stats");
+const { startLocalService } = require("../dist/local");
+const { provisionerLifecycle } = require("../dist/resources/provisioner");
+const { resolveConfig } = require("../dist/config");
+const { Sandbox } = require("e2b");
+
+const BIG_MIB = Number(process.env.BENCH_PROV_BIG_MIB ?? 1024);
+const FILES = Number(process.env.BENCH_PROV_FILES ?? 10_000);
+const RUNS = Number(process.env.BENCH_PROV_RUNS ?? 3);
+const DIRS = 100;
+/** The Provisioner's default `concurrency`, used for the hashing baseline too. */
+const CONCURRENCY = 8;
+
+function median(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
+}
+
+/** A file of `mib` MiB of random bytes (not compressible, not constant). */
+function makeBigFile(file, mib) {
+  const fd = fs.openSync(file, "w");
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let i = 0; i < mib; i++) fs.writeSync(fd, crypto.randomFillSync(chunk));
+  fs.closeSync(fd);
+}
+
+/** `count` files of 1 to 8 KiB of random bytes spread over DIRS directories; returns their relative paths. */
+function makeTree(root, count) {
+  const rel = [];
+  for (let d = 0; d < DIRS; d++)
+    fs.mkdirSync(path.join(root, `dir${String(d).padStart(3, "0")}`), { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const p = path.join(
+      `dir${String(i % DIRS).padStart(3, "0")}`,
+      `file${String(i).padStart(5, "0")}.dat`,
+    );
+    fs.writeFileSync(
+      path.join(root, p),
+      crypto.randomBytes(1024 + ((i * 2654435761) % (7 * 1024 + 1))),
+    );
+    rel.push(p);
+  }
+  return rel;
+}
+
+async function mapLimit(items, limit, fn) {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+async function hashTree(files) {
+  await mapLimit(files, CONCURRENCY, async (f) =>
+    crypto
+      .createHash("sha256")
+      .update(await fs.promises.readFile(f))
+      .digest("hex"),
+  );
+}
+
+function sha256File(file) {
+  const hash = crypto.createHash("sha256");
+  hash.update(fs.readFileSync(file));
+  return hash.digest("hex");
+}
+
+async function sdkTree(sbx, root, rel, dest, batch, parallel) {
+  const batches = [];
+  for (let i = 0; i < rel.length; i += batch) batches.push(rel.slice(i, i + batch));
+  await mapLimit(batches, parallel, async (b) => {
+    const entries = await Promise.all(
+      b.map(async (p) => ({ path: `${dest}/${p}`, data: await fs.openAsBlob(path.join(root, p)) })),
+    );
+    await sbx.files.write(entries, { requestTimeoutMs: 0 });
+  });
+}
+
+function ratio(baselineMs, oursMs) {
+  return `${(baselineMs / oursMs).toFixed(2)}x`;
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), "sbx-bench-prov-"));
+  const service = await startLocalService({ port: 0, dataDir: path.join(work, "data") });
+  const opts = { apiKey: service.apiKey, apiUrl: service.apiUrl, sandboxUrl: service.sandboxUrl };
+  const ctx = { config: resolveConfig(opts), log: () => undefined };
+  let sbx;
+  try {
+    console.log(
+      `sandbox-iac provisioner benchmark (${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB), medians of ${RUNS}`,
+    );
+    const big = path.join(work, "big.bin");
+    makeBigFile(big, BIG_MIB);
+    const tree = path.join(work, "tree");
+    const rel = makeTree(tree, FILES);
+    const absolute = rel.map((p) => path.join(tree, p));
+    const treeBytes = absolute.reduce((n, f) => n + fs.statSync(f).size, 0);
+
+    sbx = await Sandbox.create({ ...opts, timeoutMs: 3_600_000 });
+    const sandboxID = sbx.sandboxId;
+    const clean = () => sbx.commands.run("rm -rf /home/user/sdk /home/user/prov", { timeoutMs: 0 });
+
+    // 1. One big file.
+    const bigBytes = BIG_MIB * 2 ** 20;
+    const bigInputs = {
+      sandboxID,
+      files: [{ source: big, destination: "/home/user/prov/big.bin" }],
+    };
+    const sdkBig = [];
+    const provBig = [];
+    for (let i = 0; i < RUNS; i++) {
+      await clean();
+      sdkBig.push(
+        await timeIt(() =>
+          sbx.files.write(
+            "/home/user/sdk/big.bin",
+            Readable.toWeb(fs.createReadStream(big, { highWaterMark: 1 << 20 })),
+            { requestTimeoutMs: 0 },
+          ),
+        ),
+      );
+      provBig.push(await timeIt(() => provisionerLifecycle.create(bigInputs, ctx)));
+      if (i === 0) {
+        const sums = await sbx.commands.run(
+          "sha256sum /home/user/prov/big.bin /home/user/sdk/big.bin",
+          { timeoutMs: 0 },
+        );
+        const want = sha256File(big);
+        for (const line of sums.stdout.trim().split("\n"))
+          if (!line.startsWith(want)) throw new Error(`uploaded content differs: ${line}`);
+      }
+    }
+    await clean();
+    const sdkBigMs = median(sdkBig);
+    const provBigMs = median(provBig);
+    row(
+      `upload ${BIG_MIB} MiB file`,
+      mbps(bigBytes, provBigMs / 1000),
+      mbps(bigBytes, sdkBigMs / 1000) + " (sdk)",
+      `${ratio(sdkBigMs, provBigMs)} the SDK, target >= 2x`,
+    );
+
+    // 2. The tree: find the SDK's fastest batching first.
+    const variants = [
+      { name: `all ${FILES} in one request`, batch: FILES, parallel: 1 },
+      { name: "500 per request, sequential", batch: 500, parallel: 1 },
+      { name: `500 per request, ${CONCURRENCY} in parallel`, batch: 500, parallel: CONCURRENCY },
+    ];
+    const sdkTreeMs = new Map();
+    const treeInputs = {
+      sandboxID,
+      files: [{ source: tree, destination: "/home/user/prov/tree" }],
+    };
+    const provTree = [];
+    let outputs;
+    for (let i = 0; i < RUNS; i++) {
+      for (const v of variants) {
+        await clean();
+        const t = await timeIt(() =>
+          sdkTree(sbx, tree, rel, "/home/user/sdk/tree", v.batch, v.parallel),
+        );
+        sdkTreeMs.set(v.name, [...(sdkTreeMs.get(v.name) ?? []), t]);
+      }
+      await clean();
+      provTree.push(
+        await timeIt(
+          async () => ({ outputs } = await provisionerLifecycle.create(treeInputs, ctx)),
+        ),
+      );
+    }
+    const count = await sbx.commands.run("find /home/user/prov/tree -type f | wc -l");
+    if (Number(count.stdout.trim()) !== FILES)
+      throw new Error(`expected ${FILES} files in the sandbox, found ${count.stdout.trim()}`);
+    const sdkBest = [...sdkTreeMs.entries()]
+      .map(([name, t]) => ({ name, ms: median(t) }))
+      .sort((a, b) => a.ms - b.ms);
+    for (const v of sdkBest) row(`  sdk files.write: ${v.name}`, ms(v.ms), "-");
+    const provTreeMs = median(provTree);
+    row(
+      `upload ${FILES} files (${(treeBytes / 2 ** 20).toFixed(0)} MiB)`,
+      ms(provTreeMs),
+      ms(sdkBest[0].ms) + " (sdk)",
+      `${ratio(sdkBest[0].ms, provTreeMs)} the SDK (${sdkBest[0].name}), target >= 2x`,
+    );
+
+    // 3. No-op re-provision: diff finds nothing, so update is never called.
+    const diffs = [];
+    const hashes = [];
+    for (let i = 0; i < RUNS; i++) {
+      hashes.push(await timeIt(() => hashTree(absolute)));
+      diffs.push(
+        await timeIt(async () => {
+          const d = await provisionerLifecycle.diff(outputs, treeInputs);
+          if (d.changes)
+            throw new Error(`a no-op re-provision found changes: ${JSON.stringify(d)}`);
+        }),
+      );
+    }
+    const diffMs = median(diffs);
+    const hashMs = median(hashes);
+    row(
+      `no-op re-provision of ${FILES} files`,
+      ms(diffMs),
+      ms(hashMs) + " (hash)",
+      `${(diffMs / hashMs).toFixed(2)}x hashing, target <= 1.2x`,
+    );
+  } finally {
+    if (sbx) await sbx.kill().catch(() => undefined);
+    await service.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,200 @@
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { SandboxIacError } from "../../../errors";
+import { createTestRuntime, type TestRuntime } from "../../runtime/testing";
+import { agentRun } from "../agent-client";
+import {
+  SANDBOXES_STATE_FILE,
+  SandboxManager,
+  type CreateSandboxInput,
+  type TemplateLookup,
+} from "./manager";
+
+jest.setTimeout(120_000);
+
+const SECRET = "test-token-secret-0123456789abcdef";
+
+/** Two templates on the base layer that differ in their memory limit (so in their pool key). */
+function templates(baseLayer: string): TemplateLookup {
+  const tpl = (templateID: string, memoryMB: number) => ({
+    templateID,
+    layers: [baseLayer],
+    envs: { FROM_TEMPLATE: templateID },
+    defaultUser: "user",
+    cpuCount: 1,
+    memoryMB,
+    diskSizeMB: 1024,
+    envdVersion: "0.5.0",
+  });
+  return {
+    resolve: (id) =>
+      id === "base" ? tpl("base", 256) : id === "big" ? tpl("big", 320) : undefined,
+    markSpawned: () => undefined,
+  };
+}
+
+function input(template: string, envVars: Record<string, string>): CreateSandboxInput {
+  return {
+    template,
+    timeoutSec: 300,
+    secure: true,
+    allowInternetAccess: true,
+    autoPause: false,
+    autoResume: false,
+    metadata: {},
+    envVars,
+  };
+}
+
+async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** Host pids whose cgroup names `id` (the sandbox's processes). */
+async function pidsOf(id: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await fs.readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const cg = await fs.readFile(`/proc/${name}/cgroup`, "utf8").catch(() => "");
+    if (cg.includes(`-${id}\n`)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/** The v1 memory cgroup directory of sandbox `id`, when it exists. */
+async function memoryCgroupOf(id: string): Promise<string | undefined> {
+  const self = await fs.readFile("/proc/self/cgroup", "utf8");
+  const line = self.split("\n").find((l) => /^\d+:([^:]*,)?memory(,[^:]*)?:/.test(l));
+  if (!line) return undefined;
+  const group = path.join("/sys/fs/cgroup/memory", line.split(":")[2] ?? "/", "sandbox-iac");
+  const names = await fs.readdir(group).catch(() => [] as string[]);
+  const name = names.find((n) => n.endsWith(`-${id}`));
+  return name ? path.join(group, name) : undefined;
+}
+
+let t: TestRuntime;
+let m: SandboxManager | undefined;
+beforeAll(async () => {
+  t = await createTestRuntime();
+});
+afterAll(async () => {
+  await m?.close();
+  await t?.dispose();
+});
+
+describe("the warm pool", () => {
+  let warm: string[] = [];
+
+  it("keeps started pool sandboxes out of the list, the metrics and the state file", async () => {
+    m = await SandboxManager.open({
+      dataDir: t.dataDir,
+      runtime: t.runtime,
+      templates: templates(t.runtime.baseLayerId),
+      tokenSecret: SECRET,
+      log: () => undefined,
+    });
+    await until("two warm sandboxes", () => m!.warmIds().length === 2);
+    warm = m.warmIds();
+    expect(m.all()).toEqual([]);
+    for (const id of warm) {
+      expect(m.exists(id)).toBe(false);
+      expect(m.reachable(id)).toBeUndefined();
+      expect(m.metrics.latest(id)).toBeUndefined();
+      expect((await pidsOf(id)).length).toBeGreaterThan(0);
+    }
+    const state = JSON.parse(
+      await fs.readFile(path.join(t.dataDir, SANDBOXES_STATE_FILE), "utf8"),
+    ) as { sandboxes: unknown[] };
+    expect(state.sandboxes).toEqual([]);
+  });
+
+  it("gives a claimed sandbox its own id, hostname, environment and access token", async () => {
+    const a = await m!.create(input("base", { MINE: "a" }));
+    const b = await m!.create(input("base", { MINE: "b" }));
+    expect(warm).toContain(a.sandboxID);
+    expect(warm).toContain(b.sandboxID);
+    expect(a.sandboxID).not.toBe(b.sandboxID);
+    for (const [rec, mine] of [
+      [a, "a"],
+      [b, "b"],
+    ] as const) {
+      const rt = m!.reachable(rec.sandboxID)!.rt;
+      const token = m!.tokenOf(rec)!;
+      const res = await agentRun(
+        rt.agentSocket,
+        'echo "$(hostname) $HOSTNAME $E2B_SANDBOX_ID $MINE $FROM_TEMPLATE"',
+        { accessToken: token },
+      );
+      expect(res).toEqual({
+        exitCode: 0,
+        stdout: `${rec.sandboxID} ${rec.sandboxID} ${rec.sandboxID} ${mine} base\n`,
+        stderr: "",
+      });
+      expect(m!.metrics.latest(rec.sandboxID)).toBeDefined();
+    }
+    const other = m!.tokenOf(a)!;
+    await expect(
+      agentRun(m!.reachable(b.sandboxID)!.rt.agentSocket, "true", { accessToken: other }),
+    ).rejects.toThrow(SandboxIacError);
+    expect(
+      m!
+        .all()
+        .map((r) => r.sandboxID)
+        .sort(),
+    ).toEqual([a.sandboxID, b.sandboxID].sort());
+  });
+
+  it("claims only a sandbox started with the template's memory limit", async () => {
+    await until("the base pool refilled", () => m!.warmIds().length === 2);
+    const baseWarm = m!.warmIds();
+    const big = await m!.create(input("big", {}));
+    expect(baseWarm).not.toContain(big.sandboxID);
+    await until("a warm sandbox of the big template", () => m!.warmIds().length >= 3);
+    const bigWarm = m!.warmIds().filter((id) => !baseWarm.includes(id));
+    const big2 = await m!.create(input("big", {}));
+    expect(bigWarm).toContain(big2.sandboxID);
+    const cg = await memoryCgroupOf(big2.sandboxID);
+    // The machine kind runs cgroup v1 (hybrid); the limit is the memory controller's file.
+    expect(cg).toBeDefined();
+    expect((await fs.readFile(path.join(cg!, "memory.limit_in_bytes"), "utf8")).trim()).toBe(
+      String(320 * 1024 * 1024),
+    );
+  });
+
+  it("leaves no pool sandbox process, cgroup or directory after close()", async () => {
+    await until("the pools refilled", () => m!.warmIds().length >= 3);
+    const pool = m!.warmIds();
+    const users = m!.all().map((r) => r.sandboxID);
+    await m!.close();
+    m = undefined;
+    const dirs = await fs.readdir(path.join(t.dataDir, "sandboxes"));
+    for (const id of pool) {
+      expect(dirs).not.toContain(id);
+      expect(await pidsOf(id)).toEqual([]);
+      expect(await memoryCgroupOf(id)).toBeUndefined();
+    }
+    // The user sandboxes stay, paused on their kept layers.
+    expect(dirs.sort()).toEqual([...users].sort());
+  });
+
+  it("removes sandbox directories the state file does not know on open (a kill -9 left them)", async () => {
+    const orphan = "i0123456789abcdefghij";
+    await fs.mkdir(path.join(t.dataDir, "sandboxes", orphan, "upper"), { recursive: true });
+    m = await SandboxManager.open({
+      dataDir: t.dataDir,
+      runtime: t.runtime,
+      templates: templates(t.runtime.baseLayerId),
+      tokenSecret: SECRET,
+      log: () => undefined,
+      warmPoolSize: 0,
+    });
+    const dirs = await fs.readdir(path.join(t.dataDir, "sandboxes"));
+    expect(dirs).not.toContain(orphan);
+    expect(m.all().every((r) => r.state === "paused" && dirs.includes(r.sandboxID))).toBe(true);
+    expect(m.warmIds()).toEqual([]);
+  });
+});
