@@ -81,7 +81,7 @@ describe("uploadFiles()", () => {
       { localPath: local("empty"), remotePath: "/tmp/empty" },
     ]);
     expect(captured).toHaveLength(1);
-    const request = captured[0] as Captured;
+    const [request] = captured as [Captured];
     expect(request.url.pathname).toBe("/files");
     expect(request.url.searchParams.has("path")).toBe(false);
     expect(request.contentType).toMatch(/^multipart\/form-data; boundary=/);

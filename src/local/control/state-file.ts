@@ -10,7 +10,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
 /** Writes `content` to `file` atomically with the given mode. */
-export async function writeFileAtomic(file: string, content: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Buffer, mode = 0o600): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
@@ -27,11 +27,16 @@ export async function writeFileAtomic(file: string, content: string, mode = 0o60
     await fs.rm(tmp, { force: true });
     throw err;
   }
-  const dirHandle = await fs.open(dir, "r");
+  await syncDir(dir);
+}
+
+/** Makes a rename or create inside `dir` durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, "r");
   try {
-    await dirHandle.sync();
+    await handle.sync();
   } finally {
-    await dirHandle.close();
+    await handle.close();
   }
 }
 
@@ -59,6 +64,7 @@ export class JsonStateWriter {
   constructor(
     private readonly file: string,
     private readonly snapshot: () => unknown,
+    private readonly indent: number | undefined = 2,
   ) {}
 
   /** Resolves once a write that includes every change made before the call is on disk. */
@@ -72,7 +78,7 @@ export class JsonStateWriter {
       try {
         do {
           this.pending = false;
-          await writeFileAtomic(this.file, JSON.stringify(this.snapshot(), null, 2));
+          await writeFileAtomic(this.file, JSON.stringify(this.snapshot(), null, this.indent));
         } while (this.pending);
       } finally {
         this.running = undefined;

@@ -9,7 +9,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { SandboxRuntime } from "../../runtime/types";
 import { ENVD_VERSION, DEFAULT_USER } from "../../../wire/envd";
-import { CoalescingWriter } from "./atomic-file";
+import { JsonStateWriter } from "../state-file";
 import { BuildLogStore } from "./build-logs";
 import {
   BASE_TEMPLATE_ID,
@@ -39,7 +39,7 @@ export interface LookupResult {
 /** Everything the templates side knows, and its persistence. */
 export class TemplateCatalog {
   private readonly templates = new Map<string, TemplateRecord>();
-  private readonly writer: CoalescingWriter;
+  private readonly writer: JsonStateWriter;
   /** Logs of every build. */
   readonly logs: BuildLogStore;
 
@@ -48,7 +48,8 @@ export class TemplateCatalog {
     readonly runtime: SandboxRuntime,
     private readonly log: (line: string) => void,
   ) {
-    this.writer = new CoalescingWriter(path.join(dir, CATALOG_FILE), () => this.serialize());
+    // Compact: the catalog holds every template and build, and is rewritten often.
+    this.writer = new JsonStateWriter(path.join(dir, CATALOG_FILE), () => this.snapshot(), undefined);
     this.logs = new BuildLogStore(path.join(dir, BUILD_LOGS_DIR));
   }
 
@@ -78,14 +79,13 @@ export class TemplateCatalog {
     return catalog;
   }
 
-  private serialize(): string {
-    const file: CatalogFile = { version: 1, templates: [...this.templates.values()] };
-    return JSON.stringify(file);
+  private snapshot(): CatalogFile {
+    return { version: 1, templates: [...this.templates.values()] };
   }
 
   /** Persists the catalog; resolves once the current state is durable. */
   save(): Promise<void> {
-    return this.writer.save();
+    return this.writer.flush();
   }
 
   private ensureBase(): void {

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
 import { ApiError } from "../http";
-import { syncDir } from "./atomic-file";
+import { syncDir } from "../state-file";
 import { UPLOAD_TOKEN_TTL_MS } from "./constants";
 
 /** `^[0-9a-f]{64}$`: a sha256 in hex, the SDK's files hash. */
