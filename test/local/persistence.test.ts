@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import type { LocalService } from "../../src/local";
@@ -17,24 +16,11 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** `dist/cli/main.js` when built, else the CLI bundled now with esbuild. */
+/** The built CLI; `npm test` builds before it runs the tests. */
 async function cliEntry(): Promise<string> {
   const dist = path.join(ROOT, "dist", "cli", "main.js");
-  if (fs.existsSync(dist)) return dist;
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-cli-"));
-  dirs.push(out);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const esbuild = require("esbuild") as typeof import("esbuild");
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, "src", "cli", "main.ts")],
-    outfile: path.join(out, "main.js"),
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    logLevel: "error",
-  });
-  return path.join(out, "main.js");
+  if (!fs.existsSync(dist)) throw new Error(`no CLI at ${dist}: run \`npm run build\` first (npm test does)`);
+  return dist;
 }
 
 describe("persistence", () => {

@@ -11,39 +11,17 @@ const ROOT = path.resolve(__dirname, "..", "..");
 const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
 
 /**
- * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent` when
- * built, else a bundle made now with esbuild into a temp dir.
+ * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent`.
+ * `npm test` builds before it runs the tests.
  */
 export async function agentBundleDir(): Promise<string> {
   const fromEnv = process.env[TEST_AGENT_DIR_ENV];
   if (fromEnv) return fromEnv;
   const dist = path.join(ROOT, "dist", "agent");
-  if (fs.existsSync(path.join(dist, "agent.js"))) return dist;
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-agent-"));
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const esbuild = require("esbuild") as typeof import("esbuild");
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, "src", "agent", "main.ts")],
-    outfile: path.join(out, "agent.js"),
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    external: ["node-pty"],
-    logLevel: "error",
-  });
-  const ptySrc = path.join(ROOT, "node_modules", "node-pty");
-  const ptyDest = path.join(out, "node_modules", "node-pty");
-  fs.mkdirSync(path.join(ptyDest, "build", "Release"), { recursive: true });
-  fs.copyFileSync(path.join(ptySrc, "package.json"), path.join(ptyDest, "package.json"));
-  fs.cpSync(path.join(ptySrc, "lib"), path.join(ptyDest, "lib"), { recursive: true });
-  for (const f of fs.readdirSync(path.join(ptySrc, "build", "Release"))) {
-    if (f.endsWith(".node") || f === "spawn-helper") {
-      fs.copyFileSync(path.join(ptySrc, "build", "Release", f), path.join(ptyDest, "build", "Release", f));
-    }
+  if (!fs.existsSync(path.join(dist, "agent.js"))) {
+    throw new Error(`no agent bundle at ${dist}: run \`npm run build\` first (npm test does)`);
   }
-  process.env[TEST_AGENT_DIR_ENV] = out;
-  return out;
+  return dist;
 }
 
 /** A fresh temp data dir. */
