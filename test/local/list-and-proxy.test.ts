@@ -103,8 +103,10 @@ describe("sandbox proxy", () => {
     const sig = filesSignature("/home/user/s.txt", "read", "user", envdAccessToken ?? "");
     const res = await fetch(`${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${sig}`);
     expect({ status: res.status, text: await res.text() }).toEqual({ status: 200, text: "signed\n" });
+    // A signature that matches no sandbox is refused as envd refuses a forged one.
     const bad = await fetch(`${svc.sandboxUrl}/files?path=/home/user/s.txt&username=user&signature=v1_wrong`);
-    expect(bad.status).toBe(502);
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toMatchObject({ code: 401, message: expect.stringContaining("no running sandbox matches the signature") });
   });
 
   it("answers CORS preflights and adds CORS headers to sandbox responses", async () => {

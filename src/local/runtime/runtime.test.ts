@@ -90,6 +90,24 @@ describe("start()", () => {
     await again.stop();
   });
 
+  it("gives login shells root's PATH only as root, without the profile forking id", async () => {
+    const profile = await fs.readFile(
+      path.join(t.dataDir, "layers", t.runtime.baseLayerId, "root", "etc", "profile"),
+      "utf8",
+    );
+    expect(profile).not.toContain('"$(id -u)"');
+    const sbx = await t.runtime.start(spec("profile"));
+    try {
+      const pathOf = async (user: string) =>
+        (await runInSandbox(sbx.agentSocket, `bash -l -c 'echo "$PATH"'`, { user })).stdout;
+      expect(await pathOf("root")).toMatch(/(^|:)\/usr\/local\/sbin(:|$)/);
+      expect(await pathOf("user")).not.toMatch(/sbin/);
+    } finally {
+      await sbx.stop();
+      await t.runtime.destroy("profile");
+    }
+  });
+
   it("resolves exited when the agent dies", async () => {
     const sbx = await t.runtime.start(spec("crash"));
     // pid 1 is bubblewrap's reaper; the agent is pid 2 and the sandbox ends with it.
