@@ -101,7 +101,7 @@ describe("sandbox proxy", () => {
     const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true });
     await runThroughProxy(svc, sandboxID, "echo signed > /home/user/s.txt", envdAccessToken);
     const sig = filesSignature("/home/user/s.txt", "read", "user", envdAccessToken ?? "");
-    const res = await fetch(`${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${sig}`);
+    const res = await fetch(`${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${encodeURIComponent(sig)}`);
     expect({ status: res.status, text: await res.text() }).toEqual({ status: 200, text: "signed\n" });
     // A signature that matches no sandbox is refused as envd refuses a forged one.
     const bad = await fetch(`${svc.sandboxUrl}/files?path=/home/user/s.txt&username=user&signature=v1_wrong`);
