@@ -6,7 +6,10 @@ module.exports = {
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
     // The official e2b SDK depends on chalk 5, which ships only as ES modules.
-    "^.+\\.m?js$": ["ts-jest", { tsconfig: { allowJs: true, module: "commonjs", isolatedModules: true } }],
+    "^.+\\.m?js$": [
+      "ts-jest",
+      { tsconfig: { allowJs: true, module: "commonjs", isolatedModules: true } },
+    ],
   },
   transformIgnorePatterns: ["/node_modules/(?!(chalk)/)"],
   // Tests start real sandboxes; the suite is I/O bound, not CPU bound.

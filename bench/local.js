@@ -6,7 +6,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { percentile, ms, mbps, timeIt, row } = require("./stats");
-const { startLocalService } = require("../dist/local");
+const { startServiceProcess } = require("./service");
 const { createSandboxClient } = require("../dist/client/sandbox");
 const { Sandbox } = require("e2b");
 
@@ -17,7 +17,27 @@ const IDLE = Number(process.env.BENCH_IDLE ?? 20);
 
 function bareBwrap() {
   return timeIt(async () => {
-    const r = spawnSync("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "/bin/true"]);
+    const r = spawnSync("bwrap", [
+      "--unshare-all",
+      "--die-with-parent",
+      "--ro-bind",
+      "/usr",
+      "/usr",
+      "--symlink",
+      "usr/bin",
+      "/bin",
+      "--symlink",
+      "usr/lib",
+      "/lib",
+      "--symlink",
+      "usr/lib64",
+      "/lib64",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "/bin/true",
+    ]);
     if (r.status !== 0) throw new Error(`bwrap failed: ${r.stderr}`);
   });
 }
@@ -39,10 +59,12 @@ function rssOf(pid) {
 
 async function main() {
   const work = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), "sbx-bench-"));
-  const service = await startLocalService({ port: 0, dataDir: path.join(work, "data") });
+  const service = await startServiceProcess(path.join(work, "data"));
   const opts = { apiKey: service.apiKey, apiUrl: service.apiUrl, sandboxUrl: service.sandboxUrl };
   try {
-    console.log(`sandbox-iac local benchmark (${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB)`);
+    console.log(
+      `sandbox-iac local benchmark (${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB)`,
+    );
     // Warm-up: the first create builds the base layer.
     await (await Sandbox.create(opts)).kill();
 
@@ -58,25 +80,48 @@ async function main() {
           await sbx.commands.run("true");
         }),
       );
-      if (i < 10) for (let j = 0; j < 10; j++) runs.push(await timeIt(() => sbx.commands.run("true")));
+      if (i < 10)
+        for (let j = 0; j < 10; j++) runs.push(await timeIt(() => sbx.commands.run("true")));
       await sbx.kill();
     }
-    row("create -> first command p50", ms(percentile(creates, 50)), ms(percentile(bare, 50)), `target <= 100 ms`);
+    row(
+      "create -> first command p50",
+      ms(percentile(creates, 50)),
+      ms(percentile(bare, 50)),
+      `target <= 100 ms`,
+    );
     row("create -> first command p95", ms(percentile(creates, 95)), ms(percentile(bare, 95)));
-    row("commands.run(\"true\") p50", ms(percentile(runs, 50)), "-", "target <= 15 ms");
+    row('commands.run("true") p50', ms(percentile(runs, 50)), "-", "target <= 15 ms");
 
     const big = path.join(work, "big.bin");
     makeFile(big, BIG_MIB);
     const bytes = BIG_MIB * 2 ** 20;
-    const cpSec = (await timeIt(async () => execFileSync("cp", [big, path.join(work, "copy.bin")]))) / 1000;
+    const cpSec =
+      (await timeIt(async () => execFileSync("cp", [big, path.join(work, "copy.bin")]))) / 1000;
     fs.rmSync(path.join(work, "copy.bin"));
     const sbx = await Sandbox.create({ ...opts, timeoutMs: 3_600_000 });
-    const client = createSandboxClient({ sandboxID: sbx.sandboxId, accessToken: sbx.envdAccessToken, baseUrl: service.sandboxUrl });
+    const client = createSandboxClient({
+      sandboxID: sbx.sandboxId,
+      accessToken: sbx.envdAccessToken,
+      baseUrl: service.sandboxUrl,
+    });
     const upSec = (await timeIt(() => client.uploadFile(big, "/home/user/big.bin"))) / 1000;
-    const downSec = (await timeIt(() => client.downloadFile("/home/user/big.bin", path.join(work, "down.bin")))) / 1000;
+    const downSec =
+      (await timeIt(() => client.downloadFile("/home/user/big.bin", path.join(work, "down.bin")))) /
+      1000;
     fs.rmSync(path.join(work, "down.bin"));
-    row(`upload ${BIG_MIB} MiB`, mbps(bytes, upSec), mbps(bytes, cpSec) + " (cp)", "target >= 500 MB/s");
-    row(`download ${BIG_MIB} MiB`, mbps(bytes, downSec), mbps(bytes, cpSec) + " (cp)", "target >= 500 MB/s");
+    row(
+      `upload ${BIG_MIB} MiB`,
+      mbps(bytes, upSec),
+      mbps(bytes, cpSec) + " (cp)",
+      "target >= 500 MB/s",
+    );
+    row(
+      `download ${BIG_MIB} MiB`,
+      mbps(bytes, downSec),
+      mbps(bytes, cpSec) + " (cp)",
+      "target >= 500 MB/s",
+    );
 
     const parts = [];
     for (let i = 0; i < 4; i++) {
@@ -86,10 +131,16 @@ async function main() {
     const partBytes = 4 * PART_MIB * 2 ** 20;
     // Baseline: the same bytes copied once inside the sandbox with cp (the plain copy).
     await sbx.commands.run(`cat ${parts.join(" ")} > /home/user/base.src`);
-    const plainSec = (await timeIt(() => sbx.commands.run("cp /home/user/base.src /home/user/base.copy"))) / 1000;
+    const plainSec =
+      (await timeIt(() => sbx.commands.run("cp /home/user/base.src /home/user/base.copy"))) / 1000;
     await sbx.commands.run("rm -f /home/user/base.src /home/user/base.copy");
     const composeSec = (await timeIt(() => client.compose(parts, "/home/user/joined.bin"))) / 1000;
-    row(`compose 4 x ${PART_MIB} MiB`, mbps(partBytes, composeSec), mbps(partBytes, plainSec) + " (cp)", `${((plainSec / composeSec) * 100).toFixed(0)}% of plain copy, target >= 80%`);
+    row(
+      `compose 4 x ${PART_MIB} MiB`,
+      mbps(partBytes, composeSec),
+      mbps(partBytes, plainSec) + " (cp)",
+      `${((plainSec / composeSec) * 100).toFixed(0)}% of plain copy, target >= 80%`,
+    );
     await sbx.kill();
 
     const idle = [];
@@ -98,9 +149,14 @@ async function main() {
     const metrics = await Promise.all(idle.map((s) => s.getMetrics()));
     const perSandbox = metrics.map((m) => (m.length ? m[m.length - 1].memUsed : 0));
     const avg = perSandbox.reduce((a, b) => a + b, 0) / perSandbox.length;
-    const serviceRss = rssOf(process.pid);
-    row(`idle sandbox memory (avg of ${IDLE})`, `${(avg / 2 ** 20).toFixed(1)} MiB`, "-", `100 idle = ${((avg * 100) / 2 ** 30).toFixed(1)} GiB of 24 GiB`);
-    row("service RSS (bench process)", `${(serviceRss / 2 ** 20).toFixed(0)} MiB`, "-");
+    const serviceRss = rssOf(service.pid);
+    row(
+      `idle sandbox memory (avg of ${IDLE})`,
+      `${(avg / 2 ** 20).toFixed(1)} MiB`,
+      "-",
+      `100 idle = ${((avg * 100) / 2 ** 30).toFixed(1)} GiB of 24 GiB`,
+    );
+    row("service RSS (sandbox-iac serve)", `${(serviceRss / 2 ** 20).toFixed(0)} MiB`, "-");
     for (const s of idle) await s.kill();
   } finally {
     await service.close();

@@ -22,7 +22,9 @@ async function timeIt(fn) {
 }
 
 function row(name, ours, baseline, extra = "") {
-  console.log(`${name.padEnd(44)} ${String(ours).padStart(14)}   baseline ${String(baseline).padStart(14)}${extra ? `   ${extra}` : ""}`);
+  console.log(
+    `${name.padEnd(44)} ${String(ours).padStart(14)}   baseline ${String(baseline).padStart(14)}${extra ? `   ${extra}` : ""}`,
+  );
 }
 
 module.exports = { percentile, ms, mbps, timeIt, row };

@@ -32,9 +32,13 @@ function loadHarness() {
 
 function compileExample() {
   require(path.join(EXAMPLE, "link.js")).linkPackages(EXAMPLE);
-  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", path.join(EXAMPLE, "tsconfig.json")], {
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    [require.resolve("typescript/bin/tsc"), "-p", path.join(EXAMPLE, "tsconfig.json")],
+    {
+      stdio: "inherit",
+    },
+  );
 }
 
 function show(title, result) {

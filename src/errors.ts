@@ -105,7 +105,9 @@ export class SandboxIacError extends Error {
 
   /** True when `err` is a {@link SandboxIacError}, even across package copies. */
   static is(err: unknown): err is SandboxIacError {
-    return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
+    return (
+      typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true
+    );
   }
 
   /** True when `err` is a {@link SandboxIacError} with the given code. */

@@ -15,7 +15,13 @@ export type { ErrorCode, ErrorDetails } from "./errors";
 export { createControlClient } from "./client/control";
 export type { ControlClient, ControlClientOptions, CallOptions } from "./client/control";
 export { createSandboxClient, commandResultOf, fileSignature } from "./client/sandbox";
-export type { SandboxClient, SandboxClientOptions, CommandResult, EntryInfo, ProcessHandle } from "./client/sandbox";
+export type {
+  SandboxClient,
+  SandboxClientOptions,
+  CommandResult,
+  EntryInfo,
+  ProcessHandle,
+} from "./client/sandbox";
 export type {
   ChangeRule,
   CheckFailure,
@@ -28,8 +34,16 @@ export { templateLifecycle, templateArgsSchema, templateChangeRules } from "./re
 export type { TemplateArgs, TemplateOutputs } from "./resources/template";
 export { snapshotLifecycle, snapshotArgsSchema, snapshotChangeRules } from "./resources/snapshot";
 export type { SnapshotArgs, SnapshotOutputs } from "./resources/snapshot";
-export { sandboxReaderLifecycle, sandboxReaderArgsSchema, sandboxReaderChangeRules } from "./resources/sandbox-reader";
+export {
+  sandboxReaderLifecycle,
+  sandboxReaderArgsSchema,
+  sandboxReaderChangeRules,
+} from "./resources/sandbox-reader";
 export type { SandboxReaderArgs, SandboxReaderOutputs } from "./resources/sandbox-reader";
-export { provisionerLifecycle, provisionerArgsSchema, provisionerChangeRules } from "./resources/provisioner";
+export {
+  provisionerLifecycle,
+  provisionerArgsSchema,
+  provisionerChangeRules,
+} from "./resources/provisioner";
 export type { ProvisionerArgs, ProvisionerOutputs } from "./resources/provisioner";
 export { ENVD_VERSION, ENVD_PORT } from "./wire/envd";

@@ -44,23 +44,33 @@ const OPERATION = "cli";
 
 /** Parses `argv` (without `node` and the script). */
 export function parseArgs(argv: string[]): CliArgs {
-  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h") || argv[0] === "help") return { command: "help" };
+  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h") || argv[0] === "help")
+    return { command: "help" };
   const [command, ...rest] = argv;
-  if (command !== "serve") throw invalidArgument(OPERATION, "command", command, "serve", "run `sandbox-iac --help`");
+  if (command !== "serve")
+    throw invalidArgument(OPERATION, "command", command, "serve", "run `sandbox-iac --help`");
   const out: ServeArgs = { command: "serve", host: "127.0.0.1", port: 3000 };
   for (let i = 0; i < rest.length; i++) {
     const raw = rest[i];
     const eq = raw.indexOf("=");
     const flag = eq > 0 ? raw.slice(0, eq) : raw;
     const value = eq > 0 ? raw.slice(eq + 1) : rest[++i];
-    if (value === undefined) throw invalidArgument(OPERATION, flag, value, "followed by a value", "run `sandbox-iac --help`");
+    if (value === undefined)
+      throw invalidArgument(
+        OPERATION,
+        flag,
+        value,
+        "followed by a value",
+        "run `sandbox-iac --help`",
+      );
     switch (flag) {
       case "--host":
         out.host = value;
         break;
       case "--port": {
         const port = Number(value);
-        if (!/^\d+$/.test(value) || port > 65535) throw invalidArgument(OPERATION, "--port", value, "an integer from 0 to 65535");
+        if (!/^\d+$/.test(value) || port > 65535)
+          throw invalidArgument(OPERATION, "--port", value, "an integer from 0 to 65535");
         out.port = port;
         break;
       }
@@ -68,14 +78,21 @@ export function parseArgs(argv: string[]): CliArgs {
         out.dataDir = value;
         break;
       case "--api-key":
-        if (value === "") throw invalidArgument(OPERATION, "--api-key", value, "a non-empty key such as e2b_<hex>");
+        if (value === "")
+          throw invalidArgument(OPERATION, "--api-key", value, "a non-empty key such as e2b_<hex>");
         out.apiKey = value;
         break;
       case "--agent-dir":
         out.agentDir = value;
         break;
       default:
-        throw invalidArgument(OPERATION, "option", flag, "one of --host, --port, --data-dir, --api-key, --agent-dir", "run `sandbox-iac --help`");
+        throw invalidArgument(
+          OPERATION,
+          "option",
+          flag,
+          "one of --host, --port, --data-dir, --api-key, --agent-dir",
+          "run `sandbox-iac --help`",
+        );
     }
   }
   return out;

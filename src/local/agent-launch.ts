@@ -24,8 +24,9 @@ export const AGENT_SOCKET_IN_SANDBOX = `${AGENT_RUN_DIR_IN_SANDBOX}/agent.sock`;
 export function agentBundleDirOnHost(): string {
   // dist/local/agent-launch.js -> dist/agent ; src/local/agent-launch.ts -> dist/agent
   const here = __dirname;
-  const root = path.basename(path.dirname(here)) === "dist" || here.includes(`${path.sep}dist${path.sep}`)
-    ? path.resolve(here, "..")
-    : path.resolve(here, "..", "..", "dist");
+  const root =
+    path.basename(path.dirname(here)) === "dist" || here.includes(`${path.sep}dist${path.sep}`)
+      ? path.resolve(here, "..")
+      : path.resolve(here, "..", "..", "dist");
   return path.join(root, "agent");
 }

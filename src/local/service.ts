@@ -16,7 +16,13 @@ import { SandboxManager } from "./control/sandboxes/manager";
 import { queryRoutes } from "./control/sandboxes/query-routes";
 import { createServiceHandler } from "./control/server";
 import { createTemplateRegistry, templateRoutes } from "./control/templates";
-import { API_KEY_FILE, TOKEN_SECRET_FILE, loadOrCreateSecret, newApiKey, newTokenSecret } from "./control/tokens";
+import {
+  API_KEY_FILE,
+  TOKEN_SECRET_FILE,
+  loadOrCreateSecret,
+  newApiKey,
+  newTokenSecret,
+} from "./control/tokens";
 import { assertHostSupported } from "./preflight";
 import { createRuntime } from "./runtime";
 
@@ -66,7 +72,10 @@ export interface LocalService {
 /** The default data dir: `$XDG_DATA_HOME/sandbox-iac` or `~/.local/share/sandbox-iac`. */
 export function defaultDataDir(): string {
   const xdg = process.env.XDG_DATA_HOME;
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".local", "share"), "sandbox-iac");
+  return path.join(
+    xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".local", "share"),
+    "sandbox-iac",
+  );
 }
 
 /**
@@ -79,22 +88,36 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   const host = opts.host ?? "127.0.0.1";
   const port = opts.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new SandboxIacError("invalid_argument", `port must be an integer from 0 to 65535, got ${String(port)}`, {
-      operation: "local.start",
-      field: "port",
-    });
+    throw new SandboxIacError(
+      "invalid_argument",
+      `port must be an integer from 0 to 65535, got ${String(port)}`,
+      {
+        operation: "local.start",
+        field: "port",
+      },
+    );
   }
   const dataDir = path.resolve(opts.dataDir);
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const apiKey = opts.apiKey ?? (await loadOrCreateSecret(dataDir, API_KEY_FILE, newApiKey));
   const tokenSecret = await loadOrCreateSecret(dataDir, TOKEN_SECRET_FILE, newTokenSecret);
 
-  const runtime = await createRuntime({ dataDir, logger: log, ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}) });
+  const runtime = await createRuntime({
+    dataDir,
+    logger: log,
+    ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
+  });
   let manager: SandboxManager;
   let server: http.Server;
   try {
     const registry = await createTemplateRegistry({ dataDir, runtime, log });
-    manager = await SandboxManager.open({ dataDir, runtime, templates: registry, tokenSecret, log });
+    manager = await SandboxManager.open({
+      dataDir,
+      runtime,
+      templates: registry,
+      tokenSecret,
+      log,
+    });
     let publicUrl = "";
     const routes: Route[] = [
       { method: "GET", pattern: "/health", auth: "none", handler: async () => healthResponse() },
@@ -133,7 +156,11 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 }
 
 function healthResponse(): { status: number; body: string; headers: Record<string, string> } {
-  return { status: 200, body: "Health check successful", headers: { "Content-Type": "text/plain; charset=utf-8" } };
+  return {
+    status: 200,
+    body: "Health check successful",
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  };
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<string> {

@@ -6,7 +6,12 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ListedSandbox, SandboxDetail, SandboxMetric, SandboxState } from "../client/control/types";
+import type {
+  ListedSandbox,
+  SandboxDetail,
+  SandboxMetric,
+  SandboxState,
+} from "../client/control/types";
 import { CONFIG_KEYS } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
 import { controlClientFor } from "./control";
@@ -26,7 +31,10 @@ function settings(options: FunctionOptions = {}): ProviderSettings {
 }
 
 /** `GET /sandboxes/{sandboxID}`: a running or paused sandbox; fails with `not_found` when there is none. */
-export async function getSandbox(sandboxID: string, options?: FunctionOptions): Promise<SandboxDetail> {
+export async function getSandbox(
+  sandboxID: string,
+  options?: FunctionOptions,
+): Promise<SandboxDetail> {
   return controlClientFor(configFromSettings(settings(options))).getSandbox(sandboxID);
 }
 
@@ -39,7 +47,10 @@ export interface ListSandboxesQuery {
 }
 
 /** Every sandbox matching `query` (all pages of `GET /v2/sandboxes`). */
-export async function listSandboxes(query: ListSandboxesQuery = {}, options?: FunctionOptions): Promise<ListedSandbox[]> {
+export async function listSandboxes(
+  query: ListSandboxesQuery = {},
+  options?: FunctionOptions,
+): Promise<ListedSandbox[]> {
   const client = controlClientFor(configFromSettings(settings(options)));
   const all: ListedSandbox[] = [];
   for await (const sandbox of client.listSandboxesV2(query)) all.push(sandbox);
@@ -52,5 +63,8 @@ export async function getSandboxMetrics(
   range: { start?: number; end?: number } = {},
   options?: FunctionOptions,
 ): Promise<SandboxMetric[]> {
-  return controlClientFor(configFromSettings(settings(options))).getSandboxMetrics(sandboxID, range);
+  return controlClientFor(configFromSettings(settings(options))).getSandboxMetrics(
+    sandboxID,
+    range,
+  );
 }

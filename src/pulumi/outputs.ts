@@ -18,5 +18,8 @@ export function withSecretOutputs(
   opts: pulumi.CustomResourceOptions | undefined,
   secrets: readonly string[],
 ): pulumi.CustomResourceOptions {
-  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets] };
+  return {
+    ...opts,
+    additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets],
+  };
 }

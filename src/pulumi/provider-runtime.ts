@@ -11,6 +11,7 @@ import { redact } from "../errors";
 import type { CheckFailure, ResourceContext, ResourceLifecycle } from "../resources/core/lifecycle";
 import { sandboxReaderLifecycle } from "../resources/sandbox-reader/sandbox-reader.lifecycle";
 import { snapshotLifecycle } from "../resources/snapshot/snapshot.lifecycle";
+import { provisionerLifecycle } from "../resources/provisioner";
 import { templateLifecycle } from "../resources/template/template.lifecycle";
 import { UNKNOWN_SENTINEL } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
@@ -21,13 +22,12 @@ const PROVIDER_KEY = "__provider";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyLifecycle = ResourceLifecycle<any, any>;
 
-/** The lifecycles the adapter serves, by type name (loaded on first use). Adding a resource is one line here. */
+/** The lifecycles the adapter serves, by type name. Adding a resource is one line here. */
 const LIFECYCLES: Record<string, () => AnyLifecycle> = {
   Template: () => templateLifecycle,
   Snapshot: () => snapshotLifecycle,
   SandboxReader: () => sandboxReaderLifecycle,
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  Provisioner: () => (require("../resources/provisioner") as { provisionerLifecycle: AnyLifecycle }).provisionerLifecycle,
+  Provisioner: () => provisionerLifecycle,
 };
 
 function lifecycleOf(typeName: string): AnyLifecycle {
@@ -49,7 +49,9 @@ function withoutProvider(props: Record<string, unknown> | undefined): Record<str
  * or BigInts (they throw "Unexpected struct type"), Dates as ISO text.
  */
 export function toWire<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v))) as T;
+  return JSON.parse(
+    JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)),
+  ) as T;
 }
 
 function context(settings: ProviderSettings | undefined): ResourceContext {
@@ -61,7 +63,10 @@ function context(settings: ProviderSettings | undefined): ResourceContext {
 }
 
 /** Pulumi `check`: every failure with its property path; unknown values tolerated. */
-export function check(typeName: string, news: Record<string, unknown>): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+export function check(
+  typeName: string,
+  news: Record<string, unknown>,
+): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
   const raw = withoutProvider(news);
   const result = lifecycleOf(typeName).check(raw, { isUnknown });
   return { inputs: toWire(result.inputs ?? raw), failures: result.failures };
@@ -73,8 +78,14 @@ export async function diff(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }> {
-  const result = await lifecycleOf(typeName).diff(withoutProvider(olds), withoutProvider(news), { isUnknown });
-  return { changes: result.changes, replaces: result.replaces, deleteBeforeReplace: result.deleteBeforeReplace ?? false };
+  const result = await lifecycleOf(typeName).diff(withoutProvider(olds), withoutProvider(news), {
+    isUnknown,
+  });
+  return {
+    changes: result.changes,
+    replaces: result.replaces,
+    deleteBeforeReplace: result.deleteBeforeReplace ?? false,
+  };
 }
 
 /** Pulumi `create`. */
@@ -83,7 +94,10 @@ export async function create(
   settings: ProviderSettings | undefined,
   inputs: Record<string, unknown>,
 ): Promise<{ id: string; outs: Record<string, unknown> }> {
-  const { id, outputs } = await lifecycleOf(typeName).create(withoutProvider(inputs), context(settings));
+  const { id, outputs } = await lifecycleOf(typeName).create(
+    withoutProvider(inputs),
+    context(settings),
+  );
   return { id, outs: toWire(outputs) };
 }
 
@@ -106,7 +120,12 @@ export async function update(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<{ outs: Record<string, unknown> }> {
-  const outs = await lifecycleOf(typeName).update(id, withoutProvider(olds), withoutProvider(news), context(settings));
+  const outs = await lifecycleOf(typeName).update(
+    id,
+    withoutProvider(olds),
+    withoutProvider(news),
+    context(settings),
+  );
   return { outs: toWire(outs) };
 }
 

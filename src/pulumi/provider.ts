@@ -54,13 +54,29 @@ export function createDynamicProvider(typeName: string): SandboxIacProvider {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       return require("sandbox-iac/pulumi").providerRuntime.read(typeName, this.settings, id, props);
     },
-    async update(this: SandboxIacProvider, id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    async update(
+      this: SandboxIacProvider,
+      id: string,
+      olds: Record<string, unknown>,
+      news: Record<string, unknown>,
+    ) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      return require("sandbox-iac/pulumi").providerRuntime.update(typeName, this.settings, id, olds, news);
+      return require("sandbox-iac/pulumi").providerRuntime.update(
+        typeName,
+        this.settings,
+        id,
+        olds,
+        news,
+      );
     },
     async delete(this: SandboxIacProvider, id: string, props: Record<string, unknown>) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      await require("sandbox-iac/pulumi").providerRuntime.remove(typeName, this.settings, id, props);
+      await require("sandbox-iac/pulumi").providerRuntime.remove(
+        typeName,
+        this.settings,
+        id,
+        props,
+      );
     },
   };
 }

@@ -18,7 +18,14 @@ export type ProvisionerArgs = ResourceArgs<z.input<typeof provisionerArgsSchema>
 
 const provider = createDynamicProvider("Provisioner");
 
-const OUTPUTS = ["keptSandboxID", "fileDigest", "snapshotID", "snapshotNames", "commandsRun", "bytesUploaded"];
+const OUTPUTS = [
+  "keptSandboxID",
+  "fileDigest",
+  "snapshotID",
+  "snapshotNames",
+  "commandsRun",
+  "bytesUploaded",
+];
 
 /** Files and commands applied to a sandbox, optionally ending in a snapshot. */
 export class Provisioner extends pulumi.dynamic.Resource {

@@ -28,6 +28,13 @@ export class Snapshot extends pulumi.dynamic.Resource {
   declare readonly names: pulumi.Output<string[]>;
 
   constructor(name: string, args: SnapshotArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, propsWithOutputs(args, ["snapshotID", "names"]), opts, TYPE_MODULE, "Snapshot");
+    super(
+      provider,
+      name,
+      propsWithOutputs(args, ["snapshotID", "names"]),
+      opts,
+      TYPE_MODULE,
+      "Snapshot",
+    );
   }
 }

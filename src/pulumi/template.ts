@@ -5,7 +5,10 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { TemplateArgs as TemplateInputArgs, TemplateInputs } from "../resources/template/template.args";
+import type {
+  TemplateArgs as TemplateInputArgs,
+  TemplateInputs,
+} from "../resources/template/template.args";
 import { TYPE_MODULE } from "./constants";
 import type { ResourceArgs } from "./inputs";
 import { propsWithOutputs } from "./outputs";
@@ -16,7 +19,16 @@ export type TemplateArgs = ResourceArgs<TemplateInputArgs>;
 
 const provider = createDynamicProvider("Template");
 
-const OUTPUTS = ["templateID", "buildID", "names", "public", "envdVersion", "buildStatus", "filesHashes", "currentTags"];
+const OUTPUTS = [
+  "templateID",
+  "buildID",
+  "names",
+  "public",
+  "envdVersion",
+  "buildStatus",
+  "filesHashes",
+  "currentTags",
+];
 
 /**
  * A template built by the service. A name change replaces it; a change of tags

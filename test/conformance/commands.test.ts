@@ -25,7 +25,11 @@ describe("commands with e2b@2.51.0", () => {
   });
 
   it("runs as root on request, in a given cwd with given envs", async () => {
-    const result = await sbx.commands.run("whoami; pwd; echo $FOO", { user: "root", cwd: "/tmp", envs: { FOO: "bar" } });
+    const result = await sbx.commands.run("whoami; pwd; echo $FOO", {
+      user: "root",
+      cwd: "/tmp",
+      envs: { FOO: "bar" },
+    });
     expect(result.stdout).toBe("root\n/tmp\nbar\n");
   });
 
@@ -40,7 +44,9 @@ describe("commands with e2b@2.51.0", () => {
   });
 
   it("starts a background command, lists it, connects to it and kills it", async () => {
-    const handle = await sbx.commands.run("while true; do echo tick; sleep 0.2; done", { background: true });
+    const handle = await sbx.commands.run("while true; do echo tick; sleep 0.2; done", {
+      background: true,
+    });
     const listed = await sbx.commands.list();
     expect(listed.map((p) => p.pid)).toContain(handle.pid);
     const seen: string[] = [];
@@ -63,14 +69,20 @@ describe("commands with e2b@2.51.0", () => {
 
   it("kills a command that outlives its timeout", async () => {
     await expect(sbx.commands.run("sleep 30", { timeoutMs: 1_000 })).rejects.toThrow();
-    const survivors = (await sbx.commands.list()).filter((p) => p.cmd === "/bin/bash" && p.args.join(" ").includes("sleep 30"));
+    const survivors = (await sbx.commands.list()).filter(
+      (p) => p.cmd === "/bin/bash" && p.args.join(" ").includes("sleep 30"),
+    );
     expect(survivors).toHaveLength(0);
   });
 
   it("opens a PTY, sends input, resizes it and kills it", async () => {
     let output = "";
     const decoder = new TextDecoder();
-    const pty = await sbx.pty.create({ cols: 80, rows: 24, onData: (d) => void (output += decoder.decode(d)) });
+    const pty = await sbx.pty.create({
+      cols: 80,
+      rows: 24,
+      onData: (d) => void (output += decoder.decode(d)),
+    });
     await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
     expect(await eventually(async () => output.includes("24 80"), 10_000)).toBe(true);
     await sbx.pty.resize(pty.pid, { cols: 100, rows: 40 });

@@ -24,8 +24,12 @@ describe("files with e2b@2.51.0", () => {
     const info = await sbx.files.write("/home/user/one.txt", "one\n");
     expect(info.path).toBe("/home/user/one.txt");
     expect(await sbx.files.read("/home/user/one.txt")).toBe("one\n");
-    expect(Buffer.from(await sbx.files.read("/home/user/one.txt", { format: "bytes" })).toString()).toBe("one\n");
-    expect(await (await sbx.files.read("/home/user/one.txt", { format: "blob" })).text()).toBe("one\n");
+    expect(
+      Buffer.from(await sbx.files.read("/home/user/one.txt", { format: "bytes" })).toString(),
+    ).toBe("one\n");
+    expect(await (await sbx.files.read("/home/user/one.txt", { format: "blob" })).text()).toBe(
+      "one\n",
+    );
     const stream = await sbx.files.read("/home/user/one.txt", { format: "stream" });
     const chunks: Uint8Array[] = [];
     for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
@@ -48,8 +52,12 @@ describe("files with e2b@2.51.0", () => {
       gzip: true,
       metadata: { origin: "conformance" },
     });
-    const back = Buffer.from(await sbx.files.read("/home/user/bin.dat", { format: "bytes", gzip: true }));
-    expect(createHash("sha256").update(back).digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
+    const back = Buffer.from(
+      await sbx.files.read("/home/user/bin.dat", { format: "bytes", gzip: true }),
+    );
+    expect(createHash("sha256").update(back).digest("hex")).toBe(
+      createHash("sha256").update(data).digest("hex"),
+    );
     const info = await sbx.files.getInfo("/home/user/bin.dat");
     expect(info.size).toBe(data.length);
     expect(info.type).toBe("file");
@@ -85,7 +93,10 @@ describe("files with e2b@2.51.0", () => {
     try {
       await sbx.files.write("/home/user/watched/new.txt", "hello");
       const deadline = Date.now() + 10_000;
-      while (!events.some((e) => e.name === "new.txt" && e.type === "write") && Date.now() < deadline) {
+      while (
+        !events.some((e) => e.name === "new.txt" && e.type === "write") &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(events).toContainEqual({ name: "new.txt", type: "write" });

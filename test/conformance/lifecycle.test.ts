@@ -45,7 +45,11 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
     const b = await Sandbox.create({ ...service.opts, metadata: { tag } });
     const other = await Sandbox.create({ ...service.opts, metadata: { tag: "other" } });
     try {
-      const paginator = Sandbox.list({ ...service.opts, limit: 1, query: { metadata: { tag }, state: ["running"] } });
+      const paginator = Sandbox.list({
+        ...service.opts,
+        limit: 1,
+        query: { metadata: { tag }, state: ["running"] },
+      });
       const first = await paginator.nextItems();
       expect(first).toHaveLength(1);
       expect(paginator.hasNext).toBe(true);
@@ -57,7 +61,10 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
       if (paginator.hasNext) expect(await paginator.nextItems()).toHaveLength(0);
       expect(paginator.hasNext).toBe(false);
 
-      const paused = Sandbox.list({ ...service.opts, query: { metadata: { tag }, state: ["paused"] } });
+      const paused = Sandbox.list({
+        ...service.opts,
+        query: { metadata: { tag }, state: ["paused"] },
+      });
       expect(await paused.nextItems()).toHaveLength(0);
     } finally {
       await Promise.all([a.kill(), b.kill(), other.kill()]);
@@ -125,7 +132,9 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
     const sbx = await Sandbox.create(service.opts);
     expect(await sbx.kill()).toBe(true);
     expect(await sbx.kill()).toBe(false);
-    await expect(Sandbox.getInfo(sbx.sandboxId, service.opts)).rejects.toThrow(/not found|doesn't exist/i);
+    await expect(Sandbox.getInfo(sbx.sandboxId, service.opts)).rejects.toThrow(
+      /not found|doesn't exist/i,
+    );
   });
 
   it("drops the open streams of a killed sandbox, so waiting commands report it was killed", async () => {

@@ -25,11 +25,17 @@ describe("snapshots and templates with e2b@2.51.0", () => {
       const snapshot = await source.createSnapshot({ name });
       expect(snapshot.snapshotId).toContain(name);
 
-      fromSnapshot = await Sandbox.create(snapshot.snapshotId, { ...service.opts, timeoutMs: 120_000 });
+      fromSnapshot = await Sandbox.create(snapshot.snapshotId, {
+        ...service.opts,
+        timeoutMs: 120_000,
+      });
       expect(await fromSnapshot.files.read("/home/user/state.txt")).toBe("captured");
       expect(await fromSnapshot.files.exists("/etc/motd")).toBe(false);
 
-      const listed = await Sandbox.listSnapshots({ ...service.opts, sandboxId: source.sandboxId }).nextItems();
+      const listed = await Sandbox.listSnapshots({
+        ...service.opts,
+        sandboxId: source.sandboxId,
+      }).nextItems();
       expect(listed.map((s) => s.snapshotId)).toContain(snapshot.snapshotId);
 
       await fromSnapshot.kill();
@@ -50,7 +56,10 @@ describe("snapshots and templates with e2b@2.51.0", () => {
       .runCmd("echo built > /home/user/built.txt")
       .setEnvs({ BUILT_BY: "conformance" })
       .setWorkdir("/home/user");
-    const info = await Template.build(template, name, { ...service.opts, onBuildLogs: (e) => void logs.push(String(e.message)) });
+    const info = await Template.build(template, name, {
+      ...service.opts,
+      onBuildLogs: (e) => void logs.push(String(e.message)),
+    });
     expect(info.templateId).toBeTruthy();
     expect(await Template.exists(name, service.opts)).toBe(true);
 
@@ -65,6 +74,8 @@ describe("snapshots and templates with e2b@2.51.0", () => {
 
   it("refuses fromImage with a clear error suggesting fromTemplate", async () => {
     const template = Template().fromImage("ubuntu:22.04").runCmd("true");
-    await expect(Template.build(template, `img-${Date.now()}`, service.opts)).rejects.toThrow(/fromTemplate/);
+    await expect(Template.build(template, `img-${Date.now()}`, service.opts)).rejects.toThrow(
+      /fromTemplate/,
+    );
   });
 });

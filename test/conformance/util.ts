@@ -39,7 +39,10 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `probe` until it returns true, up to `timeoutMs`. */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+export async function eventually(
+  probe: () => Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe()) return true;

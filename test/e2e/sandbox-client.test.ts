@@ -9,7 +9,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
-import { createSandboxClient, type FilesystemEvent, type ProcessEvent, type SandboxClient } from "../../src/client/sandbox";
+import {
+  createSandboxClient,
+  type FilesystemEvent,
+  type ProcessEvent,
+  type SandboxClient,
+} from "../../src/client/sandbox";
 import { commandResultOf } from "../../src/client/sandbox/errors";
 import { startLocalService, type LocalService } from "../../src/local";
 import { agentBundleDir, createSandbox, tempDataDir } from "../local/support";
@@ -32,7 +37,9 @@ beforeAll(async () => {
     port: 0,
     dataDir,
     agentBundleDir: await agentBundleDir(),
-    log: logFile ? (line) => fs.appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`) : undefined,
+    log: logFile
+      ? (line) => fs.appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`)
+      : undefined,
   });
   const sbx = await createSandbox(svc, { secure: true });
   sandboxID = sbx.sandboxID;
@@ -41,7 +48,12 @@ beforeAll(async () => {
   client = createSandboxClient({
     sandboxID,
     accessToken: token,
-    config: resolveConfig({ apiUrl: svc.apiUrl, sandboxUrl: svc.sandboxUrl, apiKey: svc.apiKey, env: {} }),
+    config: resolveConfig({
+      apiUrl: svc.apiUrl,
+      sandboxUrl: svc.sandboxUrl,
+      apiKey: svc.apiKey,
+      env: {},
+    }),
   });
 });
 
@@ -51,7 +63,9 @@ afterAll(async () => {
   fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-async function collect(events: AsyncIterable<ProcessEvent>): Promise<{ out: string; end: ProcessEvent | undefined; types: string[] }> {
+async function collect(
+  events: AsyncIterable<ProcessEvent>,
+): Promise<{ out: string; end: ProcessEvent | undefined; types: string[] }> {
   let out = "";
   let end: ProcessEvent | undefined;
   const types: string[] = [];
@@ -86,7 +100,11 @@ describe("processes", () => {
   });
 
   it("passes envs, cwd and user", async () => {
-    const res = await client.run('echo "$GREETING $(pwd) $(id -un)"', { envs: { GREETING: "hello" }, cwd: "/tmp", user: "root" });
+    const res = await client.run('echo "$GREETING $(pwd) $(id -un)"', {
+      envs: { GREETING: "hello" },
+      cwd: "/tmp",
+      user: "root",
+    });
     expect(res.stdout).toBe("hello /tmp root\n");
   });
 
@@ -97,7 +115,11 @@ describe("processes", () => {
     expect(err.message).toContain("exited with code 3");
     expect(err.message).toContain("broken thing");
     expect(err.message).toContain(sandboxID);
-    expect(commandResultOf(err)).toMatchObject({ exitCode: 3, stdout: "partial\n", stderr: "broken thing\n" });
+    expect(commandResultOf(err)).toMatchObject({
+      exitCode: 3,
+      stdout: "partial\n",
+      stderr: "broken thing\n",
+    });
   });
 
   it("streams typed events with keepalives hidden and the end last", async () => {
@@ -130,10 +152,15 @@ describe("processes", () => {
   });
 
   it("lists a tagged process, reattaches with connect and stops it with SIGTERM", async () => {
-    const handle = await client.start("trap 'exit 0' USR1; while true; do echo tick; sleep 0.1; done", { tag: "ticker" });
+    const handle = await client.start(
+      "trap 'exit 0' USR1; while true; do echo tick; sleep 0.1; done",
+      { tag: "ticker" },
+    );
     handle.disconnect();
     const listed = await client.list();
-    expect(listed).toContainEqual(expect.objectContaining({ pid: handle.pid, tag: "ticker", cmd: "/bin/bash" }));
+    expect(listed).toContainEqual(
+      expect.objectContaining({ pid: handle.pid, tag: "ticker", cmd: "/bin/bash" }),
+    );
 
     const attached = await client.connect({ tag: "ticker" });
     expect(attached.pid).toBe(handle.pid);
@@ -142,7 +169,8 @@ describe("processes", () => {
     expect(first.value).toMatchObject({ type: "stdout" });
     await client.sendSignal({ tag: "ticker" }, "SIGTERM");
     let last: ProcessEvent | undefined;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) last = next.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next())
+      last = next.value;
     expect(last).toMatchObject({ type: "end", exitCode: -1, exited: false });
     expect((await client.list()).map((p) => p.pid)).not.toContain(handle.pid);
   });
@@ -190,7 +218,10 @@ describe("pty", () => {
     async function readUntil(text: string): Promise<void> {
       while (!out.includes(text)) {
         const next = await iterator.next();
-        if (next.done) throw new Error(`the terminal ended before printing ${text}; it printed ${JSON.stringify(out)}`);
+        if (next.done)
+          throw new Error(
+            `the terminal ended before printing ${text}; it printed ${JSON.stringify(out)}`,
+          );
         types.add(next.value.type);
         if (next.value.type === "end") end = next.value;
         else out += Buffer.from(next.value.data).toString("utf8");
@@ -228,7 +259,12 @@ describe("filesystem", () => {
     expect(await client.makeDir("fs-test/a/b")).toBe(true);
     expect(await client.makeDir("/home/user/fs-test/a/b")).toBe(false);
     const entry = await client.stat("fs-test/a");
-    expect(entry).toMatchObject({ name: "a", type: "dir", path: "/home/user/fs-test/a", owner: "user" });
+    expect(entry).toMatchObject({
+      name: "a",
+      type: "dir",
+      path: "/home/user/fs-test/a",
+      owner: "user",
+    });
     expect(entry.modifiedTime).toBeInstanceOf(Date);
   });
 
@@ -246,7 +282,11 @@ describe("filesystem", () => {
     const shallow = await client.listDir("fs-list");
     expect(shallow.map((e) => e.name)).toEqual(["top.txt", "x"]);
     const deep = await client.listDir("fs-list", { depth: 2 });
-    expect(deep.map((e) => e.path)).toEqual(["/home/user/fs-list/top.txt", "/home/user/fs-list/x", "/home/user/fs-list/x/deep.txt"]);
+    expect(deep.map((e) => e.path)).toEqual([
+      "/home/user/fs-list/top.txt",
+      "/home/user/fs-list/x",
+      "/home/user/fs-list/x/deep.txt",
+    ]);
   });
 
   it("moves a file, creating the destination's parents", async () => {
@@ -266,7 +306,11 @@ describe("filesystem", () => {
 
   it("fails with not_found for a missing path and invalid_argument for listing a file", async () => {
     const missing = await failureOf(client.stat("/no/such/file"));
-    expect(missing).toMatchObject({ code: "not_found", resourceId: "/no/such/file", operation: "filesystem.stat" });
+    expect(missing).toMatchObject({
+      code: "not_found",
+      resourceId: "/no/such/file",
+      operation: "filesystem.stat",
+    });
     await client.uploadBytes("fs-test/file.txt", "f");
     const notDir = await failureOf(client.listDir("fs-test/file.txt"));
     expect(notDir.code).toBe("invalid_argument");
@@ -347,7 +391,13 @@ describe("file transfer", () => {
 
   /** A fetch that passes everything through and records what went over the wire. */
   function observingFetch() {
-    const seen = { requestBodyIsStream: false, maxChunk: 0, chunks: 0, requestEncoding: "", responseEncoding: "" };
+    const seen = {
+      requestBodyIsStream: false,
+      maxChunk: 0,
+      chunks: 0,
+      requestEncoding: "",
+      responseEncoding: "",
+    };
     const observed: typeof fetch = async (input, init) => {
       seen.requestEncoding = new Headers(init?.headers).get("content-encoding") ?? "";
       let body = init?.body;
@@ -371,7 +421,12 @@ describe("file transfer", () => {
   }
 
   function clientWith(fetchImpl: typeof fetch): SandboxClient {
-    return createSandboxClient({ sandboxID, accessToken: token, baseUrl: svc.sandboxUrl, fetch: fetchImpl });
+    return createSandboxClient({
+      sandboxID,
+      accessToken: token,
+      baseUrl: svc.sandboxUrl,
+      fetch: fetchImpl,
+    });
   }
 
   async function sha256Of(file: string): Promise<string> {
@@ -435,7 +490,12 @@ describe("file transfer", () => {
 
   it("fails with not_found when reading or downloading a missing file", async () => {
     const err = await failureOf(client.readText("no/such.txt"));
-    expect(err).toMatchObject({ code: "not_found", status: 404, operation: "files.read", resourceId: "no/such.txt" });
+    expect(err).toMatchObject({
+      code: "not_found",
+      status: 404,
+      operation: "files.read",
+      resourceId: "no/such.txt",
+    });
     const down = await failureOf(client.downloadFile("no/such.txt", path.join(workDir, "never")));
     expect(down.code).toBe("not_found");
   });
@@ -444,7 +504,10 @@ describe("file transfer", () => {
     await client.uploadBytes("parts/1", "alpha-");
     await client.uploadBytes("parts/2", "beta-");
     await client.uploadBytes("parts/3", "gamma");
-    const entry = await client.compose(["parts/1", "/home/user/parts/2", "parts/3"], "parts/all.txt");
+    const entry = await client.compose(
+      ["parts/1", "/home/user/parts/2", "parts/3"],
+      "parts/all.txt",
+    );
     expect(entry).toMatchObject({ path: "/home/user/parts/all.txt", name: "all.txt" });
     expect(await client.readText("parts/all.txt")).toBe("alpha-beta-gamma");
     expect(await client.exists("parts/1")).toBe(false);
@@ -492,7 +555,11 @@ describe("security", () => {
 
   it("uploads through a signed URL", async () => {
     const url = client.uploadUrl("/home/user/signed/up.txt", { user: "user" });
-    const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: "via url" });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/octet-stream" },
+      body: "via url",
+    });
     expect(res.status).toBe(200);
     expect(await client.readText("signed/up.txt")).toBe("via url");
   });

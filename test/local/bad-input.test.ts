@@ -26,12 +26,36 @@ const cases: [string, string, string, unknown, number][] = [
   ["a body that is an array", "POST", "/sandboxes", [1, 2], 400],
   ["templateID of the wrong type", "POST", "/sandboxes", { templateID: 42 }, 400],
   ["a zero timeout on create", "POST", "/sandboxes", { templateID: "base", timeout: 0 }, 400],
-  ["a negative timeout on create", "POST", "/v2/sandboxes", { templateID: "base", timeout: -1 }, 400],
+  [
+    "a negative timeout on create",
+    "POST",
+    "/v2/sandboxes",
+    { templateID: "base", timeout: -1 },
+    400,
+  ],
   ["a fractional timeout", "POST", "/sandboxes", { templateID: "base", timeout: 1.5 }, 400],
   ["a timeout above int32", "POST", "/sandboxes", { templateID: "base", timeout: 2 ** 40 }, 400],
-  ["metadata values that are not strings", "POST", "/sandboxes", { templateID: "base", metadata: { a: 1 } }, 400],
-  ["envVars that are not an object", "POST", "/sandboxes", { templateID: "base", envVars: "A=1" }, 400],
-  ["secure that is not a boolean", "POST", "/sandboxes", { templateID: "base", secure: "yes" }, 400],
+  [
+    "metadata values that are not strings",
+    "POST",
+    "/sandboxes",
+    { templateID: "base", metadata: { a: 1 } },
+    400,
+  ],
+  [
+    "envVars that are not an object",
+    "POST",
+    "/sandboxes",
+    { templateID: "base", envVars: "A=1" },
+    400,
+  ],
+  [
+    "secure that is not a boolean",
+    "POST",
+    "/sandboxes",
+    { templateID: "base", secure: "yes" },
+    400,
+  ],
   ["an unknown template", "POST", "/sandboxes", { templateID: "nope" }, 404],
   ["an unknown id on get", "GET", `/sandboxes/${unknown}`, undefined, 404],
   ["a malformed id on get", "GET", "/sandboxes/NOT_AN_ID", undefined, 400],
@@ -56,7 +80,13 @@ const cases: [string, string, string, unknown, number][] = [
   ["a bad state", "GET", "/v2/sandboxes?state=running,sleeping", undefined, 400],
   ["a bad order", "GET", "/v2/sandboxes?order=up", undefined, 400],
   ["a bad nextToken", "GET", "/v2/sandboxes?nextToken=garbage!!", undefined, 400],
-  ["a decodable but meaningless nextToken", "GET", `/v2/sandboxes?nextToken=${Buffer.from("x").toString("base64url")}`, undefined, 400],
+  [
+    "a decodable but meaningless nextToken",
+    "GET",
+    `/v2/sandboxes?nextToken=${Buffer.from("x").toString("base64url")}`,
+    undefined,
+    400,
+  ],
   ["bad metadata encoding", "GET", "/v2/sandboxes?metadata=a%3D%25E0%25A4%25A", undefined, 400],
   ["bad metadata on the deprecated list", "GET", "/sandboxes?metadata=%25zz%3D1", undefined, 400],
   ["a bad startedAfter", "GET", "/v2/sandboxes?startedAfter=yesterday", undefined, 400],
@@ -65,8 +95,20 @@ const cases: [string, string, string, unknown, number][] = [
   ["metrics start after end", "GET", "/sandboxes/:id/metrics?start=20&end=10", undefined, 400],
   ["metrics of an unknown id", "GET", `/sandboxes/${unknown}/metrics`, undefined, 404],
   ["batch metrics without ids", "GET", "/sandboxes/metrics", undefined, 400],
-  ["batch metrics with more than 100 ids", "GET", `/sandboxes/metrics?sandbox_ids=${Array.from({ length: 101 }, (_, i) => `i${i}`).join(",")}`, undefined, 400],
-  ["batch metrics with a malformed id", "GET", "/sandboxes/metrics?sandbox_ids=BAD_ID", undefined, 400],
+  [
+    "batch metrics with more than 100 ids",
+    "GET",
+    `/sandboxes/metrics?sandbox_ids=${Array.from({ length: 101 }, (_, i) => `i${i}`).join(",")}`,
+    undefined,
+    400,
+  ],
+  [
+    "batch metrics with a malformed id",
+    "GET",
+    "/sandboxes/metrics?sandbox_ids=BAD_ID",
+    undefined,
+    400,
+  ],
   ["logs of an unknown id", "GET", `/v2/sandboxes/${unknown}/logs`, undefined, 404],
   ["a bad log direction", "GET", "/v2/sandboxes/:id/logs?direction=sideways", undefined, 400],
   ["a bad log level", "GET", "/v2/sandboxes/:id/logs?level=loud", undefined, 400],
@@ -76,12 +118,15 @@ const cases: [string, string, string, unknown, number][] = [
 ];
 
 describe("bad input", () => {
-  it.each(cases)("fails when given %s with a 4xx JSON error", async (_title, method, route, body, status) => {
-    const res = await call(svc, method, route.replace(":id", id), body);
-    expect(res.status).toBe(status);
-    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(res.body).toEqual({ code: status, message: expect.any(String) });
-  });
+  it.each(cases)(
+    "fails when given %s with a 4xx JSON error",
+    async (_title, method, route, body, status) => {
+      const res = await call(svc, method, route.replace(":id", id), body);
+      expect(res.status).toBe(status);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(res.body).toEqual({ code: status, message: expect.any(String) });
+    },
+  );
 
   it("accepts a chunked request body", async () => {
     const chunks = [Buffer.from('{"templateID":'), Buffer.from('"base","timeout":30}')];

@@ -19,7 +19,10 @@ afterAll(async () => {
 /** The metadata filter exactly as e2b@2.51 encodes it (three times). */
 function sdkMetadata(filter: Record<string, string>): string {
   const inner = Object.entries(filter)
-    .map(([k, v]) => `${encodeURIComponent(encodeURIComponent(k))}=${encodeURIComponent(encodeURIComponent(v))}`)
+    .map(
+      ([k, v]) =>
+        `${encodeURIComponent(encodeURIComponent(k))}=${encodeURIComponent(encodeURIComponent(v))}`,
+    )
     .join("&");
   return encodeURIComponent(inner);
 }
@@ -36,24 +39,58 @@ describe("GET /v2/sandboxes", () => {
     expect(first.status).toBe(200);
     const token = first.headers.get("x-next-token");
     expect(token).toBeTruthy();
-    expect((first.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([c.sandboxID, b.sandboxID]);
+    expect((first.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([
+      c.sandboxID,
+      b.sandboxID,
+    ]);
     expect(first.headers.get("x-total-running")).toBe("2");
-    const second = await call(svc, "GET", `/v2/sandboxes?limit=2&metadata=${sdkMetadata({ tag })}&nextToken=${token ?? ""}`);
+    const second = await call(
+      svc,
+      "GET",
+      `/v2/sandboxes?limit=2&metadata=${sdkMetadata({ tag })}&nextToken=${token ?? ""}`,
+    );
     expect((second.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([a.sandboxID]);
     expect(second.headers.get("x-next-token")).toBeNull();
 
-    const special = await call(svc, "GET", `/v2/sandboxes?metadata=${sdkMetadata({ tag, "a b": "c&d" })}`);
-    expect((special.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([a.sandboxID]);
+    const special = await call(
+      svc,
+      "GET",
+      `/v2/sandboxes?metadata=${sdkMetadata({ tag, "a b": "c&d" })}`,
+    );
+    expect((special.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([
+      a.sandboxID,
+    ]);
 
-    const paused = await call(svc, "GET", `/v2/sandboxes?state=paused&metadata=${sdkMetadata({ tag })}`);
-    expect(paused.body).toEqual([expect.objectContaining({ sandboxID: c.sandboxID, state: "paused", clientID: "6532622b" })]);
+    const paused = await call(
+      svc,
+      "GET",
+      `/v2/sandboxes?state=paused&metadata=${sdkMetadata({ tag })}`,
+    );
+    expect(paused.body).toEqual([
+      expect.objectContaining({ sandboxID: c.sandboxID, state: "paused", clientID: "6532622b" }),
+    ]);
     expect(paused.headers.get("x-total-running")).toBeNull();
 
-    const asc = await call(svc, "GET", `/v2/sandboxes?order=asc&state=running,paused&metadata=${sdkMetadata({ tag })}`);
-    expect((asc.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([a.sandboxID, b.sandboxID, c.sandboxID]);
+    const asc = await call(
+      svc,
+      "GET",
+      `/v2/sandboxes?order=asc&state=running,paused&metadata=${sdkMetadata({ tag })}`,
+    );
+    expect((asc.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([
+      a.sandboxID,
+      b.sandboxID,
+      c.sandboxID,
+    ]);
 
-    const legacy = await call(svc, "GET", `/sandboxes?metadata=${encodeURIComponent(`tag=${tag}`)}`);
-    expect((legacy.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([b.sandboxID, a.sandboxID]);
+    const legacy = await call(
+      svc,
+      "GET",
+      `/sandboxes?metadata=${encodeURIComponent(`tag=${tag}`)}`,
+    );
+    expect((legacy.body as { sandboxID: string }[]).map((s) => s.sandboxID)).toEqual([
+      b.sandboxID,
+      a.sandboxID,
+    ]);
   });
 });
 
@@ -64,17 +101,25 @@ describe("sandbox proxy", () => {
     expect((await runThroughProxy(svc, sandboxID, "true")).status).toBe(401);
     expect((await runThroughProxy(svc, sandboxID, "echo ok", envdAccessToken)).stdout).toBe("ok\n");
 
-    const metrics = await fetch(`${svc.sandboxUrl}/metrics`, { headers: { "E2b-Sandbox-Id": sandboxID } });
+    const metrics = await fetch(`${svc.sandboxUrl}/metrics`, {
+      headers: { "E2b-Sandbox-Id": sandboxID },
+    });
     expect(metrics.status).toBe(401);
     const okMetrics = await fetch(`${svc.sandboxUrl}/metrics`, {
       headers: { "E2b-Sandbox-Id": sandboxID, "X-Access-Token": envdAccessToken ?? "" },
     });
-    expect(await okMetrics.json()).toMatchObject({ cpu_count: expect.any(Number), mem_total: expect.any(Number), ts: expect.any(Number) });
+    expect(await okMetrics.json()).toMatchObject({
+      cpu_count: expect.any(Number),
+      mem_total: expect.any(Number),
+      ts: expect.any(Number),
+    });
 
     await call(svc, "POST", `/sandboxes/${sandboxID}/pause`);
     const resumed = await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 });
     expect((resumed.body as { envdAccessToken: string }).envdAccessToken).toBe(envdAccessToken);
-    expect((await runThroughProxy(svc, sandboxID, "echo again", envdAccessToken)).stdout).toBe("again\n");
+    expect((await runThroughProxy(svc, sandboxID, "echo again", envdAccessToken)).stdout).toBe(
+      "again\n",
+    );
   });
 
   it("routes by a <port>-<id> Host and answers 502 for an unknown sandbox", async () => {
@@ -85,34 +130,62 @@ describe("sandbox proxy", () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const http = require("node:http") as typeof import("node:http");
       http
-        .get({ host: url.hostname, port: url.port, path: "/health", headers: { Host: `49983-${sandboxID}.local.test` } }, (r) => {
-          r.resume();
-          resolve(r.statusCode ?? 0);
-        })
+        .get(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: "/health",
+            headers: { Host: `49983-${sandboxID}.local.test` },
+          },
+          (r) => {
+            r.resume();
+            resolve(r.statusCode ?? 0);
+          },
+        )
         .on("error", reject);
     });
     expect(res).toBe(204);
-    const unknown = await fetch(`${svc.sandboxUrl}/health`, { headers: { "E2b-Sandbox-Id": "iunknown" } });
+    const unknown = await fetch(`${svc.sandboxUrl}/health`, {
+      headers: { "E2b-Sandbox-Id": "iunknown" },
+    });
     expect(unknown.status).toBe(502);
-    expect(await unknown.json()).toEqual({ sandboxId: "iunknown", message: "The sandbox was not found", code: 502 });
+    expect(await unknown.json()).toEqual({
+      sandboxId: "iunknown",
+      message: "The sandbox was not found",
+      code: 502,
+    });
   });
 
   it("serves a signed /files link without routing headers", async () => {
     const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true });
     await runThroughProxy(svc, sandboxID, "echo signed > /home/user/s.txt", envdAccessToken);
     const sig = filesSignature("/home/user/s.txt", "read", "user", envdAccessToken ?? "");
-    const res = await fetch(`${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${encodeURIComponent(sig)}`);
-    expect({ status: res.status, text: await res.text() }).toEqual({ status: 200, text: "signed\n" });
+    const res = await fetch(
+      `${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${encodeURIComponent(sig)}`,
+    );
+    expect({ status: res.status, text: await res.text() }).toEqual({
+      status: 200,
+      text: "signed\n",
+    });
     // A signature that matches no sandbox is refused as envd refuses a forged one.
-    const bad = await fetch(`${svc.sandboxUrl}/files?path=/home/user/s.txt&username=user&signature=v1_wrong`);
+    const bad = await fetch(
+      `${svc.sandboxUrl}/files?path=/home/user/s.txt&username=user&signature=v1_wrong`,
+    );
     expect(bad.status).toBe(401);
-    expect(await bad.json()).toMatchObject({ code: 401, message: expect.stringContaining("no running sandbox matches the signature") });
+    expect(await bad.json()).toMatchObject({
+      code: 401,
+      message: expect.stringContaining("no running sandbox matches the signature"),
+    });
   });
 
   it("answers CORS preflights and adds CORS headers to sandbox responses", async () => {
     const pre = await fetch(`${svc.sandboxUrl}/process.Process/Start`, {
       method: "OPTIONS",
-      headers: { Origin: "http://example.test", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "e2b-sandbox-id" },
+      headers: {
+        Origin: "http://example.test",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "e2b-sandbox-id",
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
@@ -121,7 +194,12 @@ describe("sandbox proxy", () => {
 
   it("drops an open stream abruptly when the sandbox is killed", async () => {
     const { sandboxID } = await createSandbox(svc);
-    const msg = Buffer.from(JSON.stringify({ process: { cmd: "/bin/bash", args: ["-c", "echo started; sleep 600"], envs: {} }, stdin: false }));
+    const msg = Buffer.from(
+      JSON.stringify({
+        process: { cmd: "/bin/bash", args: ["-c", "echo started; sleep 600"], envs: {} },
+        stdin: false,
+      }),
+    );
     const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), msg]);
     frame.writeUInt32BE(msg.length, 1);
     const res = await fetch(`${svc.sandboxUrl}/process.Process/Start`, {

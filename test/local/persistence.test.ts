@@ -3,7 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import type { LocalService } from "../../src/local";
-import { agentBundleDir, call, createSandbox, runThroughProxy, startService, tempDataDir } from "./support";
+import {
+  agentBundleDir,
+  call,
+  createSandbox,
+  runThroughProxy,
+  startService,
+  tempDataDir,
+} from "./support";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const dirs: string[] = [];
@@ -19,7 +26,8 @@ afterAll(async () => {
 /** The built CLI; `npm test` builds before it runs the tests. */
 async function cliEntry(): Promise<string> {
   const dist = path.join(ROOT, "dist", "cli", "main.js");
-  if (!fs.existsSync(dist)) throw new Error(`no CLI at ${dist}: run \`npm run build\` first (npm test does)`);
+  if (!fs.existsSync(dist))
+    throw new Error(`no CLI at ${dist}: run \`npm run build\` first (npm test does)`);
   return dist;
 }
 
@@ -31,17 +39,26 @@ describe("persistence", () => {
     const key = svc.apiKey;
     expect(key).toMatch(/^e2b_[0-9a-f]{40}$/);
     expect(fs.statSync(path.join(dataDir, "api-key")).mode & 0o777).toBe(0o600);
-    const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true, metadata: { keep: "yes" } });
+    const { sandboxID, envdAccessToken } = await createSandbox(svc, {
+      secure: true,
+      metadata: { keep: "yes" },
+    });
     await runThroughProxy(svc, sandboxID, "echo survived > /home/user/data.txt", envdAccessToken);
     await svc.close();
 
     svc = await startService(dataDir);
     expect(svc.apiKey).toBe(key);
     const info = await call(svc, "GET", `/sandboxes/${sandboxID}`);
-    expect(info.body).toMatchObject({ state: "paused", metadata: { keep: "yes" }, envdAccessToken });
+    expect(info.body).toMatchObject({
+      state: "paused",
+      metadata: { keep: "yes" },
+      envdAccessToken,
+    });
     const resumed = await call(svc, "POST", `/sandboxes/${sandboxID}/connect`, { timeout: 60 });
     expect(resumed.status).toBe(201);
-    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/data.txt", envdAccessToken)).stdout).toBe("survived\n");
+    expect(
+      (await runThroughProxy(svc, sandboxID, "cat /home/user/data.txt", envdAccessToken)).stdout,
+    ).toBe("survived\n");
     await svc.close();
     svc = undefined;
   });
@@ -49,13 +66,28 @@ describe("persistence", () => {
   it("brings sandboxes back paused with their files after kill -9 of the CLI", async () => {
     const dataDir = tempDataDir();
     dirs.push(dataDir);
-    child = spawn(process.execPath, [await cliEntry(), "serve", "--port", "0", "--data-dir", dataDir, "--agent-dir", await agentBundleDir()], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        await cliEntry(),
+        "serve",
+        "--port",
+        "0",
+        "--data-dir",
+        dataDir,
+        "--agent-dir",
+        await agentBundleDir(),
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const ready = await new Promise<string>((resolve, reject) => {
       const rl = readline.createInterface({ input: child?.stdout as NodeJS.ReadableStream });
       rl.once("line", resolve);
-      child?.once("exit", (code) => reject(new Error(`the CLI exited with ${String(code)} before its ready line`)));
+      child?.once("exit", (code) =>
+        reject(new Error(`the CLI exited with ${String(code)} before its ready line`)),
+      );
     });
     const apiUrl = /E2B_API_URL=(\S+)/.exec(ready)?.[1] ?? "";
     const apiKey = /E2B_API_KEY=(\S+)/.exec(ready)?.[1] ?? "";
@@ -72,8 +104,14 @@ describe("persistence", () => {
 
     svc = await startService(dataDir);
     expect(svc.apiKey).toBe(apiKey);
-    expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({ state: "paused" });
-    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 })).status).toBe(201);
-    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/c.txt")).stdout).toBe("crash-safe\n");
+    expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({
+      state: "paused",
+    });
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 })).status,
+    ).toBe(201);
+    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/c.txt")).stdout).toBe(
+      "crash-safe\n",
+    );
   });
 });

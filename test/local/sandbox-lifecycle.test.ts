@@ -1,6 +1,13 @@
 import * as fs from "node:fs";
 import type { LocalService } from "../../src/local";
-import { call, createSandbox, eventually, runThroughProxy, startService, tempDataDir } from "./support";
+import {
+  call,
+  createSandbox,
+  eventually,
+  runThroughProxy,
+  startService,
+  tempDataDir,
+} from "./support";
 
 let svc: LocalService;
 let dataDir: string;
@@ -17,10 +24,19 @@ afterAll(async () => {
 
 describe("sandbox lifecycle", () => {
   it("creates a sandbox with 201 and reports it running with its metadata", async () => {
-    const res = await call(svc, "POST", "/sandboxes", { templateID: "base", timeout: 60, metadata: { team: "a" }, envVars: { FOO: "bar" } });
+    const res = await call(svc, "POST", "/sandboxes", {
+      templateID: "base",
+      timeout: 60,
+      metadata: { team: "a" },
+      envVars: { FOO: "bar" },
+    });
     expect(res.status).toBe(201);
     const sbx = res.body as Record<string, unknown>;
-    expect(sbx).toMatchObject({ templateID: "base", envdVersion: expect.any(String), domain: null });
+    expect(sbx).toMatchObject({
+      templateID: "base",
+      envdVersion: expect.any(String),
+      domain: null,
+    });
     expect(sbx.sandboxID).toMatch(/^i[a-z0-9]{20}$/);
     expect(sbx.envdAccessToken).toBeUndefined();
 
@@ -35,13 +51,23 @@ describe("sandbox lifecycle", () => {
       lifecycle: { autoResume: false, onTimeout: "kill" },
       domain: null,
     });
-    const run = await runThroughProxy(svc, String(sbx.sandboxID), "echo $FOO $E2B_SANDBOX $E2B_SANDBOX_ID");
+    const run = await runThroughProxy(
+      svc,
+      String(sbx.sandboxID),
+      "echo $FOO $E2B_SANDBOX $E2B_SANDBOX_ID",
+    );
     expect(run.stdout.trim()).toBe(`bar true ${String(sbx.sandboxID)}`);
   });
 
   it("fails when the template does not exist with 404", async () => {
-    const res = await call(svc, "POST", "/sandboxes", { templateID: "no-such-template", timeout: 60 });
-    expect(res).toMatchObject({ status: 404, body: { code: 404, message: "template 'no-such-template' not found" } });
+    const res = await call(svc, "POST", "/sandboxes", {
+      templateID: "no-such-template",
+      timeout: 60,
+    });
+    expect(res).toMatchObject({
+      status: 404,
+      body: { code: 404, message: "template 'no-such-template' not found" },
+    });
   });
 
   it("fails when the API key is wrong with 401", async () => {
@@ -59,51 +85,82 @@ describe("sandbox lifecycle", () => {
     const { sandboxID } = await createSandbox(svc);
     await runThroughProxy(svc, sandboxID, "echo kept > /home/user/kept.txt");
     expect((await call(svc, "POST", `/sandboxes/${sandboxID}/pause`, {})).status).toBe(204);
-    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/pause`, {})).body).toMatchObject({ code: 409 });
-    expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({ state: "paused" });
-    const proxied = await fetch(`${svc.sandboxUrl}/health`, { headers: { "E2b-Sandbox-Id": sandboxID } });
+    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/pause`, {})).body).toMatchObject({
+      code: 409,
+    });
+    expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({
+      state: "paused",
+    });
+    const proxied = await fetch(`${svc.sandboxUrl}/health`, {
+      headers: { "E2b-Sandbox-Id": sandboxID },
+    });
     expect(proxied.status).toBe(502);
-    expect(await proxied.json()).toEqual({ sandboxId: sandboxID, message: "The sandbox was not found", code: 502 });
+    expect(await proxied.json()).toEqual({
+      sandboxId: sandboxID,
+      message: "The sandbox was not found",
+      code: 502,
+    });
 
     const resumed = await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 });
     expect(resumed.status).toBe(201);
-    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 })).status).toBe(409);
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 })).status,
+    ).toBe(409);
     const run = await runThroughProxy(svc, sandboxID, "cat /home/user/kept.txt");
     expect(run.stdout.trim()).toBe("kept");
   });
 
   it("connects with 200 to a running sandbox and with 201 to a paused one", async () => {
     const { sandboxID } = await createSandbox(svc, {}, "/v2/sandboxes");
-    expect((await call(svc, "POST", `/v2/sandboxes/${sandboxID}/connect`, { timeout: 60 })).status).toBe(200);
+    expect(
+      (await call(svc, "POST", `/v2/sandboxes/${sandboxID}/connect`, { timeout: 60 })).status,
+    ).toBe(200);
     await call(svc, "POST", `/sandboxes/${sandboxID}/pause`);
     const res = await call(svc, "POST", `/sandboxes/${sandboxID}/connect`, { timeout: 60 });
     expect(res.status).toBe(201);
     expect((res.body as { envdAccessToken?: string }).envdAccessToken).toMatch(/^[0-9a-f]{64}$/);
-    expect((await call(svc, "POST", "/sandboxes/iunknownunknownunkno/connect", { timeout: 5 })).status).toBe(404);
+    expect(
+      (await call(svc, "POST", "/sandboxes/iunknownunknownunkno/connect", { timeout: 5 })).status,
+    ).toBe(404);
   });
 
   it("connect only extends the end time, /timeout may shorten it", async () => {
     const { sandboxID } = await createSandbox(svc, { timeout: 600 });
-    const endAt = async () => Date.parse(((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body as { endAt: string }).endAt);
+    const endAt = async () =>
+      Date.parse(
+        ((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body as { endAt: string }).endAt,
+      );
     const before = await endAt();
     await call(svc, "POST", `/sandboxes/${sandboxID}/connect`, { timeout: 10 });
     expect(await endAt()).toBe(before);
-    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/refreshes`, { duration: 1 })).status).toBe(204);
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/refreshes`, { duration: 1 })).status,
+    ).toBe(204);
     expect(await endAt()).toBe(before);
-    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/timeout`, { timeout: 100 })).status).toBe(204);
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/timeout`, { timeout: 100 })).status,
+    ).toBe(204);
     expect(await endAt()).toBeLessThan(before);
   });
 
   it("kills a sandbox whose timeout was shortened to zero", async () => {
     const { sandboxID } = await createSandbox(svc);
-    expect((await call(svc, "POST", `/sandboxes/${sandboxID}/timeout`, { timeout: -5 })).status).toBe(204);
-    await eventually(async () => (await call(svc, "GET", `/sandboxes/${sandboxID}`)).status === 404);
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/timeout`, { timeout: -5 })).status,
+    ).toBe(204);
+    await eventually(
+      async () => (await call(svc, "GET", `/sandboxes/${sandboxID}`)).status === 404,
+    );
   });
 
   it("pauses instead of killing on timeout when autoPause was set", async () => {
     const { sandboxID } = await createSandbox(svc, { autoPause: true });
     await call(svc, "POST", `/sandboxes/${sandboxID}/timeout`, { timeout: 0 });
-    await eventually(async () => ((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body as { state?: string }).state === "paused");
+    await eventually(
+      async () =>
+        ((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body as { state?: string }).state ===
+        "paused",
+    );
     const logs = await call(svc, "GET", `/v2/sandboxes/${sandboxID}/logs`);
     expect((logs.body as { logs: { message: string }[] }).logs.map((l) => l.message)).toEqual(
       expect.arrayContaining(["sandbox created", "sandbox paused: timeout reached"]),
@@ -113,9 +170,13 @@ describe("sandbox lifecycle", () => {
   it("kills with 204, then answers 404 and 502 through the proxy", async () => {
     const { sandboxID } = await createSandbox(svc);
     expect((await call(svc, "DELETE", `/sandboxes/${sandboxID}`)).status).toBe(204);
-    expect((await call(svc, "DELETE", `/sandboxes/${sandboxID}`)).body).toMatchObject({ code: 404 });
+    expect((await call(svc, "DELETE", `/sandboxes/${sandboxID}`)).body).toMatchObject({
+      code: 404,
+    });
     expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).status).toBe(404);
-    const proxied = await fetch(`${svc.sandboxUrl}/health`, { headers: { "E2b-Sandbox-Id": sandboxID } });
+    const proxied = await fetch(`${svc.sandboxUrl}/health`, {
+      headers: { "E2b-Sandbox-Id": sandboxID },
+    });
     expect(proxied.status).toBe(502);
   });
 
@@ -125,7 +186,11 @@ describe("sandbox lifecycle", () => {
     expect(res.status).toBe(200);
     const samples = res.body as Record<string, unknown>[];
     expect(samples.length).toBeGreaterThan(0);
-    expect(samples[0]).toMatchObject({ cpuCount: expect.any(Number), memTotal: expect.any(Number), timestampUnix: expect.any(Number) });
+    expect(samples[0]).toMatchObject({
+      cpuCount: expect.any(Number),
+      memTotal: expect.any(Number),
+      timestampUnix: expect.any(Number),
+    });
     const batch = await call(svc, "GET", `/sandboxes/metrics?sandbox_ids=${sandboxID}`);
     expect(Object.keys((batch.body as { sandboxes: object }).sandboxes)).toEqual([sandboxID]);
   });

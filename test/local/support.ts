@@ -72,7 +72,8 @@ export async function createSandbox(
   route = "/sandboxes",
 ): Promise<{ sandboxID: string; envdAccessToken?: string }> {
   const res = await call(svc, "POST", route, { templateID: "base", timeout: 300, ...body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { sandboxID: string; envdAccessToken?: string };
 }
 
@@ -83,7 +84,12 @@ export async function runThroughProxy(
   cmd: string,
   token?: string,
 ): Promise<{ status: number; stdout: string; exitCode: number | undefined }> {
-  const msg = Buffer.from(JSON.stringify({ process: { cmd: "/bin/bash", args: ["-l", "-c", cmd], envs: {} }, stdin: false }));
+  const msg = Buffer.from(
+    JSON.stringify({
+      process: { cmd: "/bin/bash", args: ["-l", "-c", cmd], envs: {} },
+      stdin: false,
+    }),
+  );
   const frame = Buffer.alloc(5 + msg.length);
   frame.writeUInt8(0, 0);
   frame.writeUInt32BE(msg.length, 1);
@@ -95,13 +101,17 @@ export async function runThroughProxy(
     "E2b-Sandbox-Port": "49983",
   };
   if (token) headers["X-Access-Token"] = token;
-  const res = await fetch(`${svc.sandboxUrl}/process.Process/Start`, { method: "POST", headers, body: frame });
+  const res = await fetch(`${svc.sandboxUrl}/process.Process/Start`, {
+    method: "POST",
+    headers,
+    body: frame,
+  });
   const buf = Buffer.from(await res.arrayBuffer());
   // Errors before the stream (401, 502) are plain JSON, not envelopes.
   if (res.status !== 200) return { status: res.status, stdout: "", exitCode: undefined };
   let stdout = "";
   let exitCode: number | undefined;
-  for (let off = 0; off + 5 <= buf.length; ) {
+  for (let off = 0; off + 5 <= buf.length;) {
     const flags = buf.readUInt8(off);
     const len = buf.readUInt32BE(off + 1);
     const json = JSON.parse(buf.subarray(off + 5, off + 5 + len).toString("utf8")) as {
@@ -109,7 +119,8 @@ export async function runThroughProxy(
     };
     off += 5 + len;
     if (flags & 2) continue;
-    if (json.event?.data?.stdout) stdout += Buffer.from(json.event.data.stdout, "base64").toString("utf8");
+    if (json.event?.data?.stdout)
+      stdout += Buffer.from(json.event.data.stdout, "base64").toString("utf8");
     if (json.event?.end) exitCode = json.event.end.exitCode ?? 0;
   }
   return { status: res.status, stdout, exitCode };

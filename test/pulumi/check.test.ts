@@ -1,7 +1,13 @@
 import { rmSync } from "node:fs";
 import * as path from "node:path";
 import { HarnessRunError, up } from "../harness";
-import { assertBuilt, programDir, stackOptions, startTestService, type TestService } from "./support";
+import {
+  assertBuilt,
+  programDir,
+  stackOptions,
+  startTestService,
+  type TestService,
+} from "./support";
 
 jest.setTimeout(300_000);
 
@@ -26,12 +32,27 @@ describe("check through Pulumi", () => {
       (err: unknown) => err,
     );
     expect(failure).toBeInstanceOf(HarnessRunError);
-    const text = [...(failure as HarnessRunError).result.errors, (failure as HarnessRunError).result.log].join("\n");
-    for (const property of ["name", "cpuCount", "memoryMB", "build", "build.steps.0", "sandboxID", "includeMetrics"]) {
+    const text = [
+      ...(failure as HarnessRunError).result.errors,
+      (failure as HarnessRunError).result.log,
+    ].join("\n");
+    for (const property of [
+      "name",
+      "cpuCount",
+      "memoryMB",
+      "build",
+      "build.steps.0",
+      "sandboxID",
+      "includeMetrics",
+    ]) {
       expect(text).toContain(property);
     }
     expect(svc.requests).toEqual([]);
-    expect((failure as HarnessRunError).result.state.resources.filter((r) => r.type.includes("sandbox-iac"))).toEqual([]);
+    expect(
+      (failure as HarnessRunError).result.state.resources.filter((r) =>
+        r.type.includes("sandbox-iac"),
+      ),
+    ).toEqual([]);
     expect(path.isAbsolute(dir)).toBe(true);
   });
 });

@@ -19,12 +19,26 @@ describe("createDynamicProvider()", () => {
 
   it("keeps credentials from configure on the live object only", async () => {
     const provider = createDynamicProvider("SandboxReader");
-    const values: Record<string, string> = { "sandbox-iac:apiKey": "e2b_0123456789abcdef", "sandbox-iac:apiUrl": "http://127.0.0.1:1" };
-    const pending = provider.configure?.({ config: { get: (k: string) => values[k], require: (k: string) => values[k] ?? "" } });
+    const values: Record<string, string> = {
+      "sandbox-iac:apiKey": "e2b_0123456789abcdef",
+      "sandbox-iac:apiUrl": "http://127.0.0.1:1",
+    };
+    const pending = provider.configure?.({
+      config: { get: (k: string) => values[k], require: (k: string) => values[k] ?? "" },
+    });
     // Set before configure's promise settles: concurrent first calls must see it.
-    expect(provider.settings).toEqual({ apiKey: "e2b_0123456789abcdef", apiUrl: "http://127.0.0.1:1", sandboxUrl: undefined, domain: undefined });
+    expect(provider.settings).toEqual({
+      apiKey: "e2b_0123456789abcdef",
+      apiUrl: "http://127.0.0.1:1",
+      sandboxUrl: undefined,
+      domain: undefined,
+    });
     await pending;
-    const text = (await pulumi.runtime.serializeFunction(() => createDynamicProvider("SandboxReader"), { allowSecrets: true })).text;
+    const text = (
+      await pulumi.runtime.serializeFunction(() => createDynamicProvider("SandboxReader"), {
+        allowSecrets: true,
+      })
+    ).text;
     expect(text).not.toContain("e2b_0123456789abcdef");
   });
 });

@@ -1,6 +1,13 @@
 import { readFileSync, rmSync } from "node:fs";
 import { destroy, isSecret, refresh, up } from "../harness";
-import { assertBuilt, ops, programDir, stackOptions, startTestService, type TestService } from "./support";
+import {
+  assertBuilt,
+  ops,
+  programDir,
+  stackOptions,
+  startTestService,
+  type TestService,
+} from "./support";
 
 jest.setTimeout(600_000);
 
@@ -19,7 +26,11 @@ afterAll(async () => {
 });
 
 async function newSandbox(): Promise<{ sandboxID: string; envdAccessToken: string }> {
-  const created = await svc.call("POST", "/sandboxes", { templateID: "base", timeout: 900, secure: true });
+  const created = await svc.call("POST", "/sandboxes", {
+    templateID: "base",
+    timeout: 900,
+    secure: true,
+  });
   expect(created.status).toBe(201);
   return created.body as { sandboxID: string; envdAccessToken: string };
 }
@@ -43,7 +54,8 @@ describe("Snapshot and SandboxReader through Pulumi", () => {
   it("reads a sandbox, snapshots it, updates, replaces, refreshes and destroys", async () => {
     // GIVEN a running secure sandbox
     const sandbox = await newSandbox();
-    const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, { sandboxID: sandbox.sandboxID, ...config });
+    const opts = (config: Record<string, unknown>) =>
+      stackOptions(svc, dir, { sandboxID: sandbox.sandboxID, ...config });
 
     const created = await up(dir, opts({ snapshotName: "scn-snap" }));
     expect(ops(created).sort()).toEqual(["create reader", "create snap"]);
@@ -61,7 +73,10 @@ describe("Snapshot and SandboxReader through Pulumi", () => {
     expect(plaintextOccurrences(JSON.parse(stateText), sandbox.envdAccessToken)).toBe(0);
 
     // WHEN nothing changed THEN nothing happens
-    expect(ops(await up(dir, opts({ snapshotName: "scn-snap" }))).sort()).toEqual(["same reader", "same snap"]);
+    expect(ops(await up(dir, opts({ snapshotName: "scn-snap" }))).sort()).toEqual([
+      "same reader",
+      "same snap",
+    ]);
 
     // WHEN metrics are asked for THEN the reader is updated in place
     const updated = await up(dir, opts({ snapshotName: "scn-snap", includeMetrics: true }));
@@ -76,9 +91,14 @@ describe("Snapshot and SandboxReader through Pulumi", () => {
 
     // WHEN the snapshot and the sandbox go away out of band THEN refresh drops both
     const newSnapshotID = replaced.outputs["snapshotID"] as string;
-    expect((await svc.call("DELETE", `/templates/${encodeURIComponent(newSnapshotID)}`)).status).toBe(204);
+    expect(
+      (await svc.call("DELETE", `/templates/${encodeURIComponent(newSnapshotID)}`)).status,
+    ).toBe(204);
     expect((await svc.call("DELETE", `/sandboxes/${sandbox.sandboxID}`)).status).toBe(204);
-    const refreshed = await refresh(dir, opts({ snapshotName: "scn-snap-b", includeMetrics: true }));
+    const refreshed = await refresh(
+      dir,
+      opts({ snapshotName: "scn-snap-b", includeMetrics: true }),
+    );
     expect(ops(refreshed).sort()).toEqual(["refresh-deleted reader", "refresh-deleted snap"]);
 
     // WHEN destroyed THEN nothing is left
@@ -88,12 +108,17 @@ describe("Snapshot and SandboxReader through Pulumi", () => {
   });
 
   it("fails when the sandbox to read does not exist, naming it", async () => {
-    const options = stackOptions(svc, dir, { sandboxID: "inotthere000000000000", snapshotName: "scn-none" });
+    const options = stackOptions(svc, dir, {
+      sandboxID: "inotthere000000000000",
+      snapshotName: "scn-none",
+    });
     options.stateFile = `${options.stateFile}.missing`;
     const failure = await up(dir, options).then(
       () => undefined,
       (err: unknown) => err as { result: { errors: string[] } },
     );
-    expect(failure?.result.errors.join("\n")).toMatch(/sandbox "inotthere000000000000" does not exist/);
+    expect(failure?.result.errors.join("\n")).toMatch(
+      /sandbox "inotthere000000000000" does not exist/,
+    );
   });
 });

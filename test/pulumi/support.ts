@@ -32,7 +32,9 @@ export interface TestService {
 /** Fails early with a clear message when the package was not built (programs load `dist/`). */
 export function assertBuilt(): void {
   if (!existsSync(path.join(REPO, "dist", "pulumi", "index.js"))) {
-    throw new Error("dist/pulumi/index.js is missing: run `npm run build` before the Pulumi scenario tests");
+    throw new Error(
+      "dist/pulumi/index.js is missing: run `npm run build` before the Pulumi scenario tests",
+    );
   }
 }
 
@@ -45,7 +47,13 @@ export async function startTestService(): Promise<TestService> {
   const proxy = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     const upstream = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -87,7 +95,11 @@ export function programDir(name: string): string {
 }
 
 /** Harness options: the state file in `dir`, the service in stack config (API key secret), plus program config. */
-export function stackOptions(svc: TestService, dir: string, config: Record<string, unknown> = {}): RunOptions {
+export function stackOptions(
+  svc: TestService,
+  dir: string,
+  config: Record<string, unknown> = {},
+): RunOptions {
   return {
     stateFile: path.join(dir, "state.json"),
     config: { "sandbox-iac:apiUrl": svc.apiUrl, "sandbox-iac:apiKey": svc.apiKey, ...config },

@@ -1,7 +1,14 @@
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { destroy, HarnessRunError, preview, refresh, up } from "../harness";
-import { assertBuilt, ops, programDir, stackOptions, startTestService, type TestService } from "./support";
+import {
+  assertBuilt,
+  ops,
+  programDir,
+  stackOptions,
+  startTestService,
+  type TestService,
+} from "./support";
 
 jest.setTimeout(600_000);
 
@@ -61,7 +68,9 @@ describe("Template through Pulumi", () => {
     // WHEN the template is deleted out of band THEN refresh drops it and up recreates it
     const newID = replaced.outputs["templateID"] as string;
     expect((await svc.call("DELETE", `/templates/${newID}`)).status).toBe(204);
-    expect(ops(await refresh(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual(["refresh-deleted tpl"]);
+    expect(ops(await refresh(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual([
+      "refresh-deleted tpl",
+    ]);
     expect(ops(await up(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual(["create tpl"]);
 
     // WHEN destroyed THEN the service holds no template of ours
@@ -75,7 +84,10 @@ describe("Template through Pulumi", () => {
     const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, config);
     await up(dir, opts({ name: "scn-preview" }));
     const before = svc.requests.length;
-    const previewed = await preview(dir, opts({ name: "scn-preview", tags: ["next"], memoryMB: 1024 }));
+    const previewed = await preview(
+      dir,
+      opts({ name: "scn-preview", tags: ["next"], memoryMB: 1024 }),
+    );
     expect(ops(previewed)).toEqual(["update tpl"]);
     expect(svc.requests.slice(before)).toEqual([]);
     await destroy(dir, opts({ name: "scn-preview" }));
@@ -89,7 +101,9 @@ describe("Template through Pulumi", () => {
       (err: unknown) => err,
     );
     expect(failure).toBeInstanceOf(HarnessRunError);
-    expect((failure as HarnessRunError).result.errors.join("\n")).toMatch(/build of template "scn-broken" failed/);
+    expect((failure as HarnessRunError).result.errors.join("\n")).toMatch(
+      /build of template "scn-broken" failed/,
+    );
     expect(await templateExists("scn-broken")).toBe(false);
   });
 

@@ -73,7 +73,8 @@ export interface SandboxClientOptions {
 
 /** The typed client of one sandbox: processes, terminals, filesystem, files. */
 export interface SandboxClient
-  extends ProcessApi,
+  extends
+    ProcessApi,
     PtyApi,
     FilesystemApi,
     WatchApi,
@@ -91,7 +92,13 @@ export interface SandboxClient
 export function createSandboxClient(options: SandboxClientOptions): SandboxClient {
   const op = OPS.client;
   if (typeof options?.sandboxID !== "string" || !/^[a-z0-9]+$/.test(options.sandboxID)) {
-    throw invalidArgument(op, "sandboxID", options?.sandboxID, "an id matching ^[a-z0-9]+$", "pass the sandboxID returned by create");
+    throw invalidArgument(
+      op,
+      "sandboxID",
+      options?.sandboxID,
+      "an id matching ^[a-z0-9]+$",
+      "pass the sandboxID returned by create",
+    );
   }
   const { sandboxID } = options;
   const timeoutMs = checkTimeoutMs(op, options.timeoutMs) ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -106,11 +113,16 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     routing = address.headers;
   }
   const transport =
-    options.transport ?? createConnectTransport({ httpVersion: "1.1", useBinaryFormat: false, baseUrl: url });
+    options.transport ??
+    createConnectTransport({ httpVersion: "1.1", useBinaryFormat: false, baseUrl: url });
   const ctx: SandboxContext = {
     sandboxID,
     baseUrl: url,
-    headers: baseHeaders({ sandboxID, accessToken: options.accessToken, headers: { ...routing, ...options.headers } }),
+    headers: baseHeaders({
+      sandboxID,
+      accessToken: options.accessToken,
+      headers: { ...routing, ...options.headers },
+    }),
     accessToken: options.accessToken,
     user,
     timeoutMs,
@@ -119,8 +131,16 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     filesystem: createClient(Filesystem, transport),
   };
   const processApi = createProcessApi(ctx);
-  const chmod = async (path: string, mode: number, callOptions: { user?: string; signal?: AbortSignal }) => {
-    await processApi.run("chmod", { args: [mode.toString(8), path], user: callOptions.user, signal: callOptions.signal });
+  const chmod = async (
+    path: string,
+    mode: number,
+    callOptions: { user?: string; signal?: AbortSignal },
+  ) => {
+    await processApi.run("chmod", {
+      args: [mode.toString(8), path],
+      user: callOptions.user,
+      signal: callOptions.signal,
+    });
   };
   return {
     sandboxID,
@@ -143,8 +163,18 @@ function checkBaseUrl(operation: string, value: string): string {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.search || parsed.hash) {
-    throw invalidArgument(operation, "baseUrl", value, "an absolute http(s) URL without query or fragment");
+  if (
+    !parsed ||
+    (parsed.protocol !== "http:" && parsed.protocol !== "https:") ||
+    parsed.search ||
+    parsed.hash
+  ) {
+    throw invalidArgument(
+      operation,
+      "baseUrl",
+      value,
+      "an absolute http(s) URL without query or fragment",
+    );
   }
   return parsed.href.replace(/\/+$/, "");
 }

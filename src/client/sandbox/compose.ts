@@ -29,7 +29,11 @@ export interface ComposeApi {
    * Concatenates `sourcePaths` in order into `destination` (replacing it), then
    * deletes the sources. Not retried: the sources are gone after a success.
    */
-  compose(sourcePaths: string[], destination: string, options?: ComposeOptions): Promise<WrittenFile>;
+  compose(
+    sourcePaths: string[],
+    destination: string,
+    options?: ComposeOptions,
+  ): Promise<WrittenFile>;
 }
 
 /** Builds the compose part over a shared context. */
@@ -43,7 +47,12 @@ export function createComposeApi(ctx: SandboxContext): ComposeApi {
       sourcePaths.forEach((p, i) => checkPath(op, `sourcePaths[${i}]`, p));
       checkPath(op, "destination", destination);
       if (sourcePaths.includes(destination)) {
-        throw invalidArgument(op, "destination", destination, "a path that is not one of the sources");
+        throw invalidArgument(
+          op,
+          "destination",
+          destination,
+          "a path that is not one of the sources",
+        );
       }
       const user = effectiveUser(ctx, checkUser(op, options.user));
       const body: Record<string, unknown> = {

@@ -51,7 +51,11 @@ export interface RpcCallInput {
 export function rpcOptions(ctx: SandboxContext, input: RpcCallInput = {}): CallOptions {
   const timeoutMs = input.timeoutMs ?? (input.stream ? 0 : ctx.timeoutMs);
   const options: CallOptions = {
-    headers: mergeHeaders(ctx.headers, userHeaders(input.user), input.stream ? keepaliveHeaders() : undefined),
+    headers: mergeHeaders(
+      ctx.headers,
+      userHeaders(input.user),
+      input.stream ? keepaliveHeaders() : undefined,
+    ),
   };
   // connect-es treats timeoutMs <= 0 as already expired; "no limit" means leaving it out.
   if (timeoutMs > 0) options.timeoutMs = timeoutMs;

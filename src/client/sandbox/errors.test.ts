@@ -1,6 +1,13 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SandboxIacError } from "../../errors";
-import { commandFailed, commandResultOf, fromFetchFailure, fromHttpStatus, fromRpcError, rpcCodeForHttpStatus } from "./errors";
+import {
+  commandFailed,
+  commandResultOf,
+  fromFetchFailure,
+  fromHttpStatus,
+  fromRpcError,
+  rpcCodeForHttpStatus,
+} from "./errors";
 
 const scope = { operation: "files.read", sandboxID: "isbx1", resourceId: "/a.txt" };
 
@@ -28,7 +35,11 @@ describe("fromRpcError()", () => {
     const cause = new ConnectError("file not found: /a.txt", Code.NotFound);
     const err = fromRpcError(cause, scope);
     expect(err).toBeInstanceOf(SandboxIacError);
-    expect(err).toMatchObject({ operation: "files.read", resourceId: "/a.txt", rpcCode: "not_found" });
+    expect(err).toMatchObject({
+      operation: "files.read",
+      resourceId: "/a.txt",
+      rpcCode: "not_found",
+    });
     expect(err.cause).toBe(cause);
     expect(err.message).toContain("file not found: /a.txt");
     expect(err.message).toContain("isbx1");
@@ -37,7 +48,10 @@ describe("fromRpcError()", () => {
   it("reports canceled when the caller's own signal aborted", () => {
     const controller = new AbortController();
     controller.abort();
-    expect(fromRpcError(new ConnectError("x", Code.Canceled), { ...scope, signal: controller.signal }).code).toBe("canceled");
+    expect(
+      fromRpcError(new ConnectError("x", Code.Canceled), { ...scope, signal: controller.signal })
+        .code,
+    ).toBe("canceled");
   });
 
   it("passes project errors through unchanged", () => {
@@ -64,7 +78,11 @@ describe("fromHttpStatus()", () => {
   });
 
   it("uses the message of envd's JSON error body", () => {
-    const err = fromHttpStatus(404, JSON.stringify({ code: 404, message: "path '/a.txt' does not exist" }), scope);
+    const err = fromHttpStatus(
+      404,
+      JSON.stringify({ code: 404, message: "path '/a.txt' does not exist" }),
+      scope,
+    );
     expect(err).toMatchObject({ code: "not_found", status: 404, rpcCode: "not_found" });
     expect(err.message).toContain("path '/a.txt' does not exist");
   });
@@ -85,7 +103,10 @@ describe("fromHttpStatus()", () => {
 
 describe("fromFetchFailure()", () => {
   it("maps a refused connection to unavailable", () => {
-    const err = fromFetchFailure(new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED") }), scope);
+    const err = fromFetchFailure(
+      new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED") }),
+      scope,
+    );
     expect(err.code).toBe("unavailable");
     expect(err.message).toContain("ECONNREFUSED");
   });
@@ -97,29 +118,47 @@ describe("fromFetchFailure()", () => {
 
 describe("commandFailed()", () => {
   it("quotes the command, the exit code, the sandbox and the stderr tail", () => {
-    const err = commandFailed("ls /nope", { exitCode: 2, stdout: "", stderr: "ls: cannot access '/nope'\n" }, { operation: "process.run", sandboxID: "isbx1", pid: 42 });
+    const err = commandFailed(
+      "ls /nope",
+      { exitCode: 2, stdout: "", stderr: "ls: cannot access '/nope'\n" },
+      { operation: "process.run", sandboxID: "isbx1", pid: 42 },
+    );
     expect(err.code).toBe("command_failed");
     expect(err.message).toContain('"ls /nope"');
     expect(err.message).toContain("exited with code 2");
     expect(err.message).toContain("isbx1");
     expect(err.message).toContain("ls: cannot access '/nope'");
-    expect(commandResultOf(err)).toEqual({ exitCode: 2, stdout: "", stderr: "ls: cannot access '/nope'\n" });
+    expect(commandResultOf(err)).toEqual({
+      exitCode: 2,
+      stdout: "",
+      stderr: "ls: cannot access '/nope'\n",
+    });
   });
 
   it("quotes only the tail of a long stderr", () => {
     const stderr = `${"x".repeat(10_000)}LAST`;
-    const err = commandFailed("c", { exitCode: 1, stdout: "", stderr }, { operation: "process.run", sandboxID: "isbx1" });
+    const err = commandFailed(
+      "c",
+      { exitCode: 1, stdout: "", stderr },
+      { operation: "process.run", sandboxID: "isbx1" },
+    );
     expect(err.message.length).toBeLessThan(3000);
     expect(err.message).toContain("LAST");
     expect(err.result.stderr).toBe(stderr);
   });
 
   it("says the process was stopped when a signal killed it", () => {
-    const err = commandFailed("sleep 9", { exitCode: -1, stdout: "", stderr: "" }, { operation: "process.run", sandboxID: "isbx1", status: "signal: killed" });
+    const err = commandFailed(
+      "sleep 9",
+      { exitCode: -1, stdout: "", stderr: "" },
+      { operation: "process.run", sandboxID: "isbx1", status: "signal: killed" },
+    );
     expect(err.message).toContain("was stopped (signal: killed)");
   });
 
   it("has no result on other errors", () => {
-    expect(commandResultOf(new SandboxIacError("internal", "x", { operation: "o" }))).toBeUndefined();
+    expect(
+      commandResultOf(new SandboxIacError("internal", "x", { operation: "o" })),
+    ).toBeUndefined();
   });
 });

@@ -120,7 +120,12 @@ function mapCode(code: Code, scope: ErrorScope): ErrorCode {
   return ERROR_CODE_BY_RPC_CODE[code] ?? "internal";
 }
 
-function build(code: Code, detail: string, scope: ErrorScope, extra: { status?: number; cause?: unknown }) {
+function build(
+  code: Code,
+  detail: string,
+  scope: ErrorScope,
+  extra: { status?: number; cause?: unknown },
+) {
   const errorCode = mapCode(code, scope);
   const fix = FIX_BY_CODE[errorCode];
   const reason = `${detail} (sandbox ${scope.sandboxID})${fix ? `: ${fix}` : ""}`;
@@ -161,17 +166,25 @@ export function fromHttpStatus(status: number, body: string, scope: ErrorScope):
 export function fromFetchFailure(err: unknown, scope: ErrorScope): SandboxIacError {
   if (SandboxIacError.is(err)) return err;
   // DOMException is not always `instanceof Error` (other realms, e.g. test VMs): read the name.
-  const rawName = typeof err === "object" && err !== null ? (err as { name?: unknown }).name : undefined;
+  const rawName =
+    typeof err === "object" && err !== null ? (err as { name?: unknown }).name : undefined;
   const name = typeof rawName === "string" ? rawName : "";
   if (name === "AbortError" || name === "TimeoutError") {
     const code = name === "TimeoutError" ? Code.DeadlineExceeded : Code.Canceled;
-    return build(code, `the request was ${code === Code.Canceled ? "aborted" : "timed out"}`, scope, {
-      cause: err,
-    });
+    return build(
+      code,
+      `the request was ${code === Code.Canceled ? "aborted" : "timed out"}`,
+      scope,
+      {
+        cause: err,
+      },
+    );
   }
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
   const text = err instanceof Error ? err.message : String(err);
-  return build(Code.Unavailable, `cannot reach the sandbox (${text}${cause})`, scope, { cause: err });
+  return build(Code.Unavailable, `cannot reach the sandbox (${text}${cause})`, scope, {
+    cause: err,
+  });
 }
 
 /** What a finished command produced. */
@@ -202,10 +215,18 @@ function tail(text: string): string {
 export function commandFailed(
   command: string,
   result: CommandResult,
-  scope: { operation: string; sandboxID: string; pid?: number | undefined; status?: string | undefined },
+  scope: {
+    operation: string;
+    sandboxID: string;
+    pid?: number | undefined;
+    status?: string | undefined;
+  },
 ): CommandFailedError {
   const output = tail(result.stderr) || tail(result.stdout);
-  const how = result.exitCode === -1 && scope.status ? `was stopped (${scope.status})` : `exited with code ${result.exitCode}`;
+  const how =
+    result.exitCode === -1 && scope.status
+      ? `was stopped (${scope.status})`
+      : `exited with code ${result.exitCode}`;
   const reason =
     `command ${JSON.stringify(command)} ${how} in sandbox ${scope.sandboxID}` +
     (output ? `; output:\n${output}` : "; it printed nothing");
@@ -214,7 +235,10 @@ export function commandFailed(
     resourceId: scope.pid === undefined ? scope.sandboxID : `pid ${scope.pid}`,
   });
   const { exitCode, stdout, stderr } = result;
-  Object.defineProperty(err, "result", { value: Object.freeze({ exitCode, stdout, stderr }), enumerable: true });
+  Object.defineProperty(err, "result", {
+    value: Object.freeze({ exitCode, stdout, stderr }),
+    enumerable: true,
+  });
   return err as CommandFailedError;
 }
 

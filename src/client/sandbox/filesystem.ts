@@ -69,7 +69,11 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
         throw fromRpcError(err, scope(ctx, OPS.fsStat, path, options.signal));
       }
     }, options.signal);
-    if (!res.entry) throw fromRpcError(new ConnectError("stat answered without an entry", Code.Internal), scope(ctx, OPS.fsStat, path));
+    if (!res.entry)
+      throw fromRpcError(
+        new ConnectError("stat answered without an entry", Code.Internal),
+        scope(ctx, OPS.fsStat, path),
+      );
     return toEntryInfo(res.entry);
   }
 
@@ -101,11 +105,17 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
       checkPath(OPS.fsMove, "source", source);
       checkPath(OPS.fsMove, "destination", destination);
       try {
-        const res = await ctx.filesystem.move({ source, destination }, callOptions(OPS.fsMove, options));
+        const res = await ctx.filesystem.move(
+          { source, destination },
+          callOptions(OPS.fsMove, options),
+        );
         if (!res.entry) throw new ConnectError("move answered without an entry", Code.Internal);
         return toEntryInfo(res.entry);
       } catch (err) {
-        throw fromRpcError(err, scope(ctx, OPS.fsMove, `${source} -> ${destination}`, options.signal));
+        throw fromRpcError(
+          err,
+          scope(ctx, OPS.fsMove, `${source} -> ${destination}`, options.signal),
+        );
       }
     },
 

@@ -47,12 +47,23 @@ describe("headers on RPCs", () => {
         async *start(_req, context) {
           seen.start = context.requestHeader;
           timeouts.start = context.timeoutMs();
-          yield create(StartResponseSchema, { event: { event: { case: "start", value: { pid: 7 } } } });
           yield create(StartResponseSchema, {
-            event: { event: { case: "data", value: { output: { case: "stdout", value: new TextEncoder().encode("hi\n") } } } },
+            event: { event: { case: "start", value: { pid: 7 } } },
+          });
+          yield create(StartResponseSchema, {
+            event: {
+              event: {
+                case: "data",
+                value: { output: { case: "stdout", value: new TextEncoder().encode("hi\n") } },
+              },
+            },
           });
           yield create(StartResponseSchema, { event: { event: { case: "keepalive", value: {} } } });
-          yield create(StartResponseSchema, { event: { event: { case: "end", value: { exitCode: 0, exited: true, status: "exit status 0" } } } });
+          yield create(StartResponseSchema, {
+            event: {
+              event: { case: "end", value: { exitCode: 0, exited: true, status: "exit status 0" } },
+            },
+          });
         },
         async list(_req, context) {
           seen.list = context.requestHeader;
@@ -67,7 +78,14 @@ describe("headers on RPCs", () => {
         },
       });
     });
-    const client = createSandboxClient({ sandboxID: "isbx1", baseUrl: "http://127.0.0.1:1", transport, fetch: neverFetch(), timeoutMs: 5000, ...options });
+    const client = createSandboxClient({
+      sandboxID: "isbx1",
+      baseUrl: "http://127.0.0.1:1",
+      transport,
+      fetch: neverFetch(),
+      timeoutMs: 5000,
+      ...options,
+    });
     return { client, seen, timeouts };
   }
 

@@ -32,7 +32,11 @@ export interface HttpRequestInput {
 }
 
 /** Builds `<baseUrl><route>?<query>`; the base path is kept so a prefixing proxy works. */
-export function routeUrl(baseUrl: string, route: string, query: Record<string, string | undefined> = {}): string {
+export function routeUrl(
+  baseUrl: string,
+  route: string,
+  query: Record<string, string | undefined> = {},
+): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, v);
   const qs = params.toString();
@@ -40,7 +44,10 @@ export function routeUrl(baseUrl: string, route: string, query: Record<string, s
 }
 
 /** Combines the caller's signal with the deadline. */
-function requestSignal(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal | undefined {
+function requestSignal(
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): AbortSignal | undefined {
   const signals = [signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );

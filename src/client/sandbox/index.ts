@@ -11,10 +11,28 @@ export type { EntryInfo, EntryType, FilesystemEvent, FilesystemEventType } from 
 export { commandResultOf, ERROR_CODE_BY_RPC_CODE } from "./errors";
 export type { CommandFailedError, CommandResult } from "./errors";
 export { isMultipartSafePath } from "./files-transfer";
-export type { DownloadFileOptions, TransferOptions, UploadEntry, UploadFileOptions, WrittenFile } from "./files-transfer";
+export type {
+  DownloadFileOptions,
+  TransferOptions,
+  UploadEntry,
+  UploadFileOptions,
+  WrittenFile,
+} from "./files-transfer";
 export type { FsCallOptions, ListDirOptions } from "./filesystem";
-export type { ConnectOptions, ProcessCallOptions, ProcessInfo, ProcessSignal, StartOptions } from "./process";
-export type { ProcessEndEvent, ProcessEvent, ProcessHandle, ProcessOutputEvent, ProcessResult } from "./process-handle";
+export type {
+  ConnectOptions,
+  ProcessCallOptions,
+  ProcessInfo,
+  ProcessSignal,
+  StartOptions,
+} from "./process";
+export type {
+  ProcessEndEvent,
+  ProcessEvent,
+  ProcessHandle,
+  ProcessOutputEvent,
+  ProcessResult,
+} from "./process-handle";
 export type { PtyOptions, PtySize } from "./pty";
 export { fileSignature } from "./signing";
 export type { FileOperation, SignatureInput, SignedUrlOptions } from "./signing";

@@ -95,7 +95,10 @@ export async function openProcessHandle(
     const first = await iterator.next();
     const event = first.done ? undefined : first.value.event?.event;
     if (event?.case !== "start") {
-      throw new ConnectError(`the process stream began with ${event?.case ?? "nothing"} instead of start`, Code.Internal);
+      throw new ConnectError(
+        `the process stream began with ${event?.case ?? "nothing"} instead of start`,
+        Code.Internal,
+      );
     }
     pid = event.value.pid;
   } catch (err) {
@@ -143,10 +146,14 @@ export async function openProcessHandle(
 
   function consume(): AsyncGenerator<ProcessEvent> {
     if (consumed) {
-      throw new SandboxIacError("conflict", "the events of this process are already being read: iterate the handle once, or call wait() instead", {
-        operation: scope.operation,
-        resourceId: `pid ${pid}`,
-      });
+      throw new SandboxIacError(
+        "conflict",
+        "the events of this process are already being read: iterate the handle once, or call wait() instead",
+        {
+          operation: scope.operation,
+          resourceId: `pid ${pid}`,
+        },
+      );
     }
     consumed = true;
     return events();
@@ -165,7 +172,10 @@ export async function openProcessHandle(
         await done;
       }
       if (!end) {
-        throw fromRpcError(new ConnectError("disconnected before the process ended", Code.Canceled), errScope);
+        throw fromRpcError(
+          new ConnectError("disconnected before the process ended", Code.Canceled),
+          errScope,
+        );
       }
       return {
         exitCode: end.exitCode,

@@ -5,14 +5,26 @@
  * @module
  */
 import { create } from "@bufbuild/protobuf";
-import { Signal, StreamInputRequestSchema, type StreamInputRequest } from "../../gen/envd/process/process_pb";
+import {
+  Signal,
+  StreamInputRequestSchema,
+  type StreamInputRequest,
+} from "../../gen/envd/process/process_pb";
 import { invalidArgument, SandboxIacError } from "../../errors";
 import { OPS, SHELL, SHELL_ARGS } from "./constants";
 import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { commandFailed, fromRpcError } from "./errors";
 import { retryIdempotent } from "./idempotent";
 import { openProcessHandle, type ProcessHandle, type ProcessResult } from "./process-handle";
-import { checkCommand, checkPath, checkSelector, checkStringMap, checkTimeoutMs, checkUser, type ProcessSelectorInput } from "./validate";
+import {
+  checkCommand,
+  checkPath,
+  checkSelector,
+  checkStringMap,
+  checkTimeoutMs,
+  checkUser,
+  type ProcessSelectorInput,
+} from "./validate";
 
 /** Options of {@link ProcessApi.start} and {@link ProcessApi.run}. */
 export interface StartOptions {
@@ -77,13 +89,25 @@ export interface ProcessApi {
   /** The live processes. Retried when transient. */
   list(options?: ProcessCallOptions): Promise<ProcessInfo[]>;
   /** Writes to the stdin of a process started with `stdin: true`. */
-  sendInput(selector: ProcessSelectorInput, data: Uint8Array | string, options?: ProcessCallOptions): Promise<void>;
+  sendInput(
+    selector: ProcessSelectorInput,
+    data: Uint8Array | string,
+    options?: ProcessCallOptions,
+  ): Promise<void>;
   /** Streams stdin in order over one client-streaming call (`StreamInput`). */
-  streamInput(selector: ProcessSelectorInput, data: AsyncIterable<Uint8Array | string>, options?: ProcessCallOptions): Promise<void>;
+  streamInput(
+    selector: ProcessSelectorInput,
+    data: AsyncIterable<Uint8Array | string>,
+    options?: ProcessCallOptions,
+  ): Promise<void>;
   /** Closes stdin (the process sees EOF); a no-op when already closed. */
   closeStdin(selector: ProcessSelectorInput, options?: ProcessCallOptions): Promise<void>;
   /** Sends SIGTERM or SIGKILL. */
-  sendSignal(selector: ProcessSelectorInput, signal: ProcessSignal, options?: ProcessCallOptions): Promise<void>;
+  sendSignal(
+    selector: ProcessSelectorInput,
+    signal: ProcessSignal,
+    options?: ProcessCallOptions,
+  ): Promise<void>;
   /** SIGKILLs a process; false when it does not exist (any more). */
   kill(pid: number, options?: ProcessCallOptions): Promise<boolean>;
 }
@@ -116,7 +140,12 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
     try {
       await call(selector);
     } catch (err) {
-      throw fromRpcError(err, { operation, sandboxID: ctx.sandboxID, resourceId: describeSelector(selector), signal: options.signal });
+      throw fromRpcError(err, {
+        operation,
+        sandboxID: ctx.sandboxID,
+        resourceId: describeSelector(selector),
+        signal: options.signal,
+      });
     }
   }
 
@@ -131,7 +160,10 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
   async function start(cmd: string, options: StartOptions = {}): Promise<ProcessHandle> {
     const op = OPS.processStart;
     checkCommand(op, cmd);
-    if (options.args !== undefined && (!Array.isArray(options.args) || options.args.some((a) => typeof a !== "string"))) {
+    if (
+      options.args !== undefined &&
+      (!Array.isArray(options.args) || options.args.some((a) => typeof a !== "string"))
+    ) {
       throw invalidArgument(op, "args", options.args, "an array of strings");
     }
     const envs = checkStringMap(op, "envs", options.envs);
@@ -146,7 +178,17 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
       { process, tag: options.tag, stdin: options.stdin ?? false },
       rpcOptions(ctx, { user, stream: true, timeoutMs, signal: controller.signal }),
     );
-    return openProcessHandle(stream, controller, { operation: op, sandboxID: ctx.sandboxID, resourceId: describeCommand(cmd, options.args), signal: controller.signal }, release);
+    return openProcessHandle(
+      stream,
+      controller,
+      {
+        operation: op,
+        sandboxID: ctx.sandboxID,
+        resourceId: describeCommand(cmd, options.args),
+        signal: controller.signal,
+      },
+      release,
+    );
   }
 
   return {
@@ -175,7 +217,17 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
         { process: { selector } },
         rpcOptions(ctx, { stream: true, timeoutMs, signal: controller.signal }),
       );
-      return openProcessHandle(stream, controller, { operation: op, sandboxID: ctx.sandboxID, resourceId: describeSelector(selector), signal: controller.signal }, release);
+      return openProcessHandle(
+        stream,
+        controller,
+        {
+          operation: op,
+          sandboxID: ctx.sandboxID,
+          resourceId: describeSelector(selector),
+          signal: controller.signal,
+        },
+        release,
+      );
     },
 
     async list(options = {}) {
@@ -183,7 +235,11 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
         try {
           return await ctx.process.list({}, rpcOptions(ctx, { signal: options.signal }));
         } catch (err) {
-          throw fromRpcError(err, { operation: OPS.processList, sandboxID: ctx.sandboxID, signal: options.signal });
+          throw fromRpcError(err, {
+            operation: OPS.processList,
+            sandboxID: ctx.sandboxID,
+            signal: options.signal,
+          });
         }
       }, options.signal);
       return res.processes.map((p) => ({
@@ -208,21 +264,32 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
     streamInput(selectorInput, data, options = {}) {
       return unary(OPS.processStreamInput, selectorInput, options, (selector) => {
         async function* messages(): AsyncGenerator<StreamInputRequest> {
-          yield create(StreamInputRequestSchema, { event: { case: "start", value: { process: { selector } } } });
+          yield create(StreamInputRequestSchema, {
+            event: { case: "start", value: { process: { selector } } },
+          });
           for await (const chunk of data) {
             yield create(StreamInputRequestSchema, {
-              event: { case: "data", value: { input: { input: { case: "stdin", value: toBytes(chunk) } } } },
+              event: {
+                case: "data",
+                value: { input: { input: { case: "stdin", value: toBytes(chunk) } } },
+              },
             });
           }
         }
         // A stream of input has no natural deadline; the caller's signal ends it.
-        return ctx.process.streamInput(messages(), rpcOptions(ctx, { timeoutMs: 0, signal: options.signal }));
+        return ctx.process.streamInput(
+          messages(),
+          rpcOptions(ctx, { timeoutMs: 0, signal: options.signal }),
+        );
       });
     },
 
     closeStdin(selectorInput, options = {}) {
       return unary(OPS.processCloseStdin, selectorInput, options, (selector) =>
-        ctx.process.closeStdin({ process: { selector } }, rpcOptions(ctx, { signal: options.signal })),
+        ctx.process.closeStdin(
+          { process: { selector } },
+          rpcOptions(ctx, { signal: options.signal }),
+        ),
       );
     },
 
@@ -231,14 +298,20 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
         throw invalidArgument(OPS.processSendSignal, "signal", signal, '"SIGTERM" or "SIGKILL"');
       }
       return unary(OPS.processSendSignal, selectorInput, options, (selector) =>
-        ctx.process.sendSignal({ process: { selector }, signal: SIGNALS[signal] }, rpcOptions(ctx, { signal: options.signal })),
+        ctx.process.sendSignal(
+          { process: { selector }, signal: SIGNALS[signal] },
+          rpcOptions(ctx, { signal: options.signal }),
+        ),
       );
     },
 
     async kill(pid, options = {}) {
       try {
         await unary(OPS.processKill, pid, options, (selector) =>
-          ctx.process.sendSignal({ process: { selector }, signal: Signal.SIGKILL }, rpcOptions(ctx, { signal: options.signal })),
+          ctx.process.sendSignal(
+            { process: { selector }, signal: Signal.SIGKILL },
+            rpcOptions(ctx, { signal: options.signal }),
+          ),
         );
         return true;
       } catch (err) {

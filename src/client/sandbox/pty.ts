@@ -10,7 +10,14 @@ import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { fromRpcError } from "./errors";
 import { openProcessHandle, type ProcessHandle } from "./process-handle";
 import { toBytes, type ProcessCallOptions } from "./process";
-import { checkPath, checkPid, checkPtyDimension, checkStringMap, checkTimeoutMs, checkUser } from "./validate";
+import {
+  checkPath,
+  checkPid,
+  checkPtyDimension,
+  checkStringMap,
+  checkTimeoutMs,
+  checkUser,
+} from "./validate";
 
 /** A terminal size in character cells. */
 export interface PtySize {
@@ -81,11 +88,19 @@ export function createPtyApi(ctx: SandboxContext): PtyApi {
       checkPid(OPS.ptySendInput, pid);
       try {
         await ctx.process.sendInput(
-          { process: { selector: { case: "pid", value: pid } }, input: { input: { case: "pty", value: toBytes(data) } } },
+          {
+            process: { selector: { case: "pid", value: pid } },
+            input: { input: { case: "pty", value: toBytes(data) } },
+          },
           rpcOptions(ctx, { signal: options.signal }),
         );
       } catch (err) {
-        throw fromRpcError(err, { operation: OPS.ptySendInput, sandboxID: ctx.sandboxID, resourceId: `pid ${pid}`, signal: options.signal });
+        throw fromRpcError(err, {
+          operation: OPS.ptySendInput,
+          sandboxID: ctx.sandboxID,
+          resourceId: `pid ${pid}`,
+          signal: options.signal,
+        });
       }
     },
 
@@ -99,7 +114,12 @@ export function createPtyApi(ctx: SandboxContext): PtyApi {
           rpcOptions(ctx, { signal: options.signal }),
         );
       } catch (err) {
-        throw fromRpcError(err, { operation: OPS.ptyResize, sandboxID: ctx.sandboxID, resourceId: `pid ${pid}`, signal: options.signal });
+        throw fromRpcError(err, {
+          operation: OPS.ptyResize,
+          sandboxID: ctx.sandboxID,
+          resourceId: `pid ${pid}`,
+          signal: options.signal,
+        });
       }
     },
   };

@@ -70,11 +70,27 @@ export function createSigningApi(ctx: SandboxContext): SigningApi {
       [FILES_QUERY.username]: user,
     };
     if (ctx.accessToken) {
-      const expirationUnix = expiresIn === undefined ? undefined : Math.floor((options.now ?? Date.now)() / 1000) + expiresIn;
-      query[FILES_QUERY.signature] = fileSignature({ path, operation, user: user ?? "", accessToken: ctx.accessToken, expirationUnix });
-      if (expirationUnix !== undefined) query[FILES_QUERY.signatureExpiration] = String(expirationUnix);
+      const expirationUnix =
+        expiresIn === undefined
+          ? undefined
+          : Math.floor((options.now ?? Date.now)() / 1000) + expiresIn;
+      query[FILES_QUERY.signature] = fileSignature({
+        path,
+        operation,
+        user: user ?? "",
+        accessToken: ctx.accessToken,
+        expirationUnix,
+      });
+      if (expirationUnix !== undefined)
+        query[FILES_QUERY.signatureExpiration] = String(expirationUnix);
     } else if (expiresIn !== undefined) {
-      throw invalidArgument(op, "expiresInSeconds", expiresIn, "left out for a sandbox without an access token", "only secure sandboxes can sign URLs; create the sandbox with secure: true");
+      throw invalidArgument(
+        op,
+        "expiresInSeconds",
+        expiresIn,
+        "left out for a sandbox without an access token",
+        "only secure sandboxes can sign URLs; create the sandbox with secure: true",
+      );
     }
     return routeUrl(ctx.baseUrl, ENVD_ROUTES.files, query);
   }

@@ -77,17 +77,29 @@ const SANDBOX_GONE_STATUS = 502;
 
 /** Builds the sandbox-level part over a shared context. */
 export function createStatsApi(ctx: SandboxContext): StatsApi {
-  async function getJson<T>(operation: string, route: string, signal: AbortSignal | undefined): Promise<T> {
+  async function getJson<T>(
+    operation: string,
+    route: string,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
     const scope = { operation, sandboxID: ctx.sandboxID };
     return retryIdempotent(async () => {
-      const res = await httpRequest(ctx, { method: "GET", route, signal, timeoutMs: ctx.timeoutMs, scope });
+      const res = await httpRequest(ctx, {
+        method: "GET",
+        route,
+        signal,
+        timeoutMs: ctx.timeoutMs,
+        scope,
+      });
       return readJson<T>(res, scope);
     }, signal);
   }
 
   return {
     async metrics(options = {}) {
-      return toSandboxMetrics(await getJson<WireMetrics>(OPS.metrics, ENVD_ROUTES.metrics, options.signal));
+      return toSandboxMetrics(
+        await getJson<WireMetrics>(OPS.metrics, ENVD_ROUTES.metrics, options.signal),
+      );
     },
 
     async envs(options = {}) {

@@ -16,7 +16,13 @@ const PTY_DIMENSION_MAX = 0xffff;
 /** A non-empty path; envd would silently read an empty one as the workdir. */
 export function checkPath(operation: string, field: string, value: unknown): string {
   if (typeof value !== "string" || value.length === 0) {
-    throw invalidArgument(operation, field, value, "a non-empty path", "pass an absolute path or one relative to the user's home");
+    throw invalidArgument(
+      operation,
+      field,
+      value,
+      "a non-empty path",
+      "pass an absolute path or one relative to the user's home",
+    );
   }
   if (value.includes("\0")) {
     throw invalidArgument(operation, field, value, "a path without NUL bytes");
@@ -28,7 +34,13 @@ export function checkPath(operation: string, field: string, value: unknown): str
 export function checkUser(operation: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || value.length === 0 || value.includes(":")) {
-    throw invalidArgument(operation, "user", value, "a non-empty user name without ':'", "omit user to act as the sandbox's default user");
+    throw invalidArgument(
+      operation,
+      "user",
+      value,
+      "a non-empty user name without ':'",
+      "omit user to act as the sandbox's default user",
+    );
   }
   return value;
 }
@@ -36,7 +48,13 @@ export function checkUser(operation: string, value: unknown): string | undefined
 /** A process id: an integer from 1 to 2^32-1. */
 export function checkPid(operation: string, value: unknown, field = "pid"): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > UINT32_MAX) {
-    throw invalidArgument(operation, field, value, "a positive integer process id", "use the pid returned by start() or list()");
+    throw invalidArgument(
+      operation,
+      field,
+      value,
+      "a positive integer process id",
+      "use the pid returned by start() or list()",
+    );
   }
   return value;
 }
@@ -46,21 +64,34 @@ export function checkSelector(
   operation: string,
   value: unknown,
 ): { case: "pid"; value: number } | { case: "tag"; value: string } {
-  if (typeof value === "number") return { case: "pid", value: checkPid(operation, value, "selector") };
+  if (typeof value === "number")
+    return { case: "pid", value: checkPid(operation, value, "selector") };
   if (typeof value === "object" && value !== null) {
     const v = value as { pid?: unknown; tag?: unknown };
-    if (v.pid !== undefined && v.tag === undefined) return { case: "pid", value: checkPid(operation, v.pid, "selector.pid") };
+    if (v.pid !== undefined && v.tag === undefined)
+      return { case: "pid", value: checkPid(operation, v.pid, "selector.pid") };
     if (v.tag !== undefined && v.pid === undefined) {
       if (typeof v.tag === "string" && v.tag.length > 0) return { case: "tag", value: v.tag };
       throw invalidArgument(operation, "selector.tag", v.tag, "a non-empty tag");
     }
   }
-  throw invalidArgument(operation, "selector", value, "a pid, { pid } or { tag }", "pass exactly one of pid or tag");
+  throw invalidArgument(
+    operation,
+    "selector",
+    value,
+    "a pid, { pid } or { tag }",
+    "pass exactly one of pid or tag",
+  );
 }
 
 /** A terminal dimension (`cols`, `rows`): 1 to 65535. */
 export function checkPtyDimension(operation: string, field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > PTY_DIMENSION_MAX) {
+  if (
+    typeof value !== "number" ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > PTY_DIMENSION_MAX
+  ) {
     throw invalidArgument(operation, field, value, "an integer from 1 to 65535");
   }
   return value;
@@ -70,7 +101,13 @@ export function checkPtyDimension(operation: string, field: string, value: unkno
 export function checkTimeoutMs(operation: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw invalidArgument(operation, "timeoutMs", value, "a number of milliseconds >= 0", "pass 0 for no limit");
+    throw invalidArgument(
+      operation,
+      "timeoutMs",
+      value,
+      "a number of milliseconds >= 0",
+      "pass 0 for no limit",
+    );
   }
   return Math.floor(value);
 }
@@ -79,7 +116,13 @@ export function checkTimeoutMs(operation: string, value: unknown): number | unde
 export function checkDepth(operation: string, value: unknown): number {
   if (value === undefined) return 1;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > UINT32_MAX) {
-    throw invalidArgument(operation, "depth", value, "an integer >= 1", "use 1 for the direct children only");
+    throw invalidArgument(
+      operation,
+      "depth",
+      value,
+      "an integer >= 1",
+      "use 1 for the direct children only",
+    );
   }
   return value;
 }
@@ -93,7 +136,11 @@ export function checkCommand(operation: string, value: unknown): string {
 }
 
 /** A string map such as `envs`: every value must be a string. */
-export function checkStringMap(operation: string, field: string, value: unknown): Record<string, string> {
+export function checkStringMap(
+  operation: string,
+  field: string,
+  value: unknown,
+): Record<string, string> {
   if (value === undefined) return {};
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalidArgument(operation, field, value, "an object of string values");

@@ -14,7 +14,9 @@ function setup() {
   return { client, rpcCalls, fetchCalls };
 }
 
-async function failure(fn: (c: SandboxClient) => unknown): Promise<{ err: SandboxIacError; sent: number }> {
+async function failure(
+  fn: (c: SandboxClient) => unknown,
+): Promise<{ err: SandboxIacError; sent: number }> {
   const { client, rpcCalls, fetchCalls } = setup();
   let caught: unknown;
   try {
@@ -22,7 +24,8 @@ async function failure(fn: (c: SandboxClient) => unknown): Promise<{ err: Sandbo
   } catch (err) {
     caught = err;
   }
-  if (!SandboxIacError.is(caught)) throw new Error(`expected a SandboxIacError, got ${String(caught)}`);
+  if (!SandboxIacError.is(caught))
+    throw new Error(`expected a SandboxIacError, got ${String(caught)}`);
   return { err: caught, sent: rpcCalls.length + fetchCalls.length };
 }
 
@@ -36,10 +39,18 @@ describe("argument validation", () => {
     ["watchDir with an empty path", (c) => c.watchDir(""), "path"],
     ["getWatcherEvents without an id", (c) => c.getWatcherEvents(""), "watcherId"],
     ["start with an empty command", (c) => c.start("  "), "cmd"],
-    ["start with non-string args", (c) => c.start("ls", { args: [1 as unknown as string] }), "args"],
+    [
+      "start with non-string args",
+      (c) => c.start("ls", { args: [1 as unknown as string] }),
+      "args",
+    ],
     ["start with a negative timeout", (c) => c.start("ls", { timeoutMs: -1 }), "timeoutMs"],
     ["start with a user containing ':'", (c) => c.start("ls", { user: "a:b" }), "user"],
-    ["start with a non-string env value", (c) => c.start("ls", { envs: { A: 1 as unknown as string } }), "envs.A"],
+    [
+      "start with a non-string env value",
+      (c) => c.start("ls", { envs: { A: 1 as unknown as string } }),
+      "envs.A",
+    ],
     ["sendInput to pid 0", (c) => c.sendInput(0, "x"), "selector"],
     ["connect with an empty tag", (c) => c.connect({ tag: "" }), "selector.tag"],
     ["sendSignal with SIGHUP", (c) => c.sendSignal(1, "SIGHUP" as "SIGTERM"), "signal"],
@@ -48,8 +59,16 @@ describe("argument validation", () => {
     ["resizePty with rows 70000", (c) => c.resizePty(5, { cols: 80, rows: 70000 }), "rows"],
     ["sendPtyInput to pid -1", (c) => c.sendPtyInput(-1, "x"), "pid"],
     ["uploadBytes with an empty path", (c) => c.uploadBytes("", "x"), "remotePath"],
-    ["uploadFile of a missing local file", (c) => c.uploadFile("/nonexistent/file", "/a"), "localPath"],
-    ["uploadFile with mode 0o10000", (c) => c.uploadFile(__filename, "/a", { mode: 0o10000 }), "mode"],
+    [
+      "uploadFile of a missing local file",
+      (c) => c.uploadFile("/nonexistent/file", "/a"),
+      "localPath",
+    ],
+    [
+      "uploadFile with mode 0o10000",
+      (c) => c.uploadFile(__filename, "/a", { mode: 0o10000 }),
+      "mode",
+    ],
     ["downloadFile with an empty local path", (c) => c.downloadFile("/a", ""), "localPath"],
     ["readText with an empty path", (c) => c.readText(""), "path"],
     ["compose with no sources", (c) => c.compose([], "/d"), "sourcePaths"],
@@ -76,7 +95,9 @@ describe("argument validation", () => {
   it("takes the URL and routing headers from the configuration", () => {
     const client = createSandboxClient({
       sandboxID: "isbx1",
-      config: { sandboxBaseUrl: (id) => ({ url: `http://proxy.test/`, headers: { "E2b-Sandbox-Id": id } }) },
+      config: {
+        sandboxBaseUrl: (id) => ({ url: `http://proxy.test/`, headers: { "E2b-Sandbox-Id": id } }),
+      },
       transport: neverTransport(),
     });
     expect(client.baseUrl).toBe("http://proxy.test");

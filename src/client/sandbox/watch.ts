@@ -45,7 +45,10 @@ export interface WatchApi {
   /** Creates a server-side watcher that buffers events until polled; returns its id. */
   createWatcher(path: string, options?: WatchOptions): Promise<string>;
   /** Returns and clears the events buffered by a watcher since the last call. */
-  getWatcherEvents(watcherId: string, options?: { signal?: AbortSignal }): Promise<FilesystemEvent[]>;
+  getWatcherEvents(
+    watcherId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<FilesystemEvent[]>;
   /** Deletes a watcher. */
   removeWatcher(watcherId: string, options?: { signal?: AbortSignal }): Promise<void>;
 }
@@ -67,10 +70,24 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
       const onAbort = () => controller.abort(options.signal?.reason);
       if (options.signal?.aborted) onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      const errScope = { operation: OPS.fsWatchDir, sandboxID: ctx.sandboxID, resourceId: path, signal: controller.signal };
+      const errScope = {
+        operation: OPS.fsWatchDir,
+        sandboxID: ctx.sandboxID,
+        resourceId: path,
+        signal: controller.signal,
+      };
       const stream = ctx.filesystem.watchDir(
-        { path, recursive: options.recursive ?? false, includeEntry: options.includeEntry ?? false },
-        rpcOptions(ctx, { user, stream: true, timeoutMs: options.timeoutMs, signal: controller.signal }),
+        {
+          path,
+          recursive: options.recursive ?? false,
+          includeEntry: options.includeEntry ?? false,
+        },
+        rpcOptions(ctx, {
+          user,
+          stream: true,
+          timeoutMs: options.timeoutMs,
+          signal: controller.signal,
+        }),
       );
       const iterator = stream[Symbol.asyncIterator]();
       const cleanup = () => options.signal?.removeEventListener("abort", onAbort);
@@ -78,7 +95,10 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
       try {
         first = await iterator.next();
         if (first.done || first.value.event.case !== "start") {
-          throw new ConnectError(`the watch stream began with ${first.done ? "its end" : String(first.value.event.case)} instead of start`, Code.Internal);
+          throw new ConnectError(
+            `the watch stream began with ${first.done ? "its end" : String(first.value.event.case)} instead of start`,
+            Code.Internal,
+          );
         }
       } catch (err) {
         cleanup();
@@ -97,7 +117,8 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
             for (;;) {
               const next = await iterator.next();
               if (next.done) return;
-              if (next.value.event.case === "filesystem") yield toFilesystemEvent(next.value.event.value);
+              if (next.value.event.case === "filesystem")
+                yield toFilesystemEvent(next.value.event.value);
             }
           } catch (err) {
             // close() aborts the request on purpose; that is the normal end, not a failure.
@@ -116,12 +137,21 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
       const user = effectiveUser(ctx, checkUser(OPS.fsCreateWatcher, options.user));
       try {
         const res = await ctx.filesystem.createWatcher(
-          { path, recursive: options.recursive ?? false, includeEntry: options.includeEntry ?? false },
+          {
+            path,
+            recursive: options.recursive ?? false,
+            includeEntry: options.includeEntry ?? false,
+          },
           rpcOptions(ctx, { user, timeoutMs: options.timeoutMs, signal: options.signal }),
         );
         return res.watcherId;
       } catch (err) {
-        throw fromRpcError(err, { operation: OPS.fsCreateWatcher, sandboxID: ctx.sandboxID, resourceId: path, signal: options.signal });
+        throw fromRpcError(err, {
+          operation: OPS.fsCreateWatcher,
+          sandboxID: ctx.sandboxID,
+          resourceId: path,
+          signal: options.signal,
+        });
       }
     },
 
@@ -129,19 +159,35 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
       checkWatcherId(OPS.fsGetWatcherEvents, watcherId);
       try {
         // Not retried: the call clears the buffer, so a lost answer loses events.
-        const res = await ctx.filesystem.getWatcherEvents({ watcherId }, rpcOptions(ctx, { signal: options.signal }));
+        const res = await ctx.filesystem.getWatcherEvents(
+          { watcherId },
+          rpcOptions(ctx, { signal: options.signal }),
+        );
         return res.events.map(toFilesystemEvent);
       } catch (err) {
-        throw fromRpcError(err, { operation: OPS.fsGetWatcherEvents, sandboxID: ctx.sandboxID, resourceId: watcherId, signal: options.signal });
+        throw fromRpcError(err, {
+          operation: OPS.fsGetWatcherEvents,
+          sandboxID: ctx.sandboxID,
+          resourceId: watcherId,
+          signal: options.signal,
+        });
       }
     },
 
     async removeWatcher(watcherId, options = {}) {
       checkWatcherId(OPS.fsRemoveWatcher, watcherId);
       try {
-        await ctx.filesystem.removeWatcher({ watcherId }, rpcOptions(ctx, { signal: options.signal }));
+        await ctx.filesystem.removeWatcher(
+          { watcherId },
+          rpcOptions(ctx, { signal: options.signal }),
+        );
       } catch (err) {
-        throw fromRpcError(err, { operation: OPS.fsRemoveWatcher, sandboxID: ctx.sandboxID, resourceId: watcherId, signal: options.signal });
+        throw fromRpcError(err, {
+          operation: OPS.fsRemoveWatcher,
+          sandboxID: ctx.sandboxID,
+          resourceId: watcherId,
+          signal: options.signal,
+        });
       }
     },
   };

@@ -69,10 +69,15 @@ export interface AgentProcessOptions {
 const OPERATION = "agent";
 
 /** Headers common to every agent call. */
-function agentHeaders(opts: { user?: string | undefined; accessToken?: string | undefined }): Record<string, string> {
+function agentHeaders(opts: {
+  user?: string | undefined;
+  accessToken?: string | undefined;
+}): Record<string, string> {
   const headers: Record<string, string> = {};
   if (opts.accessToken) headers[ENVD_HEADERS.accessToken] = opts.accessToken;
-  if (opts.user) headers[ENVD_HEADERS.authorization] = `Basic ${Buffer.from(`${opts.user}:`).toString("base64")}`;
+  if (opts.user)
+    headers[ENVD_HEADERS.authorization] =
+      `Basic ${Buffer.from(`${opts.user}:`).toString("base64")}`;
   return headers;
 }
 
@@ -95,18 +100,27 @@ function agentHttp(
   body: Buffer | Readable | undefined,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath: socket, method, path, headers: { host: "localhost", ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      { socketPath: socket, method, path, headers: { host: "localhost", ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", (err) =>
       reject(
-        new SandboxIacError("unavailable", `the sandbox agent at ${socket} cannot be reached: ${err.message}`, {
-          operation: `${OPERATION}.${path.split("?")[0]}`,
-          cause: err,
-        }),
+        new SandboxIacError(
+          "unavailable",
+          `the sandbox agent at ${socket} cannot be reached: ${err.message}`,
+          {
+            operation: `${OPERATION}.${path.split("?")[0]}`,
+            cause: err,
+          },
+        ),
       ),
     );
     if (body === undefined) req.end();
@@ -124,7 +138,10 @@ function agentHttp(
  * an agent that already holds the same token (a resume) is accepted.
  */
 export async function agentInit(socket: string, init: AgentInit): Promise<void> {
-  const body: Record<string, unknown> = { envVars: init.envVars, timestamp: new Date().toISOString() };
+  const body: Record<string, unknown> = {
+    envVars: init.envVars,
+    timestamp: new Date().toISOString(),
+  };
   if (init.accessToken) body.accessToken = init.accessToken;
   if (init.defaultUser) body.defaultUser = init.defaultUser;
   if (init.defaultWorkdir) body.defaultWorkdir = init.defaultWorkdir;
@@ -136,10 +153,14 @@ export async function agentInit(socket: string, init: AgentInit): Promise<void> 
     Buffer.from(JSON.stringify(body)),
   );
   if (res.status !== 204 && res.status !== 200) {
-    throw new SandboxIacError("internal", `the sandbox agent refused /init with HTTP ${res.status}: ${res.text.slice(0, 200)}`, {
-      operation: `${OPERATION}.init`,
-      status: res.status,
-    });
+    throw new SandboxIacError(
+      "internal",
+      `the sandbox agent refused /init with HTTP ${res.status}: ${res.text.slice(0, 200)}`,
+      {
+        operation: `${OPERATION}.init`,
+        status: res.status,
+      },
+    );
   }
 }
 
@@ -167,7 +188,12 @@ export async function agentRun(
   const client = processClient(socket);
   const stream = client.start(
     {
-      process: { cmd: "/bin/bash", args: ["-l", "-c", cmd], envs: opts.envs ?? {}, ...(opts.cwd ? { cwd: opts.cwd } : {}) },
+      process: {
+        cmd: "/bin/bash",
+        args: ["-l", "-c", cmd],
+        envs: opts.envs ?? {},
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      },
       stdin: false,
     },
     { headers: agentHeaders(opts), ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) },
@@ -192,10 +218,14 @@ export async function agentRun(
       }
     }
   } catch (e) {
-    throw new SandboxIacError("command_failed", `running a command in the sandbox failed: ${(e as Error).message}`, {
-      operation: `${OPERATION}.run`,
-      cause: e,
-    });
+    throw new SandboxIacError(
+      "command_failed",
+      `running a command in the sandbox failed: ${(e as Error).message}`,
+      {
+        operation: `${OPERATION}.run`,
+        cause: e,
+      },
+    );
   }
   return { exitCode, stdout: out.join(""), stderr: err.join("") };
 }
@@ -220,7 +250,12 @@ export async function agentStartBackground(
   const abort = new AbortController();
   const stream = client.start(
     {
-      process: { cmd: "/bin/bash", args: ["-l", "-c", cmd], envs: opts.envs ?? {}, ...(opts.cwd ? { cwd: opts.cwd } : {}) },
+      process: {
+        cmd: "/bin/bash",
+        args: ["-l", "-c", cmd],
+        envs: opts.envs ?? {},
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      },
       stdin: false,
       ...(opts.tag ? { tag: opts.tag } : {}),
     },
@@ -232,16 +267,24 @@ export async function agentStartBackground(
       if (ev?.case === "start") return ev.value.pid;
     }
   } catch (e) {
-    throw new SandboxIacError("command_failed", `starting a background command in the sandbox failed: ${(e as Error).message}`, {
-      operation: `${OPERATION}.startBackground`,
-      cause: e,
-    });
+    throw new SandboxIacError(
+      "command_failed",
+      `starting a background command in the sandbox failed: ${(e as Error).message}`,
+      {
+        operation: `${OPERATION}.startBackground`,
+        cause: e,
+      },
+    );
   } finally {
     abort.abort();
   }
-  throw new SandboxIacError("contract_violation", "the sandbox agent ended the Start stream without a start event", {
-    operation: `${OPERATION}.startBackground`,
-  });
+  throw new SandboxIacError(
+    "contract_violation",
+    "the sandbox agent ended the Start stream without a start event",
+    {
+      operation: `${OPERATION}.startBackground`,
+    },
+  );
 }
 
 /**
@@ -271,7 +314,11 @@ export async function agentExtract(
     socket,
     "POST",
     `${AGENT_INTERNAL_ROUTES.extract}?${q.toString()}`,
-    { "content-type": "application/octet-stream", "transfer-encoding": "chunked", ...agentHeaders({ accessToken: opts.accessToken }) },
+    {
+      "content-type": "application/octet-stream",
+      "transfer-encoding": "chunked",
+      ...agentHeaders({ accessToken: opts.accessToken }),
+    },
     tar,
   );
   if (res.status < 200 || res.status >= 300) {

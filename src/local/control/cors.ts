@@ -28,7 +28,9 @@ export const CORS_HEADERS: Record<string, string> = {
 
 /** True for a CORS preflight (which never carries the routing headers). */
 export function isPreflight(req: IncomingMessage): boolean {
-  return req.method === "OPTIONS" && typeof req.headers["access-control-request-method"] === "string";
+  return (
+    req.method === "OPTIONS" && typeof req.headers["access-control-request-method"] === "string"
+  );
 }
 
 /** Answers a preflight with 204. */
@@ -37,7 +39,8 @@ export function answerPreflight(req: IncomingMessage, res: ServerResponse): void
   res.writeHead(204, {
     ...CORS_HEADERS,
     "Access-Control-Allow-Methods": "HEAD, GET, POST, PUT, PATCH, DELETE",
-    "Access-Control-Allow-Headers": typeof requested === "string" && requested !== "" ? requested : "*",
+    "Access-Control-Allow-Headers":
+      typeof requested === "string" && requested !== "" ? requested : "*",
     "Access-Control-Max-Age": "7200",
     Vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
   });

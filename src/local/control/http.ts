@@ -97,7 +97,9 @@ export function parseWith<T>(schema: ZodType<T>, value: unknown, where: string):
   const fieldPath = [where, ...issue.path.map((p) => String(p))].join(".");
   const got = issue.path.reduce<unknown>(
     (acc, key) =>
-      acc !== null && typeof acc === "object" ? (acc as Record<PropertyKey, unknown>)[key] : undefined,
+      acc !== null && typeof acc === "object"
+        ? (acc as Record<PropertyKey, unknown>)[key]
+        : undefined,
     value,
   );
   throw new ApiError(400, `${fieldPath}: ${issue.message}, got ${shortJson(got)}`);

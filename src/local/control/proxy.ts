@@ -29,7 +29,8 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** envd's 401 body for a missing or wrong access token (wire-protocol.md 8.2). */
-const UNAUTHORIZED_MESSAGE = "unauthorized access, please provide a valid access token or method signing if supported";
+const UNAUTHORIZED_MESSAGE =
+  "unauthorized access, please provide a valid access token or method signing if supported";
 
 function stripHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
@@ -48,13 +49,21 @@ function stripHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHead
 export function sendSandboxJson(res: http.ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.destroy();
   const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { ...CORS_HEADERS, "Content-Type": "application/json; charset=utf-8", "Content-Length": String(payload.length) });
+  res.writeHead(status, {
+    ...CORS_HEADERS,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": String(payload.length),
+  });
   res.end(payload);
 }
 
 /** The edge proxy's answer for a sandbox that is not running. */
 export function sendSandboxNotFound(res: http.ServerResponse, sandboxID: string): void {
-  sendSandboxJson(res, 502, { sandboxId: sandboxID, message: "The sandbox was not found", code: 502 });
+  sendSandboxJson(res, 502, {
+    sandboxId: sandboxID,
+    message: "The sandbox was not found",
+    code: 502,
+  });
 }
 
 /**
@@ -68,7 +77,8 @@ export async function serveSandboxRequest(
   res: http.ServerResponse,
 ): Promise<void> {
   const pathname = (req.url ?? "/").split("?")[0];
-  if (pathname === ENVD_ROUTES.metrics && req.method === "GET") return serveMetrics(m, target, req, res);
+  if (pathname === ENVD_ROUTES.metrics && req.method === "GET")
+    return serveMetrics(m, target, req, res);
   pipeToAgent(m, target, req, res);
 }
 
@@ -89,7 +99,10 @@ async function serveMetrics(
     const stats = await target.rt.stats();
     sendSandboxJson(res, 200, envdMetricsView(stats));
   } catch (err) {
-    sendSandboxJson(res, 500, { code: 500, message: `reading the sandbox's resource usage failed: ${(err as Error).message}` });
+    sendSandboxJson(res, 500, {
+      code: 500,
+      message: `reading the sandbox's resource usage failed: ${(err as Error).message}`,
+    });
   }
 }
 

@@ -36,7 +36,11 @@ export type ControlDispatcher = (req: IncomingMessage, res: ServerResponse) => P
  * @param apiKey the service's API key, compared in constant time.
  * @param log receives one line per unexpected (5xx) failure, secrets redacted.
  */
-export function createRouter(routes: Route[], apiKey: string, log: (line: string) => void): ControlDispatcher {
+export function createRouter(
+  routes: Route[],
+  apiKey: string,
+  log: (line: string) => void,
+): ControlDispatcher {
   const compiled: CompiledRoute[] = routes
     .map((route) => {
       const segments = splitPath(route.pattern);
@@ -55,7 +59,11 @@ export function createRouter(routes: Route[], apiKey: string, log: (line: string
   };
 }
 
-async function dispatch(compiled: CompiledRoute[], apiKey: string, req: IncomingMessage): Promise<ControlResponse> {
+async function dispatch(
+  compiled: CompiledRoute[],
+  apiKey: string,
+  req: IncomingMessage,
+): Promise<ControlResponse> {
   const url = new URL(req.url ?? "/", "http://localhost");
   const method = (req.method ?? "GET").toUpperCase();
   const pathSegments = splitPath(url.pathname);
@@ -67,7 +75,8 @@ async function dispatch(compiled: CompiledRoute[], apiKey: string, req: Incoming
     if (c.route.method !== method) continue;
     if ((c.route.auth ?? "apiKey") === "apiKey") {
       const given = req.headers[CONTROL_HEADERS.apiKey.toLowerCase()];
-      if (typeof given !== "string" || !safeEqual(given, apiKey)) throw new ApiError(401, INVALID_API_KEY_MESSAGE);
+      if (typeof given !== "string" || !safeEqual(given, apiKey))
+        throw new ApiError(401, INVALID_API_KEY_MESSAGE);
     }
     const request: ControlRequest = {
       method,
@@ -117,13 +126,20 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (size > MAX_JSON_BYTES) {
-        reject(new ApiError(413, `request body is larger than ${MAX_JSON_BYTES} bytes; send a smaller JSON body`));
+        reject(
+          new ApiError(
+            413,
+            `request body is larger than ${MAX_JSON_BYTES} bytes; send a smaller JSON body`,
+          ),
+        );
         req.destroy();
         return;
       }
       chunks.push(c);
     });
-    req.on("error", (err) => reject(new ApiError(400, `reading the request body failed: ${err.message}`)));
+    req.on("error", (err) =>
+      reject(new ApiError(400, `reading the request body failed: ${err.message}`)),
+    );
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
       if (text.trim() === "") return resolve(undefined);
@@ -151,7 +167,11 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
 };
 
 /** Turns anything thrown by a handler into the JSON error response. */
-export function errorResponse(err: unknown, log: (line: string) => void, where: string): ControlResponse {
+export function errorResponse(
+  err: unknown,
+  log: (line: string) => void,
+  where: string,
+): ControlResponse {
   if (err instanceof ApiError) {
     if (err.status >= 500) log(`${where}: ${redact(err.message)}`);
     return jsonError(err.status, err.message, err.errorCode);
@@ -161,8 +181,14 @@ export function errorResponse(err: unknown, log: (line: string) => void, where: 
     if (status >= 500) log(`${where}: ${err.message}`);
     return jsonError(status, err.message);
   }
-  log(`${where}: unexpected failure: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);
-  return jsonError(500, `internal error while handling ${where}; see the service log`, "internal_server_error");
+  log(
+    `${where}: unexpected failure: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,
+  );
+  return jsonError(
+    500,
+    `internal error while handling ${where}; see the service log`,
+    "internal_server_error",
+  );
 }
 
 /** The control-API error body `{code, message, error_code?}`. */
@@ -178,7 +204,8 @@ export function writeResponse(res: ServerResponse, response: ControlResponse): v
   const headers: Record<string, string> = { ...(response.headers ?? {}) };
   let payload: Buffer | undefined;
   if (response.body !== undefined) {
-    if (typeof response.body === "string" && headers["Content-Type"]) payload = Buffer.from(response.body);
+    if (typeof response.body === "string" && headers["Content-Type"])
+      payload = Buffer.from(response.body);
     else {
       payload = Buffer.from(JSON.stringify(response.body));
       headers["Content-Type"] = JSON_CONTENT_TYPE;

@@ -29,7 +29,8 @@ export function sandboxAddress(req: IncomingMessage): SandboxAddress | undefined
   const idHeader = req.headers[ENVD_HEADERS.sandboxId.toLowerCase()];
   if (typeof idHeader === "string" && idHeader !== "") {
     const portHeader = req.headers[ENVD_HEADERS.sandboxPort.toLowerCase()];
-    const port = typeof portHeader === "string" && /^\d+$/.test(portHeader) ? Number(portHeader) : ENVD_PORT;
+    const port =
+      typeof portHeader === "string" && /^\d+$/.test(portHeader) ? Number(portHeader) : ENVD_PORT;
     return { sandboxID: idHeader.split("-")[0] ?? idHeader, port };
   }
   const host = (req.headers.host ?? "").toLowerCase();
@@ -68,7 +69,12 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
       return own !== undefined && safeEqual(own, token);
     });
     if (found) return { kind: "found", target: found };
-    return { kind: "error", status: 502, message: "no running sandbox has this access token; the sandbox may have been killed or paused" };
+    return {
+      kind: "error",
+      status: 502,
+      message:
+        "no running sandbox has this access token; the sandbox may have been killed or paused",
+    };
   }
   if (signature) {
     const op = req.method === "POST" ? "write" : "read";
@@ -77,7 +83,10 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
     const expiration = url.searchParams.get(FILES_QUERY.signatureExpiration) ?? undefined;
     const found = running.find((t) => {
       const own = m.tokenOf(t.record);
-      return own !== undefined && safeEqual(filesSignature(filePath, op, username, own, expiration), signature);
+      return (
+        own !== undefined &&
+        safeEqual(filesSignature(filePath, op, username, own, expiration), signature)
+      );
     });
     if (found) return { kind: "found", target: found };
     // envd would answer a forged or stale signature with 401; without a host
@@ -89,7 +98,12 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
     };
   }
   if (running.length === 1) return { kind: "found", target: running[0] };
-  if (running.length === 0) return { kind: "error", status: 502, message: "no sandbox is running to serve this /files request" };
+  if (running.length === 0)
+    return {
+      kind: "error",
+      status: 502,
+      message: "no sandbox is running to serve this /files request",
+    };
   return {
     kind: "error",
     status: 400,

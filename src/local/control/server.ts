@@ -24,13 +24,18 @@ export interface ServiceHandlerOptions {
 }
 
 /** Builds the `node:http` request listener. */
-export function createServiceHandler(opts: ServiceHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createServiceHandler(
+  opts: ServiceHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const control = createRouter(opts.routes, opts.apiKey, opts.log);
   const m = opts.manager;
   return (req, res) => {
     const done = (err: unknown): void => {
-      opts.log(`request ${req.method ?? "?"} ${(req.url ?? "").split("?")[0]} failed: ${String(err)}`);
-      if (!res.headersSent) sendSandboxJson(res, 500, { code: 500, message: "internal error; see the service log" });
+      opts.log(
+        `request ${req.method ?? "?"} ${(req.url ?? "").split("?")[0]} failed: ${String(err)}`,
+      );
+      if (!res.headersSent)
+        sendSandboxJson(res, 500, { code: 500, message: "internal error; see the service log" });
       else res.destroy();
     };
     try {
@@ -52,7 +57,8 @@ export function createServiceHandler(opts: ServiceHandlerOptions): (req: Incomin
       }
       if (isUnroutedFilesRequest(req)) {
         const found = resolveFilesTarget(m, req);
-        if (found.kind === "error") return sendSandboxJson(res, found.status, { code: found.status, message: found.message });
+        if (found.kind === "error")
+          return sendSandboxJson(res, found.status, { code: found.status, message: found.message });
         serveSandboxRequest(m, found.target, req, res).catch(done);
         return;
       }

@@ -10,7 +10,11 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
 /** Writes `content` to `file` atomically with the given mode. */
-export async function writeFileAtomic(file: string, content: string | Buffer, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  content: string | Buffer,
+  mode = 0o600,
+): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);

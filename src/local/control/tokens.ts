@@ -33,7 +33,11 @@ export function newApiKey(): string {
 }
 
 /** Reads a secret file of the data dir, creating it with `make()` on first use. */
-export async function loadOrCreateSecret(dataDir: string, file: string, make: () => string): Promise<string> {
+export async function loadOrCreateSecret(
+  dataDir: string,
+  file: string,
+  make: () => string,
+): Promise<string> {
   const full = path.join(dataDir, file);
   try {
     const value = (await fs.readFile(full, "utf8")).trim();
@@ -60,7 +64,13 @@ export function envdAccessToken(secret: string, sandboxID: string): string {
  * The `/files` URL signature of wire-protocol.md 8.2:
  * `v1_` + unpadded base64(sha256("<path>:<op>:<user>:<token>[:<exp>]")).
  */
-export function filesSignature(filePath: string, op: "read" | "write", username: string, token: string, expiration?: string): string {
+export function filesSignature(
+  filePath: string,
+  op: "read" | "write",
+  username: string,
+  token: string,
+  expiration?: string,
+): string {
   const parts = [filePath, op, username, token];
   if (expiration) parts.push(expiration);
   return `v1_${createHash("sha256").update(parts.join(":")).digest("base64").replace(/=+$/, "")}`;

@@ -19,10 +19,12 @@ function stripUnknowns(
     unknownPaths.add(path);
     return undefined;
   }
-  if (Array.isArray(value)) return value.map((v, i) => stripUnknowns(v, isUnknown, join(path, String(i)), unknownPaths));
+  if (Array.isArray(value))
+    return value.map((v, i) => stripUnknowns(v, isUnknown, join(path, String(i)), unknownPaths));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = stripUnknowns(v, isUnknown, join(path, k), unknownPaths);
+    for (const [k, v] of Object.entries(value))
+      out[k] = stripUnknowns(v, isUnknown, join(path, k), unknownPaths);
     return out;
   }
   return value;
@@ -53,14 +55,17 @@ export function checkWithSchema<I>(
   options: CheckOptions = {},
 ): CheckResult<I> {
   const unknownPaths = new Set<string>();
-  const candidate = options.isUnknown ? stripUnknowns(news, options.isUnknown, "", unknownPaths) : news;
+  const candidate = options.isUnknown
+    ? stripUnknowns(news, options.isUnknown, "", unknownPaths)
+    : news;
   const parsed = schema.safeParse(candidate);
   if (parsed.success) return { inputs: parsed.data, failures: [] };
   const failures: CheckFailure[] = [];
   for (const issue of parsed.error.issues) {
     const property = issue.path.map(String).join(".") || "(inputs)";
     const isUnderUnknown = [...unknownPaths].some(
-      (p) => property === p || property.startsWith(`${p}.`) || p.startsWith(`${property}.`) || p === "",
+      (p) =>
+        property === p || property.startsWith(`${p}.`) || p.startsWith(`${property}.`) || p === "",
     );
     if (isUnderUnknown) continue;
     const got = describeValue(valueAt(candidate, issue.path));

@@ -23,7 +23,10 @@ export function describeCommand(spec: CommandSpec): string {
   return spec.run ?? [spec.cmd, ...(spec.args ?? [])].join(" ");
 }
 
-function splitLines(prefix: string, log: (line: string) => void): { push(text: string): void; flush(): void } {
+function splitLines(
+  prefix: string,
+  log: (line: string) => void,
+): { push(text: string): void; flush(): void } {
   let pending = "";
   return {
     push(text) {
@@ -98,12 +101,16 @@ export async function runCommands(
     out.flush();
     err.flush();
     if (exitCode !== 0) {
-      throw commandFailed(shown, { exitCode, stdout, stderr }, {
-        operation: "provisioner.commands",
-        sandboxID: sandbox.sandboxID,
-        pid: handle.pid,
-        status,
-      });
+      throw commandFailed(
+        shown,
+        { exitCode, stdout, stderr },
+        {
+          operation: "provisioner.commands",
+          sandboxID: sandbox.sandboxID,
+          pid: handle.pid,
+          status,
+        },
+      );
     }
     outcomes.push({ exitCode });
   }

@@ -107,7 +107,8 @@ export const provisionerArgsSchema = z
     concurrency: z.number().int().min(1).max(64).optional(),
   })
   .refine((a) => (a.template === undefined) !== (a.sandboxID === undefined), {
-    message: "must set exactly one of `template` (create a sandbox) or `sandboxID` (use an existing one)",
+    message:
+      "must set exactly one of `template` (create a sandbox) or `sandboxID` (use an existing one)",
     path: ["template"],
   });
 

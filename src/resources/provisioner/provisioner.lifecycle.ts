@@ -17,11 +17,32 @@ import { randomBytes } from "node:crypto";
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
-import type { CheckOptions, DiffResult, ResourceContext, ResourceLifecycle } from "../core/lifecycle";
+import type {
+  CheckOptions,
+  DiffResult,
+  ResourceContext,
+  ResourceLifecycle,
+} from "../core/lifecycle";
 import { runCommands } from "./commands";
-import { buildManifest, compareManifest, digestOf, type Manifest, type ManifestDigest } from "./manifest";
-import { provisionerArgsSchema, provisionerChangeRules, type ProvisionerArgs } from "./provisioner.args";
-import { createWorkSandbox, killQuietly, openWorkSandbox, controlFor, type WorkSession } from "./session";
+import {
+  buildManifest,
+  compareManifest,
+  digestOf,
+  type Manifest,
+  type ManifestDigest,
+} from "./manifest";
+import {
+  provisionerArgsSchema,
+  provisionerChangeRules,
+  type ProvisionerArgs,
+} from "./provisioner.args";
+import {
+  createWorkSandbox,
+  killQuietly,
+  openWorkSandbox,
+  controlFor,
+  type WorkSession,
+} from "./session";
 import { removeFiles, syncFiles, type SyncOptions } from "./sync";
 
 /** Outputs of the Provisioner: its inputs plus what the run produced. */
@@ -66,8 +87,15 @@ async function provisionIn(
   const options = syncOptions(args, ctx);
   const changes = compareManifest(plan.previous, plan.manifest);
   if (changes.remove.length > 0) await removeFiles(session.sandbox, changes.remove, options);
-  const bytesUploaded = await syncFiles(session.sandbox, plan.manifest.dirs, changes.upload, options);
-  ctx.log(`uploaded ${changes.upload.length} file(s), ${bytesUploaded} bytes; removed ${changes.remove.length}`);
+  const bytesUploaded = await syncFiles(
+    session.sandbox,
+    plan.manifest.dirs,
+    changes.upload,
+    options,
+  );
+  ctx.log(
+    `uploaded ${changes.upload.length} file(s), ${bytesUploaded} bytes; removed ${changes.remove.length}`,
+  );
   const commands = plan.runCommands ? (args.commands ?? []) : [];
   await runCommands(session.sandbox, commands, ctx.log, ctx.signal);
   const outputs: Omit<ProvisionerOutputs, keyof ProvisionerArgs | "keptSandboxID"> = {
@@ -76,7 +104,11 @@ async function provisionIn(
     bytesUploaded,
   };
   if (args.snapshot) {
-    const snapshot = await session.control.createSnapshot(session.sandboxID, { name: args.snapshot.name }, { signal: ctx.signal });
+    const snapshot = await session.control.createSnapshot(
+      session.sandboxID,
+      { name: args.snapshot.name },
+      { signal: ctx.signal },
+    );
     ctx.log(`snapshot ${snapshot.snapshotID} taken of sandbox ${session.sandboxID}`);
     outputs.snapshotID = snapshot.snapshotID;
     outputs.snapshotNames = snapshot.names;
@@ -109,7 +141,11 @@ async function withSession<T>(
     return { result };
   } catch (err) {
     // All or nothing: a failed run leaves no sandbox of its own behind.
-    await session.discard().catch((cleanup: unknown) => ctx.log(`could not kill sandbox ${session.sandboxID}: ${String(cleanup)}`));
+    await session
+      .discard()
+      .catch((cleanup: unknown) =>
+        ctx.log(`could not kill sandbox ${session.sandboxID}: ${String(cleanup)}`),
+      );
     throw err;
   }
 }
@@ -126,16 +162,28 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     return checkWithSchema(provisionerArgsSchema, news, options);
   },
 
-  async diff(olds: ProvisionerOutputs, news: ProvisionerArgs, options?: CheckOptions): Promise<DiffResult> {
+  async diff(
+    olds: ProvisionerOutputs,
+    news: ProvisionerArgs,
+    options?: CheckOptions,
+  ): Promise<DiffResult> {
     // A snapshot's id is its name: the replacement's snapshot would be the very
     // template the old Provisioner's delete removes. Delete the old one first.
     const sameSnapshot =
       olds.snapshotID !== undefined &&
       news.snapshot !== undefined &&
-      (options?.isUnknown?.(news.snapshot.name) === true || olds.snapshot?.name === news.snapshot.name);
-    const result = diffByRules(olds, news, provisionerChangeRules, { ...options, deleteBeforeReplace: sameSnapshot });
+      (options?.isUnknown?.(news.snapshot.name) === true ||
+        olds.snapshot?.name === news.snapshot.name);
+    const result = diffByRules(olds, news, provisionerChangeRules, {
+      ...options,
+      deleteBeforeReplace: sameSnapshot,
+    });
     // Same declarations, different local content: the files must move again.
-    if (!result.updates.includes("files") && !result.replaces.includes("files") && !options?.isUnknown?.(news.files)) {
+    if (
+      !result.updates.includes("files") &&
+      !result.replaces.includes("files") &&
+      !options?.isUnknown?.(news.files)
+    ) {
       const manifest = await manifestOf(news);
       const changes = compareManifest(olds.fileDigest, manifest);
       if (changes.upload.length + changes.remove.length > 0) {
@@ -151,7 +199,11 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     const { result, keptSandboxID } = await withSession(inputs, ctx, (session) =>
       provisionIn(session, inputs, ctx, { manifest, runCommands: true }),
     );
-    const outputs: ProvisionerOutputs = { ...inputs, ...result, ...(keptSandboxID ? { keptSandboxID } : {}) };
+    const outputs: ProvisionerOutputs = {
+      ...inputs,
+      ...result,
+      ...(keptSandboxID ? { keptSandboxID } : {}),
+    };
     return { id: keptSandboxID ?? inputs.sandboxID ?? newId(), outputs };
   },
 
@@ -183,8 +235,16 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     if (live !== undefined) {
       // The sandbox lives on: move only what changed, then run again.
       const session = await openWorkSandbox(ctx, live);
-      const result = await provisionIn(session, news, ctx, { manifest, previous: olds.fileDigest, runCommands: true });
-      return { ...news, ...result, ...(olds.keptSandboxID ? { keptSandboxID: olds.keptSandboxID } : {}) };
+      const result = await provisionIn(session, news, ctx, {
+        manifest,
+        previous: olds.fileDigest,
+        runCommands: true,
+      });
+      return {
+        ...news,
+        ...result,
+        ...(olds.keptSandboxID ? { keptSandboxID: olds.keptSandboxID } : {}),
+      };
     }
     const { result, keptSandboxID } = await withSession(news, ctx, (session) =>
       provisionIn(session, news, ctx, { manifest, runCommands: true }),

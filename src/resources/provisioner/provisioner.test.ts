@@ -22,13 +22,24 @@ describe("provisioner check", () => {
   it("lists every failure with its property path", () => {
     const result = provisionerLifecycle.check({
       files: [{ source: "", destination: "/x" }],
-      commands: [{ run: "ls", cmd: "/bin/ls" }, { timeoutSeconds: 0, run: "x" }],
+      commands: [
+        { run: "ls", cmd: "/bin/ls" },
+        { timeoutSeconds: 0, run: "x" },
+      ],
       concurrency: 0,
     });
     expect(result.inputs).toBeUndefined();
     const props = result.failures.map((f) => f.property).sort();
-    expect(props).toEqual(["commands.0", "commands.1.timeoutSeconds", "concurrency", "files.0.source", "template"]);
-    expect(result.failures.find((f) => f.property === "template")!.reason).toMatch(/exactly one of `template`.*`sandboxID`/);
+    expect(props).toEqual([
+      "commands.0",
+      "commands.1.timeoutSeconds",
+      "concurrency",
+      "files.0.source",
+      "template",
+    ]);
+    expect(result.failures.find((f) => f.property === "template")!.reason).toMatch(
+      /exactly one of `template`.*`sandboxID`/,
+    );
   });
 
   it("fails when a sandbox id does not look like one", () => {
@@ -38,7 +49,10 @@ describe("provisioner check", () => {
   });
 
   it("accepts values still unknown during preview", () => {
-    const result = provisionerLifecycle.check({ template: UNKNOWN, files: [{ source: "a", destination: UNKNOWN }] }, { isUnknown: (v) => v === UNKNOWN });
+    const result = provisionerLifecycle.check(
+      { template: UNKNOWN, files: [{ source: "a", destination: UNKNOWN }] },
+      { isUnknown: (v) => v === UNKNOWN },
+    );
     expect(result.failures).toEqual([]);
   });
 });
@@ -53,14 +67,25 @@ describe("manifest", () => {
       ],
       dir,
     );
-    expect(manifest.files.map((f) => f.remotePath).sort()).toEqual(["/home/user/app/a.txt", "/home/user/app/bin/run.sh", "/tmp/single.txt"]);
+    expect(manifest.files.map((f) => f.remotePath).sort()).toEqual([
+      "/home/user/app/a.txt",
+      "/home/user/app/bin/run.sh",
+      "/tmp/single.txt",
+    ]);
     expect(manifest.files.find((f) => f.remotePath.endsWith("run.sh"))!.mode).toBe(0o755);
-    expect(manifest.files.find((f) => f.remotePath === "/tmp/single.txt")!.sha256).toBe(createHash("sha256").update("single").digest("hex"));
-    expect(manifest.dirs.map((d) => d.remotePath)).toEqual(["/home/user/app", "/home/user/app/bin"]);
+    expect(manifest.files.find((f) => f.remotePath === "/tmp/single.txt")!.sha256).toBe(
+      createHash("sha256").update("single").digest("hex"),
+    );
+    expect(manifest.dirs.map((d) => d.remotePath)).toEqual([
+      "/home/user/app",
+      "/home/user/app/bin",
+    ]);
   });
 
   it("fails when a source does not exist, naming it", async () => {
-    await expect(buildManifest([{ source: "nope", destination: "/x" }], tree())).rejects.toMatchObject({
+    await expect(
+      buildManifest([{ source: "nope", destination: "/x" }], tree()),
+    ).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringContaining('"nope" does not exist'),
     });
@@ -87,9 +112,15 @@ describe("provisioner diff", () => {
 
   it("replaces when the template changes and re-runs when commands change", async () => {
     const olds = outputs({ commands: [{ run: "a" }] });
-    expect(await provisionerLifecycle.diff(olds, { template: "other", commands: [{ run: "a" }] })).toMatchObject({ changes: true, replaces: ["template"] });
-    expect(await provisionerLifecycle.diff(olds, { template: "base", commands: [{ run: "b" }] })).toMatchObject({ changes: true, replaces: [], updates: ["commands"] });
-    expect(await provisionerLifecycle.diff(olds, { template: "base", commands: [{ run: "a" }] })).toMatchObject({ changes: false });
+    expect(
+      await provisionerLifecycle.diff(olds, { template: "other", commands: [{ run: "a" }] }),
+    ).toMatchObject({ changes: true, replaces: ["template"] });
+    expect(
+      await provisionerLifecycle.diff(olds, { template: "base", commands: [{ run: "b" }] }),
+    ).toMatchObject({ changes: true, replaces: [], updates: ["commands"] });
+    expect(
+      await provisionerLifecycle.diff(olds, { template: "base", commands: [{ run: "a" }] }),
+    ).toMatchObject({ changes: false });
   });
 
   it("sees an edited local file although the declaration did not change", async () => {
@@ -100,9 +131,14 @@ describe("provisioner diff", () => {
       const files = [{ source: "single.txt", destination: "/tmp/single.txt" }];
       const fileDigest = digestOf(await buildManifest(files, dir));
       const olds = outputs({ files, fileDigest });
-      expect((await provisionerLifecycle.diff(olds, { template: "base", files })).changes).toBe(false);
+      expect((await provisionerLifecycle.diff(olds, { template: "base", files })).changes).toBe(
+        false,
+      );
       writeFileSync(path.join(dir, "single.txt"), "edited");
-      expect(await provisionerLifecycle.diff(olds, { template: "base", files })).toMatchObject({ changes: true, updates: ["files"] });
+      expect(await provisionerLifecycle.diff(olds, { template: "base", files })).toMatchObject({
+        changes: true,
+        updates: ["files"],
+      });
     } finally {
       process.chdir(cwd);
     }

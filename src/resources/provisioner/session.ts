@@ -31,7 +31,12 @@ export function controlFor(ctx: ResourceContext): ControlClient {
 /** Creates a sandbox from `template` for the run. */
 export async function createWorkSandbox(
   ctx: ResourceContext,
-  options: { template: string; timeoutSeconds?: number | undefined; envs?: Record<string, string> | undefined; metadata?: Record<string, string> | undefined },
+  options: {
+    template: string;
+    timeoutSeconds?: number | undefined;
+    envs?: Record<string, string> | undefined;
+    metadata?: Record<string, string> | undefined;
+  },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);
   const created = await control.createSandbox(
@@ -49,7 +54,10 @@ export async function createWorkSandbox(
 }
 
 /** Opens an existing sandbox; fails with `not_found` when it is gone. */
-export async function openWorkSandbox(ctx: ResourceContext, sandboxID: string): Promise<WorkSession> {
+export async function openWorkSandbox(
+  ctx: ResourceContext,
+  sandboxID: string,
+): Promise<WorkSession> {
   const control = controlFor(ctx);
   const detail = await control.getSandbox(sandboxID, { signal: ctx.signal });
   if (detail.state !== "running") {

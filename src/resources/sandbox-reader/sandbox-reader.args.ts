@@ -10,9 +10,9 @@ import type { ChangeRule } from "../core/lifecycle";
 /** The zod schema of the SandboxReader inputs. */
 export const sandboxReaderArgsSchema = z.strictObject({
   /** The sandbox to read. */
-  sandboxID: z
-    .string({ error: "must be a sandbox ID string" })
-    .regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, { error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"' }),
+  sandboxID: z.string({ error: "must be a sandbox ID string" }).regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, {
+    error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"',
+  }),
   /** Also read the latest resource metrics. @default false: no `metrics` output */
   includeMetrics: z.boolean({ error: "must be true or false" }).optional(),
 });

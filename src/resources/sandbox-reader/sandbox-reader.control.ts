@@ -54,7 +54,8 @@ export function sandboxReaderControl(ctx: ResourceContext): SandboxReaderControl
       // The newest sample; the service returns them oldest first, but do not rely on it.
       const latest = [...samples].sort((a, b) => b.timestampUnix - a.timestampUnix)[0];
       if (!latest) return undefined;
-      const { timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, diskUsed, diskTotal } = latest;
+      const { timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, diskUsed, diskTotal } =
+        latest;
       return { timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, diskUsed, diskTotal };
     },
   };

@@ -39,7 +39,10 @@ function toOutputs(inputs: SandboxReaderInputs, sandbox: SandboxDetailView): San
 }
 
 /** Reads the sandbox; `undefined` when it is gone. */
-async function readSandbox(inputs: SandboxReaderInputs, ctx: ResourceContext): Promise<SandboxReaderOutputs | undefined> {
+async function readSandbox(
+  inputs: SandboxReaderInputs,
+  ctx: ResourceContext,
+): Promise<SandboxReaderOutputs | undefined> {
   const control = sandboxReaderControl(ctx);
   const sandbox = await control.getSandbox(inputs.sandboxID);
   if (!sandbox) return undefined;
@@ -66,35 +69,36 @@ function inputsOf(olds: SandboxReaderOutputs): SandboxReaderInputs {
 }
 
 /** The SandboxReader lifecycle. */
-export const sandboxReaderLifecycle: ResourceLifecycle<SandboxReaderInputs, SandboxReaderOutputs> = {
-  typeName: "SandboxReader",
+export const sandboxReaderLifecycle: ResourceLifecycle<SandboxReaderInputs, SandboxReaderOutputs> =
+  {
+    typeName: "SandboxReader",
 
-  check(news, options) {
-    return checkWithSchema(sandboxReaderArgsSchema, news, options);
-  },
+    check(news, options) {
+      return checkWithSchema(sandboxReaderArgsSchema, news, options);
+    },
 
-  diff(olds, news, options = {}) {
-    return diffByRules(olds, news, sandboxReaderChangeRules, options);
-  },
+    diff(olds, news, options = {}) {
+      return diffByRules(olds, news, sandboxReaderChangeRules, options);
+    },
 
-  async create(inputs, ctx) {
-    const outputs = await readSandbox(inputs, ctx);
-    if (!outputs) throw missing(inputs.sandboxID);
-    return { id: inputs.sandboxID, outputs };
-  },
+    async create(inputs, ctx) {
+      const outputs = await readSandbox(inputs, ctx);
+      if (!outputs) throw missing(inputs.sandboxID);
+      return { id: inputs.sandboxID, outputs };
+    },
 
-  async read(id, olds, ctx) {
-    const outputs = await readSandbox(inputsOf(olds), ctx);
-    return outputs ? { id, outputs } : undefined;
-  },
+    async read(id, olds, ctx) {
+      const outputs = await readSandbox(inputsOf(olds), ctx);
+      return outputs ? { id, outputs } : undefined;
+    },
 
-  async update(_id, _olds, news, ctx) {
-    const outputs = await readSandbox(news, ctx);
-    if (!outputs) throw missing(news.sandboxID);
-    return outputs;
-  },
+    async update(_id, _olds, news, ctx) {
+      const outputs = await readSandbox(news, ctx);
+      if (!outputs) throw missing(news.sandboxID);
+      return outputs;
+    },
 
-  async delete() {
-    // It only reads: there is nothing to delete.
-  },
-};
+    async delete() {
+      // It only reads: there is nothing to delete.
+    },
+  };

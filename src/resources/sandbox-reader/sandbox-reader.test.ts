@@ -20,7 +20,9 @@ const olds: SandboxReaderOutputs = {
 
 describe("SandboxReader check()", () => {
   it("accepts a sandbox ID with optional metrics", () => {
-    expect(sandboxReaderLifecycle.check({ sandboxID: "iabc123", includeMetrics: true }).inputs).toEqual({
+    expect(
+      sandboxReaderLifecycle.check({ sandboxID: "iabc123", includeMetrics: true }).inputs,
+    ).toEqual({
       sandboxID: "iabc123",
       includeMetrics: true,
     });
@@ -35,7 +37,9 @@ describe("SandboxReader check()", () => {
 
 describe("SandboxReader diff()", () => {
   it("ignores the fields it read from the service", async () => {
-    expect(await sandboxReaderLifecycle.diff({ ...olds, state: "paused" }, { sandboxID: "iabc123" })).toEqual({
+    expect(
+      await sandboxReaderLifecycle.diff({ ...olds, state: "paused" }, { sandboxID: "iabc123" }),
+    ).toEqual({
       changes: false,
       replaces: [],
       updates: [],
@@ -43,9 +47,12 @@ describe("SandboxReader diff()", () => {
   });
 
   it("replaces for another sandbox and updates for metrics", async () => {
-    expect((await sandboxReaderLifecycle.diff(olds, { sandboxID: "iother" })).replaces).toEqual(["sandboxID"]);
-    expect((await sandboxReaderLifecycle.diff(olds, { sandboxID: "iabc123", includeMetrics: true })).updates).toEqual([
-      "includeMetrics",
+    expect((await sandboxReaderLifecycle.diff(olds, { sandboxID: "iother" })).replaces).toEqual([
+      "sandboxID",
     ]);
+    expect(
+      (await sandboxReaderLifecycle.diff(olds, { sandboxID: "iabc123", includeMetrics: true }))
+        .updates,
+    ).toEqual(["includeMetrics"]);
   });
 });

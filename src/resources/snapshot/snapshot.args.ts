@@ -11,9 +11,9 @@ import { nameProblem, normaliseName } from "../template/template.names";
 /** The zod schema of the Snapshot inputs. */
 export const snapshotArgsSchema = z.strictObject({
   /** The sandbox to snapshot (running or paused). */
-  sandboxID: z
-    .string({ error: "must be a sandbox ID string" })
-    .regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, { error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"' }),
+  sandboxID: z.string({ error: "must be a sandbox ID string" }).regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, {
+    error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"',
+  }),
   /** The snapshot's name, `[namespace/]alias[:tag]`; a sandbox created from it uses this name as its template. */
   name: z
     .string({ error: "must be a string [namespace/]alias[:tag]" })

@@ -3,7 +3,12 @@ import type { SnapshotOutputs } from "./snapshot.args";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const isUnknown = (v: unknown) => v === UNKNOWN;
-const olds: SnapshotOutputs = { sandboxID: "iabc123", name: "ready", snapshotID: "ready:default", names: ["ready:default"] };
+const olds: SnapshotOutputs = {
+  sandboxID: "iabc123",
+  name: "ready",
+  snapshotID: "ready:default",
+  names: ["ready:default"],
+};
 
 describe("Snapshot check()", () => {
   it("accepts a sandbox ID and a name, normalising the name", () => {
@@ -24,25 +29,38 @@ describe("Snapshot check()", () => {
   });
 
   it("tolerates a sandbox ID not known yet", () => {
-    expect(snapshotLifecycle.check({ sandboxID: UNKNOWN, name: "ready" }, { isUnknown }).failures).toEqual([]);
+    expect(
+      snapshotLifecycle.check({ sandboxID: UNKNOWN, name: "ready" }, { isUnknown }).failures,
+    ).toEqual([]);
   });
 });
 
 describe("Snapshot diff()", () => {
   it("reports no change for the same inputs", async () => {
-    expect((await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "ready" })).changes).toBe(false);
+    expect(
+      (await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "ready" })).changes,
+    ).toBe(false);
   });
 
   it("replaces on any change, deleting the old one first when the name (its id) stays", async () => {
     const result = await snapshotLifecycle.diff(olds, { sandboxID: "iother", name: "ready" });
-    expect(result).toEqual({ changes: true, replaces: ["sandboxID"], updates: [], deleteBeforeReplace: true });
+    expect(result).toEqual({
+      changes: true,
+      replaces: ["sandboxID"],
+      updates: [],
+      deleteBeforeReplace: true,
+    });
     const renamed = await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "v2" });
     expect(renamed.replaces).toEqual(["name"]);
     expect(renamed.deleteBeforeReplace).toBeUndefined();
   });
 
   it("replaces when the sandbox is not known yet", async () => {
-    const result = await snapshotLifecycle.diff(olds, { sandboxID: UNKNOWN, name: "ready" }, { isUnknown });
+    const result = await snapshotLifecycle.diff(
+      olds,
+      { sandboxID: UNKNOWN, name: "ready" },
+      { isUnknown },
+    );
     expect(result.replaces).toEqual(["sandboxID"]);
   });
 });

@@ -15,7 +15,8 @@ const templateNameSchema = z
   .transform(normaliseName)
   .superRefine((name, ctx) => {
     const problem = nameProblem(name);
-    if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-team/python-tools:v1"` });
+    if (problem)
+      ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-team/python-tools:v1"` });
   });
 
 const tagSchema = z
@@ -28,10 +29,7 @@ const tagSchema = z
 
 /** File mode of a COPY: a number (`0o755`) or octal digits (`"755"`, `"0755"`). */
 const modeSchema = z.union(
-  [
-    z.number().int().min(0).max(0o7777),
-    z.string().regex(/^[0-7]{3,4}$/),
-  ],
+  [z.number().int().min(0).max(0o7777), z.string().regex(/^[0-7]{3,4}$/)],
   { error: 'must be a file mode: a number up to 0o7777 or octal digits like "0755"' },
 );
 
@@ -61,7 +59,14 @@ const stepSchema = z
     /** COPY: local files into the template. */
     copy: copySchema.optional(),
     /** ENV: environment variables set for the following steps and the sandboxes. */
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "must be an environment variable name" }), z.string()).optional(),
+    env: z
+      .record(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "must be an environment variable name" }),
+        z.string(),
+      )
+      .optional(),
     /** WORKDIR: the working directory of the following steps and the sandboxes. */
     workdir: nonEmpty("path").optional(),
   })
@@ -70,9 +75,15 @@ const stepSchema = z
     if (kinds.length === 0 && step.user === undefined) {
       ctx.addIssue({ code: "custom", message: "must hold one of run, copy, env, workdir or user" });
     } else if (kinds.length > 1) {
-      ctx.addIssue({ code: "custom", message: `must hold only one of run, copy, env, workdir (found ${kinds.join(", ")}): split it into several steps` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must hold only one of run, copy, env, workdir (found ${kinds.join(", ")}): split it into several steps`,
+      });
     } else if (step.user !== undefined && kinds.length === 1 && kinds[0] !== "run") {
-      ctx.addIssue({ code: "custom", message: `user goes with run or alone, not with ${kinds[0]}: use a separate { user } step` });
+      ctx.addIssue({
+        code: "custom",
+        message: `user goes with run or alone, not with ${kinds[0]}: use a separate { user } step`,
+      });
     }
   });
 

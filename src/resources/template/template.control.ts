@@ -21,7 +21,9 @@ export interface BuildLogEntry {
 export interface BuildInfo {
   status: string;
   logEntries: BuildLogEntry[];
-  reason?: { message: string; step?: string | undefined; logEntries?: BuildLogEntry[] | undefined } | undefined;
+  reason?:
+    | { message: string; step?: string | undefined; logEntries?: BuildLogEntry[] | undefined }
+    | undefined;
 }
 
 /** `TemplateRequestResponseV3`. */
@@ -44,8 +46,16 @@ export interface TemplateState {
 
 /** The control calls of the Template resource. Every call throws `SandboxIacError`. */
 export interface TemplateControl {
-  createTemplate(body: { name: string; tags?: string[]; cpuCount?: number; memoryMB?: number }): Promise<CreatedTemplate>;
-  fileUploadLink(templateID: string, hash: string): Promise<{ present: boolean; url?: string | undefined }>;
+  createTemplate(body: {
+    name: string;
+    tags?: string[];
+    cpuCount?: number;
+    memoryMB?: number;
+  }): Promise<CreatedTemplate>;
+  fileUploadLink(
+    templateID: string,
+    hash: string,
+  ): Promise<{ present: boolean; url?: string | undefined }>;
   startBuild(templateID: string, buildID: string, body: object): Promise<void>;
   buildStatus(templateID: string, buildID: string, logsOffset: number): Promise<BuildInfo>;
   /** The ID of the template named `name` (without tag), `undefined` when there is none. */
@@ -75,8 +85,10 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
   const options = ctx.signal ? { signal: ctx.signal } : {};
   return {
     createTemplate: (body) => client.createTemplateV3(body, options),
-    fileUploadLink: (templateID, hash) => client.getTemplateFilesUploadLink(templateID, hash, options),
-    startBuild: (templateID, buildID, body) => client.startTemplateBuildV2(templateID, buildID, body, options),
+    fileUploadLink: (templateID, hash) =>
+      client.getTemplateFilesUploadLink(templateID, hash, options),
+    startBuild: (templateID, buildID, body) =>
+      client.startTemplateBuildV2(templateID, buildID, body, options),
     buildStatus: (templateID, buildID, logsOffset) =>
       client.getTemplateBuildStatus(templateID, buildID, { logsOffset }, options),
     async lookupName(name) {
@@ -84,14 +96,21 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
       return found?.templateID;
     },
     async getTemplate(templateID) {
-      const page = await unlessNotFound(client.getTemplate(templateID, undefined, options), undefined);
+      const page = await unlessNotFound(
+        client.getTemplate(templateID, undefined, options),
+        undefined,
+      );
       if (!page) return undefined;
       const found = page.template;
       return {
         templateID: found.templateID,
         public: found.public,
         names: found.names,
-        builds: found.builds.map((b) => ({ buildID: b.buildID, status: b.status, envdVersion: b.envdVersion })),
+        builds: found.builds.map((b) => ({
+          buildID: b.buildID,
+          status: b.status,
+          envdVersion: b.envdVersion,
+        })),
       };
     },
     listTags: (templateID) => client.listTemplateTags(templateID, options),

@@ -6,7 +6,15 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { closeSync, lstatSync, openSync, readSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+} from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -131,15 +139,22 @@ export async function spoolCopyArchive(source: CopySource): Promise<SpooledArchi
   const cleanup = () => rm(dir, { recursive: true, force: true }).catch(() => undefined);
   const archive = path.join(dir, "context.tar.gz");
   try {
-    await create({ gzip: true, cwd: source.contextDir, follow: false, noDirRecurse: true, file: archive }, files);
+    await create(
+      { gzip: true, cwd: source.contextDir, follow: false, noDirRecurse: true, file: archive },
+      files,
+    );
     const { size } = await stat(archive);
     return { path: archive, size, cleanup };
   } catch (err) {
     await cleanup();
-    throw new SandboxIacError("internal", `could not archive COPY source ${JSON.stringify(source.src)}: ${String(err)}`, {
-      operation: "templates.copy",
-      resourceId: source.contextDir,
-      cause: err,
-    });
+    throw new SandboxIacError(
+      "internal",
+      `could not archive COPY source ${JSON.stringify(source.src)}: ${String(err)}`,
+      {
+        operation: "templates.copy",
+        resourceId: source.contextDir,
+        cause: err,
+      },
+    );
   }
 }

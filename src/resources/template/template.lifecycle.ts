@@ -8,8 +8,19 @@
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
-import type { CheckOptions, CheckResult, DiffResult, ResourceContext, ResourceLifecycle } from "../core/lifecycle";
-import { templateArgsSchema, templateChangeRules, type TemplateInputs, type TemplateOutputs } from "./template.args";
+import type {
+  CheckOptions,
+  CheckResult,
+  DiffResult,
+  ResourceContext,
+  ResourceLifecycle,
+} from "../core/lifecycle";
+import {
+  templateArgsSchema,
+  templateChangeRules,
+  type TemplateInputs,
+  type TemplateOutputs,
+} from "./template.args";
 import { buildAndWait, uploadMissingFiles } from "./template.build";
 import { templateControl, type TemplateControl } from "./template.control";
 import { desiredTags, parseTemplateName } from "./template.names";
@@ -34,12 +45,20 @@ function hasUnknown(value: unknown, isUnknown: ((v: unknown) => boolean) | undef
   if (!isUnknown) return false;
   if (isUnknown(value)) return true;
   if (Array.isArray(value)) return value.some((v) => hasUnknown(v, isUnknown));
-  if (value !== null && typeof value === "object") return Object.values(value).some((v) => hasUnknown(v, isUnknown));
+  if (value !== null && typeof value === "object")
+    return Object.values(value).some((v) => hasUnknown(v, isUnknown));
   return false;
 }
 
-function createBody(inputs: TemplateInputs): { name: string; tags?: string[]; cpuCount?: number; memoryMB?: number } {
-  const body: { name: string; tags?: string[]; cpuCount?: number; memoryMB?: number } = { name: inputs.name };
+function createBody(inputs: TemplateInputs): {
+  name: string;
+  tags?: string[];
+  cpuCount?: number;
+  memoryMB?: number;
+} {
+  const body: { name: string; tags?: string[]; cpuCount?: number; memoryMB?: number } = {
+    name: inputs.name,
+  };
   if (inputs.tags !== undefined) body.tags = inputs.tags;
   if (inputs.cpuCount !== undefined) body.cpuCount = inputs.cpuCount;
   if (inputs.memoryMB !== undefined) body.memoryMB = inputs.memoryMB;
@@ -118,10 +137,14 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     // The content of COPY sources is part of the build: a changed local file rebuilds.
     if (!result.updates.includes("build")) {
       const hashes = currentHashes(news);
-      if (!hashes || hashes.join() !== (olds.filesHashes ?? []).join()) result.updates.push("build");
+      if (!hashes || hashes.join() !== (olds.filesHashes ?? []).join())
+        result.updates.push("build");
     }
     // Tags changed behind our back (seen by refresh) are put back.
-    if (!result.updates.includes("tags") && tagsDiffer(desiredTags(news.name, news.tags), olds.currentTags ?? [])) {
+    if (
+      !result.updates.includes("tags") &&
+      tagsDiffer(desiredTags(news.name, news.tags), olds.currentTags ?? [])
+    ) {
       result.updates.push("tags");
     }
     result.changes = result.updates.length > 0;
@@ -136,7 +159,12 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
       const { created, hashes } = await build(control, inputs, ctx, (tid) => (templateID = tid));
       const outputs = await describe(control, inputs, created, hashes);
       if (!outputs) throw vanished(created.templateID);
-      const tags = await syncTags(control, { ...created, name: inputs.name }, desiredTags(inputs.name, inputs.tags), ctx);
+      const tags = await syncTags(
+        control,
+        { ...created, name: inputs.name },
+        desiredTags(inputs.name, inputs.tags),
+        ctx,
+      );
       return { id: created.templateID, outputs: { ...outputs, currentTags: tags } };
     } catch (err) {
       // All or nothing: a template we created is removed again; one that existed before stays.
@@ -149,7 +177,12 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
 
   async read(id, olds, ctx) {
     const control = templateControl(ctx);
-    const outputs = await describe(control, inputsOf(olds), { templateID: id, buildID: olds.buildID }, olds.filesHashes ?? []);
+    const outputs = await describe(
+      control,
+      inputsOf(olds),
+      { templateID: id, buildID: olds.buildID },
+      olds.filesHashes ?? [],
+    );
     return outputs ? { id, outputs } : undefined;
   },
 

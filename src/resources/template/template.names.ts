@@ -34,7 +34,8 @@ export function normaliseName(value: string): string {
 
 /** Why `tag` is not a valid tag, or undefined when it is. */
 export function tagProblem(tag: string): string | undefined {
-  if (!TAG_PATTERN.test(tag)) return "must match ^[a-z0-9-_.]+$ (lower-case letters, digits, '-', '_', '.')";
+  if (!TAG_PATTERN.test(tag))
+    return "must match ^[a-z0-9-_.]+$ (lower-case letters, digits, '-', '_', '.')";
   if (UUID_PATTERN.test(tag)) return "must not be a UUID (UUIDs are build IDs)";
   return undefined;
 }
@@ -61,7 +62,10 @@ export function nameProblem(name: string): string | undefined {
 export function parseTemplateName(name: string): ParsedTemplateName {
   const [head = "", tag] = name.split(":");
   const slash = head.indexOf("/");
-  const parsed: ParsedTemplateName = { alias: slash === -1 ? head : head.slice(slash + 1), base: head };
+  const parsed: ParsedTemplateName = {
+    alias: slash === -1 ? head : head.slice(slash + 1),
+    base: head,
+  };
   if (slash !== -1) parsed.namespace = head.slice(0, slash);
   if (tag !== undefined) parsed.tag = tag;
   return parsed;

@@ -56,7 +56,12 @@ export function resolveCopies(inputs: TemplateInputs, baseDir: string): Resolved
   for (const [stepIndex, step] of inputs.build.steps.entries()) {
     if (!step.copy) continue;
     const source = resolveCopySource(step.copy.src, baseDir);
-    copies.push({ stepIndex, source, copy: step.copy, hash: calculateFilesHash(source, step.copy.dest) });
+    copies.push({
+      stepIndex,
+      source,
+      copy: step.copy,
+      hash: calculateFilesHash(source, step.copy.dest),
+    });
   }
   return copies;
 }
@@ -71,14 +76,21 @@ function toWireStep(step: TemplateStepInput, copy: ResolvedCopy | undefined): Wi
     return { type: "COPY", args, force: false, filesHash: copy.hash };
   }
   if (step.env) {
-    return { type: "ENV", args: Object.entries(step.env).flatMap(([k, v]) => [k, v]), force: false };
+    return {
+      type: "ENV",
+      args: Object.entries(step.env).flatMap(([k, v]) => [k, v]),
+      force: false,
+    };
   }
   if (step.workdir !== undefined) return { type: "WORKDIR", args: [step.workdir], force: false };
   return { type: "USER", args: [step.user ?? ""], force: false };
 }
 
 /** The build request for `inputs`, with the hashes of `copies` (from {@link resolveCopies}). */
-export function toWireBuild(inputs: TemplateInputs, copies: readonly ResolvedCopy[]): WireBuildStart {
+export function toWireBuild(
+  inputs: TemplateInputs,
+  copies: readonly ResolvedCopy[],
+): WireBuildStart {
   const byIndex = new Map(copies.map((c) => [c.stepIndex, c]));
   const build: WireBuildStart = {
     force: false,

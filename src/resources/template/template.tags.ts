@@ -9,7 +9,10 @@ import type { TemplateControl } from "./template.control";
 import { DEFAULT_TAG, parseTemplateName } from "./template.names";
 
 /** The tag changes that bring `current` to `desired`; `default` is never removed (the service refuses). */
-export function tagChanges(desired: readonly string[], current: readonly string[]): { add: string[]; remove: string[] } {
+export function tagChanges(
+  desired: readonly string[],
+  current: readonly string[],
+): { add: string[]; remove: string[] } {
   const want = new Set(desired);
   const have = new Set(current);
   return {
@@ -25,9 +28,16 @@ export function tagsDiffer(desired: readonly string[], current: readonly string[
 }
 
 /** The tags the service holds for `buildID` of `templateID`, sorted. */
-export async function currentTagsOf(control: TemplateControl, templateID: string, buildID: string): Promise<string[]> {
+export async function currentTagsOf(
+  control: TemplateControl,
+  templateID: string,
+  buildID: string,
+): Promise<string[]> {
   const tags = await control.listTags(templateID);
-  return tags.filter((t) => t.buildID === buildID).map((t) => t.tag).sort();
+  return tags
+    .filter((t) => t.buildID === buildID)
+    .map((t) => t.tag)
+    .sort();
 }
 
 /**

@@ -68,9 +68,15 @@ async function diffIn(cwd: string, olds: TemplateOutputs, news: TemplateInputs) 
 
 describe("Template check()", () => {
   it("accepts a full template and normalises the name and defaults", () => {
-    const result = templateLifecycle.check({ name: " My-Team/Tools:V1 ", build: { fromTemplate: "base" } });
+    const result = templateLifecycle.check({
+      name: " My-Team/Tools:V1 ",
+      build: { fromTemplate: "base" },
+    });
     expect(result.failures).toEqual([]);
-    expect(result.inputs).toEqual({ name: "my-team/tools:v1", build: { fromTemplate: "base", steps: [] } });
+    expect(result.inputs).toEqual({
+      name: "my-team/tools:v1",
+      build: { fromTemplate: "base", steps: [] },
+    });
   });
 
   it("fails when several inputs are wrong, listing every failure with its path", () => {
@@ -79,30 +85,57 @@ describe("Template check()", () => {
       tags: ["ok", "123e4567-e89b-12d3-a456-426614174000"],
       cpuCount: 0,
       memoryMB: 64,
-      build: { fromTemplate: "base", fromImage: "ubuntu", steps: [{ run: "x", copy: { src: "a", dest: "/b" } }, {}] },
+      build: {
+        fromTemplate: "base",
+        fromImage: "ubuntu",
+        steps: [{ run: "x", copy: { src: "a", dest: "/b" } }, {}],
+      },
     });
     expect(result.inputs).toBeUndefined();
     const properties = result.failures.map((f) => f.property).sort();
-    expect(properties).toEqual(["build", "build.steps.0", "build.steps.1", "cpuCount", "memoryMB", "name", "tags.1"]);
-    expect(result.failures.find((f) => f.property === "cpuCount")?.reason).toBe("must be an integer >= 1, got 0");
-    expect(result.failures.find((f) => f.property === "tags.1")?.reason).toMatch(/must not be a UUID/);
+    expect(properties).toEqual([
+      "build",
+      "build.steps.0",
+      "build.steps.1",
+      "cpuCount",
+      "memoryMB",
+      "name",
+      "tags.1",
+    ]);
+    expect(result.failures.find((f) => f.property === "cpuCount")?.reason).toBe(
+      "must be an integer >= 1, got 0",
+    );
+    expect(result.failures.find((f) => f.property === "tags.1")?.reason).toMatch(
+      /must not be a UUID/,
+    );
   });
 
   it("fails when a step mixes user with copy", () => {
-    const result = templateLifecycle.check({ name: "t", build: { fromTemplate: "base", steps: [{ user: "root", workdir: "/x" }] } });
-    expect(result.failures).toEqual([{ property: "build.steps.0", reason: expect.stringMatching(/user goes with run or alone/) }]);
+    const result = templateLifecycle.check({
+      name: "t",
+      build: { fromTemplate: "base", steps: [{ user: "root", workdir: "/x" }] },
+    });
+    expect(result.failures).toEqual([
+      { property: "build.steps.0", reason: expect.stringMatching(/user goes with run or alone/) },
+    ]);
   });
 
   it("tolerates unknown values during preview", () => {
     const result = templateLifecycle.check(
-      { name: "t", build: { fromTemplate: UNKNOWN, steps: [{ copy: { src: "files", dest: UNKNOWN } }] } },
+      {
+        name: "t",
+        build: { fromTemplate: UNKNOWN, steps: [{ copy: { src: "files", dest: UNKNOWN } }] },
+      },
       { isUnknown },
     );
     expect(result.failures).toEqual([]);
   });
 
   it("still reports a known bad value next to unknown ones", () => {
-    const result = templateLifecycle.check({ name: "t", cpuCount: 0, build: UNKNOWN }, { isUnknown });
+    const result = templateLifecycle.check(
+      { name: "t", cpuCount: 0, build: UNKNOWN },
+      { isUnknown },
+    );
     expect(result.failures.map((f) => f.property)).toEqual(["cpuCount"]);
   });
 });
@@ -111,7 +144,14 @@ describe("template names", () => {
   it.each([["base"], ["team/alias"], ["team/alias:v1.2"], ["a-b_c"]])("accepts %s", (name) => {
     expect(nameProblem(name)).toBeUndefined();
   });
-  it.each([["a/b/c"], ["a:b:c"], ["a b"], ["a:"], [""], ["x:123e4567-e89b-12d3-a456-426614174000"]])("fails when the name is %j", (name) => {
+  it.each([
+    ["a/b/c"],
+    ["a:b:c"],
+    ["a b"],
+    ["a:"],
+    [""],
+    ["x:123e4567-e89b-12d3-a456-426614174000"],
+  ])("fails when the name is %j", (name) => {
     expect(nameProblem(name)).toBeDefined();
   });
   it("derives the tags from the name and the tags input", () => {
@@ -123,7 +163,11 @@ describe("template names", () => {
 describe("Template diff()", () => {
   it("reports no change for the same inputs and files", async () => {
     const i = inputs();
-    expect(await diffIn(dir, outputsFor(i), i)).toEqual({ changes: false, replaces: [], updates: [] });
+    expect(await diffIn(dir, outputsFor(i), i)).toEqual({
+      changes: false,
+      replaces: [],
+      updates: [],
+    });
   });
 
   it("replaces when the name changes", async () => {
@@ -141,9 +185,13 @@ describe("Template diff()", () => {
 
   it("rebuilds when a step or the resources change", async () => {
     const i = inputs();
-    expect((await diffIn(dir, outputsFor(i), { ...i, memoryMB: 1024 })).updates).toEqual(["memoryMB"]);
+    expect((await diffIn(dir, outputsFor(i), { ...i, memoryMB: 1024 })).updates).toEqual([
+      "memoryMB",
+    ]);
     const steps = [...i.build.steps, { run: "true" }];
-    expect((await diffIn(dir, outputsFor(i), { ...i, build: { ...i.build, steps } })).updates).toEqual(["build"]);
+    expect(
+      (await diffIn(dir, outputsFor(i), { ...i, build: { ...i.build, steps } })).updates,
+    ).toEqual(["build"]);
   });
 
   it("rebuilds when the content of a COPY source changes", async () => {
@@ -168,7 +216,10 @@ describe("Template diff()", () => {
 
   it("reports unknown inputs as changes without reading files", async () => {
     const i = inputs();
-    const result = await diffIn(dir, outputsFor(i), { ...i, build: UNKNOWN as unknown as TemplateInputs["build"] });
+    const result = await diffIn(dir, outputsFor(i), {
+      ...i,
+      build: UNKNOWN as unknown as TemplateInputs["build"],
+    });
     expect(result.updates).toEqual(["build"]);
   });
 });
@@ -181,7 +232,9 @@ describe("tagChanges()", () => {
 
 describe("build request", () => {
   it("matches the official SDK's steps and files hashes byte for byte", async () => {
-    const i = inputs({ build: { ...inputs().build, startCmd: "sleep infinity", readyCmd: "true" } });
+    const i = inputs({
+      build: { ...inputs().build, startCmd: "sleep infinity", readyCmd: "true" },
+    });
     const ours = toWireBuild(i, resolveCopies(i, dir));
     // The SDK is ESM-only inside (chalk), which jest cannot load: run it in plain node.
     const script = `
@@ -201,15 +254,28 @@ describe("build request", () => {
 
   it("archives a source outside the program directory from its parent", () => {
     const outside = path.join(dir, "files", "sub");
-    expect(resolveCopySource(outside, path.join(dir, "program"))).toEqual({ contextDir: path.join(dir, "files"), src: "sub" });
+    expect(resolveCopySource(outside, path.join(dir, "program"))).toEqual({
+      contextDir: path.join(dir, "files"),
+      src: "sub",
+    });
     expect(resolveCopySource("files/sub", dir)).toEqual({ contextDir: dir, src: "files/sub" });
   });
 
   it("spools a gzipped tar holding the source's files with relative paths", async () => {
     const archive = await spoolCopyArchive(resolveCopySource("files", dir));
     try {
-      const listing = execFileSync("tar", ["-tzf", archive.path], { encoding: "utf8" }).trim().split("\n").sort();
-      expect(listing).toEqual(["files/", "files/.hidden", "files/a.txt", "files/link", "files/sub/", "files/sub/b.sh"]);
+      const listing = execFileSync("tar", ["-tzf", archive.path], { encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .sort();
+      expect(listing).toEqual([
+        "files/",
+        "files/.hidden",
+        "files/a.txt",
+        "files/link",
+        "files/sub/",
+        "files/sub/b.sh",
+      ]);
     } finally {
       await archive.cleanup();
     }

@@ -15,7 +15,11 @@ import type { SpooledArchive } from "./template.files";
 const UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** PUTs `archive` to `url`; fails with `unavailable` on a refused connection and `internal` on a non-2xx answer. */
-export async function putArchive(url: string, archive: SpooledArchive, signal?: AbortSignal): Promise<void> {
+export async function putArchive(
+  url: string,
+  archive: SpooledArchive,
+  signal?: AbortSignal,
+): Promise<void> {
   const target = new URL(url);
   const request = (target.protocol === "https:" ? https : http).request;
   const operation = "templates.uploadFiles";
@@ -36,15 +40,23 @@ export async function putArchive(url: string, archive: SpooledArchive, signal?: 
     req.on("error", reject);
     pipeline(createReadStream(archive.path), req).catch(reject);
   }).catch((err: unknown) => {
-    throw new SandboxIacError("unavailable", `could not upload the COPY archive to ${shownUrl}: ${String(err)}`, {
-      operation,
-      cause: err,
-    });
+    throw new SandboxIacError(
+      "unavailable",
+      `could not upload the COPY archive to ${shownUrl}: ${String(err)}`,
+      {
+        operation,
+        cause: err,
+      },
+    );
   });
   if (status < 200 || status >= 300) {
-    throw new SandboxIacError("internal", `the service answered HTTP ${status} to the COPY archive upload at ${shownUrl}`, {
-      operation,
-      status,
-    });
+    throw new SandboxIacError(
+      "internal",
+      `the service answered HTTP ${status} to the COPY archive upload at ${shownUrl}`,
+      {
+        operation,
+        status,
+      },
+    );
   }
 }

@@ -29,7 +29,10 @@ export function parseSandboxID(raw: string): string {
   const parts = raw.split("-");
   const id = parts[0] ?? "";
   if (parts.length > 2 || !/^[a-z0-9]+$/.test(id)) {
-    throw new ApiError(400, `Invalid sandbox ID ${JSON.stringify(raw.slice(0, 80))}: use the sandboxID returned by create, e.g. i0123456789abcdefghij`);
+    throw new ApiError(
+      400,
+      `Invalid sandbox ID ${JSON.stringify(raw.slice(0, 80))}: use the sandboxID returned by create, e.g. i0123456789abcdefghij`,
+    );
   }
   return id;
 }

@@ -38,7 +38,11 @@ async function optionalBody(req: ControlRequest): Promise<unknown> {
 
 function positiveTimeout(timeout: number | undefined): number {
   const t = timeout ?? DEFAULT_TIMEOUT_SEC;
-  if (t <= 0) throw new ApiError(400, `Timeout must be greater than 0, got ${t}: pass the sandbox lifetime in seconds`);
+  if (t <= 0)
+    throw new ApiError(
+      400,
+      `Timeout must be greater than 0, got ${t}: pass the sandbox lifetime in seconds`,
+    );
   return t;
 }
 

@@ -20,7 +20,10 @@ export function parseMetadataFilter(value: string | null): Record<string, string
     try {
       out[decodeURIComponent(k)] = decodeURIComponent(v);
     } catch {
-      throw new ApiError(400, `query.metadata: ${JSON.stringify(value.slice(0, 80))} is not a valid URL-encoded key=value list; encode it like k1=v1&k2=v2`);
+      throw new ApiError(
+        400,
+        `query.metadata: ${JSON.stringify(value.slice(0, 80))} is not a valid URL-encoded key=value list; encode it like k1=v1&k2=v2`,
+      );
     }
   }
   return out;
@@ -33,12 +36,18 @@ export function matchesMetadata(record: SandboxRecord, filter: Record<string, st
 
 /** Parses `state=running,paused` (also repeated parameters); both when absent. */
 export function parseStateFilter(values: string[]): Set<"running" | "paused"> {
-  const states = values.flatMap((v) => v.split(",")).map((s) => s.trim()).filter((s) => s !== "");
+  const states = values
+    .flatMap((v) => v.split(","))
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   if (states.length === 0) return new Set(["running", "paused"]);
   const out = new Set<"running" | "paused">();
   for (const s of states) {
     if (s !== "running" && s !== "paused") {
-      throw new ApiError(400, `query.state: must be running or paused (comma-separated), got ${JSON.stringify(s.slice(0, 40))}`);
+      throw new ApiError(
+        400,
+        `query.state: must be running or paused (comma-separated), got ${JSON.stringify(s.slice(0, 40))}`,
+      );
     }
     out.add(s);
   }
@@ -50,7 +59,10 @@ export function parseLimit(value: string | null): number {
   if (value === null) return 100;
   const n = Number(value);
   if (!/^-?\d+$/.test(value) || n < 1 || n > 100) {
-    throw new ApiError(400, `query.limit: must be an integer from 1 to 100, got ${JSON.stringify(value.slice(0, 40))}`);
+    throw new ApiError(
+      400,
+      `query.limit: must be an integer from 1 to 100, got ${JSON.stringify(value.slice(0, 40))}`,
+    );
   }
   return n;
 }
@@ -58,7 +70,11 @@ export function parseLimit(value: string | null): number {
 /** Parses `order` (`asc` / `desc`, default `desc`). */
 export function parseOrder(value: string | null): "asc" | "desc" {
   if (value === null || value === "") return "desc";
-  if (value !== "asc" && value !== "desc") throw new ApiError(400, `query.order: must be asc or desc, got ${JSON.stringify(value.slice(0, 40))}`);
+  if (value !== "asc" && value !== "desc")
+    throw new ApiError(
+      400,
+      `query.order: must be asc or desc, got ${JSON.stringify(value.slice(0, 40))}`,
+    );
   return value;
 }
 
@@ -86,7 +102,9 @@ export function paginate(
     start = sorted.findIndex((r) => {
       const d = Date.parse(r.startedAt) - cursor.startedMs;
       if (d !== 0) return sign * d > 0;
-      return sign * (r.sandboxID < cursor.sandboxID ? -1 : r.sandboxID > cursor.sandboxID ? 1 : 0) > 0;
+      return (
+        sign * (r.sandboxID < cursor.sandboxID ? -1 : r.sandboxID > cursor.sandboxID ? 1 : 0) > 0
+      );
     });
     if (start < 0) start = sorted.length;
   }
@@ -101,7 +119,9 @@ function encodeCursor(r: SandboxRecord): string {
 }
 
 function decodeCursor(token: string): { startedMs: number; sandboxID: string } {
-  const text = /^[A-Za-z0-9_-]+$/.test(token) ? Buffer.from(token, "base64url").toString("utf8") : "";
+  const text = /^[A-Za-z0-9_-]+$/.test(token)
+    ? Buffer.from(token, "base64url").toString("utf8")
+    : "";
   const [started, sandboxID] = text.split("__");
   const startedMs = Date.parse(started ?? "");
   if (!sandboxID || Number.isNaN(startedMs) || !/^[a-z0-9]+$/.test(sandboxID)) {

@@ -19,7 +19,12 @@ export function appendLog(
   message: string,
   fields: Record<string, string>,
 ): void {
-  record.logs.push({ timestamp: new Date().toISOString(), level, message, fields: { sandboxID: record.sandboxID, ...fields } });
+  record.logs.push({
+    timestamp: new Date().toISOString(),
+    level,
+    message,
+    fields: { sandboxID: record.sandboxID, ...fields },
+  });
   if (record.logs.length > MAX_ENTRIES) record.logs.splice(0, record.logs.length - MAX_ENTRIES);
 }
 
@@ -50,8 +55,14 @@ export function selectLogs(record: SandboxRecord, q: LogQuery): LifecycleLogEntr
 }
 
 /** The deprecated v1 body `{logs: [{timestamp, line}], logEntries}`. */
-export function v1LogsBody(record: SandboxRecord, startMs: number | undefined, limit: number): Record<string, unknown> {
-  const entries = record.logs.filter((e) => startMs === undefined || Date.parse(e.timestamp) >= startMs).slice(0, limit);
+export function v1LogsBody(
+  record: SandboxRecord,
+  startMs: number | undefined,
+  limit: number,
+): Record<string, unknown> {
+  const entries = record.logs
+    .filter((e) => startMs === undefined || Date.parse(e.timestamp) >= startMs)
+    .slice(0, limit);
   return {
     logs: entries.map((e) => ({ timestamp: e.timestamp, line: e.message })),
     logEntries: entries,

@@ -29,7 +29,9 @@ export class MetricsStore {
 
   /** Samples with `start <= timestampUnix <= end`, oldest first. */
   range(sandboxID: string, start: number, end: number): SandboxStats[] {
-    return (this.samples.get(sandboxID) ?? []).filter((s) => s.timestampUnix >= start && s.timestampUnix <= end);
+    return (this.samples.get(sandboxID) ?? []).filter(
+      (s) => s.timestampUnix >= start && s.timestampUnix <= end,
+    );
   }
 
   /** The newest sample, if any. */

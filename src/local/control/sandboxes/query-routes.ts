@@ -8,19 +8,34 @@ import { CONTROL_HEADERS } from "../../../wire/control";
 import { ApiError, type ControlRequest, type Route } from "../http";
 import { parseSandboxID } from "./ids";
 import { idParam } from "./lifecycle-routes";
-import { matchesMetadata, paginate, parseLimit, parseMetadataFilter, parseOrder, parseStateFilter, sortRecords } from "./list";
+import {
+  matchesMetadata,
+  paginate,
+  parseLimit,
+  parseMetadataFilter,
+  parseOrder,
+  parseStateFilter,
+  sortRecords,
+} from "./list";
 import { LOG_LEVELS, selectLogs, v1LogsBody } from "./logs";
 import { notFound, type SandboxManager } from "./manager";
 import { sandboxMetricView } from "./metrics";
 import { detailView, listedView, type SandboxRecord } from "./record";
 
 /** Parses an optional non-negative integer query parameter. */
-function queryInt(req: ControlRequest, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function queryInt(
+  req: ControlRequest,
+  name: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   const raw = req.query.get(name);
   if (raw === null || raw === "") return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n > max) {
-    throw new ApiError(400, `query.${name}: must be an integer from 0 to ${max}, got ${JSON.stringify(raw.slice(0, 40))}`);
+    throw new ApiError(
+      400,
+      `query.${name}: must be an integer from 0 to ${max}, got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
   }
   return n;
 }
@@ -63,20 +78,33 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const startedAfterRaw = req.query.get("startedAfter");
         const startedAfter = startedAfterRaw ? Date.parse(startedAfterRaw) : undefined;
         if (startedAfter !== undefined && Number.isNaN(startedAfter)) {
-          throw new ApiError(400, `query.startedAfter: must be an RFC 3339 date-time, got ${JSON.stringify(startedAfterRaw?.slice(0, 40))}`);
+          throw new ApiError(
+            400,
+            `query.startedAfter: must be an RFC 3339 date-time, got ${JSON.stringify(startedAfterRaw?.slice(0, 40))}`,
+          );
         }
         const template = req.query.get("template");
-        const matching = m.all().filter(
-          (r) =>
-            states.has(r.state) &&
-            matchesMetadata(r, filter) &&
-            (startedAfter === undefined || Date.parse(r.startedAt) > startedAfter) &&
-            (!template || r.templateID === template || r.alias === template),
+        const matching = m
+          .all()
+          .filter(
+            (r) =>
+              states.has(r.state) &&
+              matchesMetadata(r, filter) &&
+              (startedAfter === undefined || Date.parse(r.startedAt) > startedAfter) &&
+              (!template || r.templateID === template || r.alias === template),
+          );
+        const { page, nextToken } = paginate(
+          sortRecords(matching, order),
+          order,
+          limit,
+          req.query.get("nextToken"),
         );
-        const { page, nextToken } = paginate(sortRecords(matching, order), order, limit, req.query.get("nextToken"));
         const headers: Record<string, string> = {};
         if (nextToken) headers[CONTROL_HEADERS.nextToken] = nextToken;
-        if (states.has("running")) headers[CONTROL_HEADERS.totalRunning] = String(matching.filter((r) => r.state === "running").length);
+        if (states.has("running"))
+          headers[CONTROL_HEADERS.totalRunning] = String(
+            matching.filter((r) => r.state === "running").length,
+          );
         return { status: 200, body: page.map(listedView), headers };
       },
     },
@@ -85,10 +113,24 @@ export function queryRoutes(m: SandboxManager): Route[] {
       pattern: "/sandboxes/metrics",
       handler: async (req) => {
         const raw = req.query.get("sandbox_ids");
-        if (!raw) throw new ApiError(400, "query.sandbox_ids: required, a comma-separated list of 1 to 100 sandbox ids");
-        const ids = [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+        if (!raw)
+          throw new ApiError(
+            400,
+            "query.sandbox_ids: required, a comma-separated list of 1 to 100 sandbox ids",
+          );
+        const ids = [
+          ...new Set(
+            raw
+              .split(",")
+              .map((s) => s.trim())
+              .filter((s) => s !== ""),
+          ),
+        ];
         if (ids.length === 0 || ids.length > 100) {
-          throw new ApiError(400, `query.sandbox_ids: must list 1 to 100 sandbox ids, got ${ids.length}`);
+          throw new ApiError(
+            400,
+            `query.sandbox_ids: must list 1 to 100 sandbox ids, got ${ids.length}`,
+          );
         }
         const sandboxes: Record<string, unknown> = {};
         for (const rawId of ids) {
@@ -106,8 +148,15 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const r = recordOf(m, req);
         const start = queryInt(req, "start") ?? 0;
         const end = queryInt(req, "end") ?? Math.floor(Date.now() / 1000) + 1;
-        if (start > end) throw new ApiError(400, `query.start: must not be after end, got start ${start} and end ${end}`);
-        return { status: 200, body: m.metrics.range(r.sandboxID, start, end).map(sandboxMetricView) };
+        if (start > end)
+          throw new ApiError(
+            400,
+            `query.start: must not be after end, got start ${start} and end ${end}`,
+          );
+        return {
+          status: 200,
+          body: m.metrics.range(r.sandboxID, start, end).map(sandboxMetricView),
+        };
       },
     },
     {
@@ -115,7 +164,10 @@ export function queryRoutes(m: SandboxManager): Route[] {
       pattern: "/sandboxes/:sandboxID/logs",
       handler: async (req) => {
         const r = recordOf(m, req);
-        return { status: 200, body: v1LogsBody(r, queryInt(req, "start"), queryInt(req, "limit") ?? 1000) };
+        return {
+          status: 200,
+          body: v1LogsBody(r, queryInt(req, "start"), queryInt(req, "limit") ?? 1000),
+        };
       },
     },
     {
@@ -125,14 +177,24 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const r = recordOf(m, req);
         const direction = req.query.get("direction") ?? "forward";
         if (direction !== "forward" && direction !== "backward") {
-          throw new ApiError(400, `query.direction: must be forward or backward, got ${JSON.stringify(direction.slice(0, 40))}`);
+          throw new ApiError(
+            400,
+            `query.direction: must be forward or backward, got ${JSON.stringify(direction.slice(0, 40))}`,
+          );
         }
         const level = req.query.get("level") ?? undefined;
         if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
-          throw new ApiError(400, `query.level: must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level.slice(0, 40))}`);
+          throw new ApiError(
+            400,
+            `query.level: must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level.slice(0, 40))}`,
+          );
         }
         const search = req.query.get("search") ?? undefined;
-        if (search !== undefined && search.length > 256) throw new ApiError(400, `query.search: must be at most 256 characters, got ${search.length}`);
+        if (search !== undefined && search.length > 256)
+          throw new ApiError(
+            400,
+            `query.search: must be at most 256 characters, got ${search.length}`,
+          );
         const logs = selectLogs(r, {
           cursor: queryInt(req, "cursor"),
           limit: queryInt(req, "limit", 1000) ?? 1000,

@@ -30,7 +30,11 @@ export const newSandboxSchema = z.object({
 });
 
 /** `ResumedSandbox`. */
-export const resumeSchema = z.object({ timeout: int32.optional(), autoPause: z.boolean().optional(), memory: z.boolean().optional() });
+export const resumeSchema = z.object({
+  timeout: int32.optional(),
+  autoPause: z.boolean().optional(),
+  memory: z.boolean().optional(),
+});
 
 /** `ConnectSandbox` (`/sandboxes/:id/connect`): `timeout` is required. */
 export const connectSchema = z.object({ timeout: int32.min(0), memory: z.boolean().optional() });
@@ -39,7 +43,10 @@ export const connectSchema = z.object({ timeout: int32.min(0), memory: z.boolean
  * `ConnectSandboxV2` (`/v2/sandboxes/:id/connect`): the 2.51 SDK sends `{}`
  * when the caller gave no timeout.
  */
-export const connectV2Schema = z.object({ timeout: int32.min(0).optional(), memory: z.boolean().optional() });
+export const connectV2Schema = z.object({
+  timeout: int32.min(0).optional(),
+  memory: z.boolean().optional(),
+});
 
 /** Lifetime given to a sandbox resumed by a v2 connect that named none, in seconds (the SDK's default). */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 300;

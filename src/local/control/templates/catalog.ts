@@ -49,7 +49,11 @@ export class TemplateCatalog {
     private readonly log: (line: string) => void,
   ) {
     // Compact: the catalog holds every template and build, and is rewritten often.
-    this.writer = new JsonStateWriter(path.join(dir, CATALOG_FILE), () => this.snapshot(), undefined);
+    this.writer = new JsonStateWriter(
+      path.join(dir, CATALOG_FILE),
+      () => this.snapshot(),
+      undefined,
+    );
     this.logs = new BuildLogStore(path.join(dir, BUILD_LOGS_DIR));
   }
 

@@ -6,7 +6,10 @@ const { SandboxReader, Snapshot } = require("sandbox-iac/pulumi");
 const config = new pulumi.Config();
 const sandboxID = config.require("sandboxID");
 
-const reader = new SandboxReader("reader", { sandboxID, includeMetrics: config.getBoolean("includeMetrics") ?? false });
+const reader = new SandboxReader("reader", {
+  sandboxID,
+  includeMetrics: config.getBoolean("includeMetrics") ?? false,
+});
 const snapshot = new Snapshot("snap", { sandboxID, name: config.require("snapshotName") });
 
 exports.state = reader.state;
