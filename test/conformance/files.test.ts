@@ -63,6 +63,19 @@ describe("files with e2b@2.51.0", () => {
     expect(info.type).toBe("file");
   });
 
+  it("keeps UTF-8 paths of multipart uploads intact", async () => {
+    const infos = await sbx.files.write([{ path: "/home/user/ünïcødé/文件.txt", data: "utf8" }]);
+    expect(infos.map((i) => i.path)).toEqual(["/home/user/ünïcødé/文件.txt"]);
+    expect(await sbx.files.read("/home/user/ünïcødé/文件.txt")).toBe("utf8");
+  });
+
+  it("replaces a file's metadata on every upload, clearing it when none is sent", async () => {
+    await sbx.files.write("/home/user/meta.txt", "v1", { metadata: { owner: "team-a" } });
+    expect((await sbx.files.getInfo("/home/user/meta.txt")).metadata).toEqual({ owner: "team-a" });
+    await sbx.files.write("/home/user/meta.txt", "v2");
+    expect((await sbx.files.getInfo("/home/user/meta.txt")).metadata ?? {}).toEqual({});
+  });
+
   it("lists, checks, makes, renames and removes files and directories", async () => {
     expect(await sbx.files.makeDir("/home/user/dir/sub")).toBe(true);
     expect(await sbx.files.makeDir("/home/user/dir/sub")).toBe(false);

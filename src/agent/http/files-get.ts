@@ -64,7 +64,7 @@ export async function getFile(ctx: RouteContext): Promise<void> {
   const name = path.basename(abs);
   const headers: Record<string, string | number> = {
     "Content-Type": CONTENT_TYPES.octetStream,
-    "Content-Disposition": `inline; filename="${name.replace(/["\\]/g, "\\$&")}"`,
+    "Content-Disposition": contentDisposition(name),
     Vary: "Accept-Encoding",
     "Last-Modified": st.mtime.toUTCString(),
   };
@@ -99,4 +99,14 @@ export async function getFile(ctx: RouteContext): Promise<void> {
   }
   res.writeHead(200, { ...headers, "Accept-Ranges": "bytes", "Content-Length": st.size });
   await pipeline(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), res);
+}
+
+/**
+ * `inline; filename="..."`, plus RFC 6266 `filename*` for names that are not
+ * printable ASCII (a raw UTF-8 header value is refused by Node and by clients).
+ */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "\\$&");
+  if (/^[\x20-\x7e]*$/.test(name)) return `inline; filename="${ascii}"`;
+  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

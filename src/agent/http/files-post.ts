@@ -37,8 +37,15 @@ async function writeTo(
   user: SandboxUser,
   meta: Record<string, string>,
 ): Promise<WrittenFile> {
+  // Each upload replaces the whole metadata set. A new file has none, so
+  // writing an empty set would only cost a round trip to the xattr helper.
+  let existed = true;
   try {
     await makeDirsAs(path.dirname(dest), user);
+    existed = await fs.promises.lstat(dest).then(
+      () => true,
+      () => false,
+    );
     await pipeline(
       body,
       fs.createWriteStream(dest, { flags: "w", highWaterMark: WRITE_QUEUE_BYTES }),
@@ -52,7 +59,8 @@ async function writeTo(
       `cannot write '${dest}': ${code}`,
     );
   }
-  await writeMetadata(dest, meta).catch(() => undefined);
+  if (existed || Object.keys(meta).length > 0)
+    await writeMetadata(dest, meta).catch(() => undefined);
   return { path: dest, name: path.basename(dest), type: "file" };
 }
 
@@ -62,7 +70,8 @@ async function multipart(
   meta: Record<string, string>,
 ): Promise<WrittenFile[]> {
   const pathQuery = ctx.url.searchParams.get(FILES_QUERY.path);
-  const bb = busboy({ headers: ctx.req.headers, preservePath: true });
+  // Filenames are the destination paths; the SDKs send them in UTF-8, not latin1.
+  const bb = busboy({ headers: ctx.req.headers, preservePath: true, defParamCharset: "utf8" });
   const seen = new Set<string>();
   // Parts arrive one at a time (busboy waits for each part's stream), so
   // these writes never run more than one at once.
