@@ -2,7 +2,7 @@
  * Conformance: snapshots used as templates, and a template built with the
  * SDK's Template builder from `base` (e2b@2.51.0).
  */
-import { Sandbox, Template } from "e2b";
+import { Sandbox, Template, waitForFile } from "e2b";
 import { startService, type ServiceFixture } from "./util";
 
 describe("snapshots and templates with e2b@2.51.0", () => {
@@ -67,6 +67,24 @@ describe("snapshots and templates with e2b@2.51.0", () => {
     try {
       expect((await sbx.files.read("/home/user/built.txt")).trim()).toBe("built");
       expect((await sbx.commands.run("echo $BUILT_BY")).stdout.trim()).toBe("conformance");
+    } finally {
+      await sbx.kill();
+    }
+  });
+
+  it("starts a template's start command in every new sandbox and waits for its ready command", async () => {
+    const name = `startcmd-${Date.now()}`;
+    const template = Template()
+      .fromTemplate("base")
+      .setStartCmd("sh -c 'sleep 0.5; echo up > /tmp/ready; exec sleep 600'", waitForFile("/tmp/ready"));
+    await Template.build(template, name, service.opts);
+
+    const sbx = await Sandbox.create(name, { ...service.opts, timeoutMs: 120_000 });
+    try {
+      // Create returned only once the ready command succeeded.
+      expect((await sbx.files.read("/tmp/ready")).trim()).toBe("up");
+      const running = await sbx.commands.list();
+      expect(running.some((p) => p.args.join(" ").includes("exec sleep 600"))).toBe(true);
     } finally {
       await sbx.kill();
     }
