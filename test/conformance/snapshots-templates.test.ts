@@ -76,7 +76,10 @@ describe("snapshots and templates with e2b@2.51.0", () => {
     const name = `startcmd-${Date.now()}`;
     const template = Template()
       .fromTemplate("base")
-      .setStartCmd("sh -c 'sleep 0.5; echo up > /tmp/ready; exec sleep 600'", waitForFile("/tmp/ready"));
+      .setStartCmd(
+        "sh -c 'sleep 0.5; echo up > /tmp/ready; exec sleep 600'",
+        waitForFile("/tmp/ready"),
+      );
     await Template.build(template, name, service.opts);
 
     const sbx = await Sandbox.create(name, { ...service.opts, timeoutMs: 120_000 });
