@@ -8,7 +8,7 @@ import type { TemplateRegistry } from "./registry";
 
 /**
  * The sandboxes side as the templates side needs it (the agreed
- * `SandboxManagerView` of `sandboxes/manager.ts`).
+ * `SandboxManagerView` of `sandboxes/manager-contracts.ts`).
  */
 export interface SandboxesView {
   /** True when the sandbox is running or paused. */

@@ -1,0 +1,75 @@
+/**
+ * The interfaces around the sandbox manager: what it offers the templates
+ * side, what it needs of the template registry, and how it is opened.
+ *
+ * @module
+ */
+import type { SandboxRuntime } from "../../runtime/types";
+
+/** What the templates side may ask of the sandboxes side. */
+export interface SandboxManagerView {
+  /** True when the sandbox is running or paused. */
+  exists(sandboxID: string): boolean;
+  /**
+   * Pauses its processes (if running) around `fn`; `fn` gets the sandbox's
+   * templateID and the build it started from; ApiError 404 when unknown.
+   */
+  runWhileFrozen<T>(
+    sandboxID: string,
+    fn: (templateID: string, buildID?: string) => Promise<T>,
+  ): Promise<T>;
+  /** True when a running or paused sandbox uses the template. */
+  isTemplateInUse(templateID: string): boolean;
+}
+
+/** A template as {@link TemplateLookup.resolve} finds it. */
+export interface ResolvedTemplate {
+  templateID: string;
+  buildID?: string | undefined;
+  alias?: string | undefined;
+  layers: string[];
+  envs: Record<string, string>;
+  defaultUser: string;
+  defaultWorkdir?: string | undefined;
+  startCmd?: string | undefined;
+  readyCmd?: string | undefined;
+  cpuCount: number;
+  memoryMB: number;
+  diskSizeMB: number;
+  envdVersion: string;
+}
+
+/** The part of the template registry the manager uses (see templates/registry.ts). */
+export interface TemplateLookup {
+  resolve(idOrName: string): ResolvedTemplate | undefined;
+  markSpawned(templateID: string): void;
+}
+
+/** What a new sandbox is asked to be. */
+export interface CreateSandboxInput {
+  template: string;
+  timeoutSec: number;
+  secure: boolean;
+  allowInternetAccess: boolean;
+  autoPause: boolean;
+  autoResume: boolean;
+  metadata: Record<string, string>;
+  envVars: Record<string, string>;
+}
+
+/** Options of `SandboxManager.open`. */
+export interface SandboxManagerOptions {
+  dataDir: string;
+  runtime: SandboxRuntime;
+  templates: TemplateLookup;
+  /** The secret that derives access tokens. */
+  tokenSecret: string;
+  log: (line: string) => void;
+  /**
+   * Sandboxes kept started ahead per (template layers, CPU, memory, network),
+   * claimed by create; 0 disables the warm pool. The `base` template is kept
+   * warm from the start, other templates once created from.
+   * @default 2
+   */
+  warmPoolSize?: number;
+}

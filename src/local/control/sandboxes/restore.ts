@@ -1,0 +1,70 @@
+/**
+ * Bringing sandboxes back from the state file when the service starts, and
+ * deleting the writable layers nobody was ever handed.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { SANDBOXES_DIR } from "../../runtime/constants";
+import type { SandboxRuntime } from "../../runtime/types";
+import { readJsonFile } from "../state-file";
+import { appendLog } from "./logs";
+import type { SandboxRecord } from "./record";
+
+/** Relative path of the state file in the data dir. */
+export const SANDBOXES_STATE_FILE = path.join("control", "sandboxes.json");
+/** Sandbox ids as create makes them (ids.ts); build sandboxes use another prefix. */
+const SANDBOX_DIR_PATTERN = /^i[a-z0-9]{20}$/;
+
+/**
+ * The records of the state file. Sandboxes recorded there lost their
+ * processes with the previous service, so they all come back `paused` on
+ * their kept layer.
+ */
+export async function restoreRecords(dataDir: string): Promise<SandboxRecord[]> {
+  const state = (await readJsonFile(path.join(dataDir, SANDBOXES_STATE_FILE))) as
+    { sandboxes?: SandboxRecord[] } | undefined;
+  const now = new Date().toISOString();
+  const records = state?.sandboxes ?? [];
+  for (const record of records) {
+    if (record.state === "running") {
+      record.state = "paused";
+      record.endAt = now;
+      appendLog(record, "info", "sandbox paused: the service restarted", {});
+    }
+  }
+  return records;
+}
+
+/** Options of {@link removeOrphans}. */
+export interface RemoveOrphansOptions {
+  dataDir: string;
+  runtime: SandboxRuntime;
+  /** True for a sandbox the state file knows. */
+  isKnown: (sandboxID: string) => boolean;
+  log: (line: string) => void;
+}
+
+/**
+ * Deletes writable layers of sandboxes the state file does not know: warm
+ * pool members and creates that never answered when the previous service
+ * died. Neither was ever handed to a caller.
+ */
+export async function removeOrphans(opts: RemoveOrphansOptions): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(path.join(opts.dataDir, SANDBOXES_DIR));
+  } catch {
+    return;
+  }
+  // Sequential: usually none or a couple (the pool's size).
+  for (const name of names) {
+    if (!SANDBOX_DIR_PATTERN.test(name) || opts.isKnown(name)) continue;
+    await opts.runtime
+      .destroy(name)
+      .catch((err: unknown) =>
+        opts.log(`removing orphaned sandbox ${name} failed: ${String(err)}`),
+      );
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * How the manager uses the warm pool: what a pool member runs before it is
+ * ready, which template is kept warm from the start, and the pool key of a
+ * template.
+ *
+ * @module
+ */
+import { SandboxIacError } from "../../../errors";
+import type { RuntimeSandbox } from "../../runtime/types";
+import { agentRun } from "../agent-client";
+import type { WarmSpec } from "./warm-pool";
+
+/** How long a pool member's warm-up command may take. */
+const WARM_UP_TIMEOUT_MS = 10_000;
+/** The template kept warm from the start. */
+export const PRIMED_TEMPLATE = "base";
+
+/** Runs what a create's first command runs (`bash -l -c true`), so that its code paths are compiled and cached. */
+export async function warmUpAgent(rt: RuntimeSandbox): Promise<void> {
+  const res = await agentRun(rt.agentSocket, "true", { timeoutMs: WARM_UP_TIMEOUT_MS });
+  if (res.exitCode !== 0) {
+    throw new SandboxIacError(
+      "command_failed",
+      `warming up pool sandbox ${rt.sandboxId}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
+      {
+        operation: "sandboxes.warmPool",
+        resourceId: rt.sandboxId,
+      },
+    );
+  }
+}
+
+/** The warm-pool key fields of a template and a network choice. */
+export function warmSpec(
+  tpl: { layers: string[]; cpuCount: number; memoryMB: number },
+  allowInternetAccess: boolean,
+): WarmSpec {
+  return {
+    layers: tpl.layers,
+    cpuCount: tpl.cpuCount,
+    memoryMB: tpl.memoryMB,
+    allowInternetAccess,
+  };
+}
