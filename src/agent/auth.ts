@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { filesSignature } from "../wire/files-signature";
 
 /** Constant-time string equality. */
 export function safeEqual(a: string, b: string): boolean {
@@ -20,19 +21,6 @@ export function safeEqual(a: string, b: string): boolean {
 /** True when a token is set and `given` is that token. */
 export function tokenMatches(token: string | undefined, given: string | undefined): boolean {
   return token !== undefined && given !== undefined && safeEqual(token, given);
-}
-
-/** The `v1_` signature envd expects for a `/files` URL. */
-export function fileSignature(
-  filePath: string,
-  op: "read" | "write",
-  username: string,
-  token: string,
-  expiration?: string,
-): string {
-  const raw = `${filePath}:${op}:${username}:${token}${expiration !== undefined ? `:${expiration}` : ""}`;
-  const digest = createHash("sha256").update(raw).digest("base64").replace(/=+$/, "");
-  return `v1_${digest}`;
 }
 
 /** Outcome of a signature check. */
@@ -54,13 +42,13 @@ export function checkSignature(
     if (!Number.isInteger(exp)) return { ok: false, message: "invalid signature expiration" };
     if (exp < nowUnix) return { ok: false, message: "signature is already expired" };
   }
-  const expected = fileSignature(
-    query.get("path") ?? "",
-    op,
-    query.get("username") ?? "",
-    token,
+  const expected = filesSignature({
+    path: query.get("path") ?? "",
+    operation: op,
+    user: query.get("username") ?? "",
+    accessToken: token,
     expiration,
-  );
+  });
   return safeEqual(expected, signature)
     ? { ok: true }
     : { ok: false, message: "invalid signature" };

@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import type { LocalService } from "../../src/local";
-import { filesSignature } from "../../src/local/control/tokens";
+import { filesSignature } from "../../src/wire/files-signature";
 import { call, createSandbox, runThroughProxy, startService, tempDataDir } from "./support";
 
 let svc: LocalService;
@@ -159,7 +159,12 @@ describe("sandbox proxy", () => {
   it("serves a signed /files link without routing headers", async () => {
     const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true });
     await runThroughProxy(svc, sandboxID, "echo signed > /home/user/s.txt", envdAccessToken);
-    const sig = filesSignature("/home/user/s.txt", "read", "user", envdAccessToken ?? "");
+    const sig = filesSignature({
+      path: "/home/user/s.txt",
+      operation: "read",
+      user: "user",
+      accessToken: envdAccessToken ?? "",
+    });
     const res = await fetch(
       `${svc.sandboxUrl}/files?path=${encodeURIComponent("/home/user/s.txt")}&username=user&signature=${encodeURIComponent(sig)}`,
     );

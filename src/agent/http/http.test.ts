@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ENVD_VERSION } from "../../wire/envd";
-import { fileSignature } from "../auth";
+import { filesSignature } from "../../wire/files-signature";
 import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
 import { agentClients, rawRequest } from "../testing/clients";
 
@@ -245,7 +245,12 @@ describe("access token", () => {
   it("accepts signed file URLs and fails expired or forged signatures", () =>
     withSandbox(async ({ socketPath }) => {
       await rawRequest(socketPath, "POST", "/init", {}, initBody());
-      const wsig = fileSignature("s.txt", "write", "", "tok-123");
+      const wsig = filesSignature({
+        path: "s.txt",
+        operation: "write",
+        user: "",
+        accessToken: "tok-123",
+      });
       const up = await rawRequest(
         socketPath,
         "POST",
@@ -255,7 +260,13 @@ describe("access token", () => {
       );
       expect(up.status).toBe(200);
       const exp = String(Math.floor(Date.now() / 1000) + 60);
-      const rsig = fileSignature("s.txt", "read", "user", "tok-123", exp);
+      const rsig = filesSignature({
+        path: "s.txt",
+        operation: "read",
+        user: "user",
+        accessToken: "tok-123",
+        expiration: exp,
+      });
       const get = await rawRequest(
         socketPath,
         "GET",
@@ -266,7 +277,7 @@ describe("access token", () => {
       const expired = await rawRequest(
         socketPath,
         "GET",
-        `/files?path=s.txt&signature=${encodeURIComponent(fileSignature("s.txt", "read", "", "tok-123", old))}&signature_expiration=${old}`,
+        `/files?path=s.txt&signature=${encodeURIComponent(filesSignature({ path: "s.txt", operation: "read", user: "", accessToken: "tok-123", expiration: old }))}&signature_expiration=${old}`,
       );
       expect(expired.status).toBe(401);
       expect(JSON.parse(expired.body.toString()).message).toBe("signature is already expired");

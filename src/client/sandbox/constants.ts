@@ -30,9 +30,6 @@ export const PTY_DEFAULT_ENVS: Readonly<Record<string, string>> = {
 /** How many bytes of stderr (then stdout) a `command_failed` message quotes. */
 export const ERROR_OUTPUT_TAIL_BYTES = 2048;
 
-/** Prefix of URL signatures (wire-protocol 8.2). */
-export const SIGNATURE_PREFIX = "v1_";
-
 /** JSON field names of `POST /files/compose` (snake_case on the wire). */
 export const COMPOSE_FIELDS = {
   sourcePaths: "source_paths",

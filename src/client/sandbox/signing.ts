@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { invalidArgument } from "../../errors";
 import { ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
-import { OPS, SIGNATURE_PREFIX } from "./constants";
+import { filesSignature } from "../../wire/files-signature";
+import { OPS } from "./constants";
 import { effectiveUser, type SandboxContext } from "./context";
 import { routeUrl } from "./http";
 import { checkExpiresIn, checkPath, checkUser } from "./validate";
@@ -34,10 +34,7 @@ export interface SignatureInput {
  * The result is a credential: never log it.
  */
 export function fileSignature(input: SignatureInput): string {
-  const parts = [input.path, input.operation, input.user, input.accessToken];
-  if (input.expirationUnix !== undefined) parts.push(String(input.expirationUnix));
-  const digest = createHash("sha256").update(parts.join(":"), "utf8").digest("base64");
-  return SIGNATURE_PREFIX + digest.replace(/=+$/, "");
+  return filesSignature({ ...input, expiration: input.expirationUnix });
 }
 
 /** Options of signed URLs. */

@@ -12,7 +12,8 @@ import { ENVD_HEADERS, ENVD_PORT, ENVD_ROUTES, FILES_QUERY } from "../../wire/en
 import type { RuntimeSandbox } from "../runtime/types";
 import type { SandboxManager } from "./sandboxes/manager";
 import type { SandboxRecord } from "./sandboxes/record";
-import { filesSignature, safeEqual } from "./tokens";
+import { filesSignature } from "../../wire/files-signature";
+import { safeEqual } from "./tokens";
 
 /** A request addressed to a sandbox. */
 export interface SandboxAddress {
@@ -85,7 +86,16 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
       const own = m.tokenOf(t.record);
       return (
         own !== undefined &&
-        safeEqual(filesSignature(filePath, op, username, own, expiration), signature)
+        safeEqual(
+          filesSignature({
+            path: filePath,
+            operation: op,
+            user: username,
+            accessToken: own,
+            expiration,
+          }),
+          signature,
+        )
       );
     });
     if (found) return { kind: "found", target: found };

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { writeFileAtomic } from "./state-file";
@@ -58,20 +58,4 @@ export function newTokenSecret(): string {
 /** The sandbox's `envdAccessToken`: hex HMAC-SHA256 of its id under the service secret. */
 export function envdAccessToken(secret: string, sandboxID: string): string {
   return createHmac("sha256", secret).update(sandboxID).digest("hex");
-}
-
-/**
- * The `/files` URL signature of wire-protocol.md 8.2:
- * `v1_` + unpadded base64(sha256("<path>:<op>:<user>:<token>[:<exp>]")).
- */
-export function filesSignature(
-  filePath: string,
-  op: "read" | "write",
-  username: string,
-  token: string,
-  expiration?: string,
-): string {
-  const parts = [filePath, op, username, token];
-  if (expiration) parts.push(expiration);
-  return `v1_${createHash("sha256").update(parts.join(":")).digest("base64").replace(/=+$/, "")}`;
 }
