@@ -135,7 +135,6 @@ function pipeToAgent(
   res: http.ServerResponse,
 ): void {
   const sandboxID = target.record.sandboxID;
-  const untrack = m.trackConnection(sandboxID, req.socket);
   const upstream = http.request({
     socketPath: target.rt.agentSocket,
     method: req.method,
@@ -152,8 +151,20 @@ function pipeToAgent(
     up.pipe(res);
   });
   upstream.on("error", () => {
+    // Already answered (the sandbox was cut and its 502 sent): nothing left to do.
+    if (res.writableEnded) return;
     if (!res.headersSent) sendSandboxNotFound(res, sandboxID);
     else res.destroy();
+  });
+  const untrack = m.trackConnection(sandboxID, {
+    cut() {
+      upstream.destroy();
+      // Not answered yet: the edge proxy's 502, as for any request that reaches
+      // a sandbox that is gone. Answering already: abrupt, so a stream reader
+      // sees a broken stream, not a clean end (the SDK then probes /health).
+      if (!res.headersSent) sendSandboxNotFound(res, sandboxID);
+      else res.destroy();
+    },
   });
   req.on("error", () => upstream.destroy());
   res.on("close", () => {

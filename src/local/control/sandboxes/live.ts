@@ -5,10 +5,18 @@
  *
  * @module
  */
-import type { Duplex } from "node:stream";
 import type { RuntimeSandbox } from "../../runtime/types";
 import { ApiError } from "../http";
 import type { SandboxRecord } from "./record";
+
+/** An exchange in flight through the proxy, which the manager cuts when its sandbox stops. */
+export interface ProxiedExchange {
+  /**
+   * Ends the exchange because the sandbox is gone: an answer not begun yet
+   * becomes the proxy's 502, a response already streaming breaks off.
+   */
+  cut(): void;
+}
 
 /** One sandbox known to the manager (running or paused). */
 export interface Live {
@@ -18,7 +26,7 @@ export interface Live {
   /** True while paused with its memory kept (cgroup frozen). */
   frozen: boolean;
   timer: NodeJS.Timeout | undefined;
-  connections: Set<Duplex>;
+  connections: Set<ProxiedExchange>;
   /** Settles when the last queued state change is done. */
   lock: Promise<void>;
   /** True once killed: queued state changes must not touch it. */
@@ -52,24 +60,19 @@ export async function lockedEntry<T>(l: Live, fn: () => Promise<T>): Promise<T> 
 }
 
 /**
- * Registers a proxied connection on `l`. Returns the function that
- * unregisters it.
+ * Registers an exchange on `l`. Returns the function that unregisters it
+ * (called when the exchange ends).
  */
-export function addConnection(l: Live, socket: Duplex): () => void {
-  l.connections.add(socket);
-  const untrack = (): void => void l.connections.delete(socket);
-  socket.once("close", untrack);
-  return () => {
-    socket.off("close", untrack);
-    untrack();
-  };
+export function addConnection(l: Live, exchange: ProxiedExchange): () => void {
+  l.connections.add(exchange);
+  return () => void l.connections.delete(exchange);
 }
 
-/** Destroys every proxied connection of `l`. */
+/** Cuts every proxied exchange of `l`. */
 export function dropConnections(l: Live): void {
-  // Abrupt on purpose: the SDK must see a broken stream, not a clean end.
-  for (const s of l.connections) s.destroy();
+  const exchanges = [...l.connections];
   l.connections.clear();
+  for (const e of exchanges) e.cut();
 }
 
 /** The 404 of an unknown sandbox (wire-protocol.md 3). */

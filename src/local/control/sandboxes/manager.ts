@@ -9,7 +9,6 @@
  * @module
  */
 import * as path from "node:path";
-import type { Duplex } from "node:stream";
 import type { RuntimeSandbox } from "../../runtime/types";
 import { ApiError } from "../http";
 import { JsonStateWriter } from "../state-file";
@@ -17,7 +16,14 @@ import { envdAccessToken } from "../tokens";
 import { bootSandbox } from "./boot";
 import { newSandboxID } from "./ids";
 import { arm, extendTo } from "./lifetime";
-import { addConnection, lockedEntry, newLive, notFound, type Live } from "./live";
+import {
+  addConnection,
+  lockedEntry,
+  newLive,
+  notFound,
+  type Live,
+  type ProxiedExchange,
+} from "./live";
 import { appendLog } from "./logs";
 import type {
   CreateSandboxInput,
@@ -143,17 +149,16 @@ export class SandboxManager implements SandboxManagerView {
   }
 
   /**
-   * Registers a proxied connection, destroyed abruptly when the sandbox stops
-   * being reachable. Returns the function that unregisters it (call it when the
-   * proxied exchange ends, as the client socket may be reused).
+   * Registers a proxied exchange, cut when the sandbox stops being reachable.
+   * Returns the function that unregisters it (call it when the exchange ends).
    */
-  trackConnection(sandboxID: string, socket: Duplex): () => void {
+  trackConnection(sandboxID: string, exchange: ProxiedExchange): () => void {
     const l = this.live.get(sandboxID);
     if (!l) {
-      socket.destroy();
+      exchange.cut();
       return () => undefined;
     }
-    return addConnection(l, socket);
+    return addConnection(l, exchange);
   }
 
   /** Creates a sandbox; all-or-nothing. */
