@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { createSandboxClient } from "./client";
-import { isMultipartSafePath } from "./files-transfer";
+import { isMultipartSafePath } from "./files-upload-batch";
 import { neverFetch, neverTransport } from "./testing";
 
 // The service's handling of multipart uploads is exercised end to end by the

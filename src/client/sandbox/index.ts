@@ -10,14 +10,14 @@ export type { ComposeOptions } from "./compose";
 export type { EntryInfo, EntryType, FilesystemEvent, FilesystemEventType } from "./entry";
 export { commandResultOf, ERROR_CODE_BY_RPC_CODE } from "./errors";
 export type { CommandFailedError, CommandResult } from "./errors";
-export { isMultipartSafePath } from "./files-transfer";
 export type {
   DownloadFileOptions,
   TransferOptions,
-  UploadEntry,
   UploadFileOptions,
   WrittenFile,
 } from "./files-transfer";
+export { isMultipartSafePath } from "./files-upload-batch";
+export type { UploadEntry } from "./files-upload-batch";
 export type { FsCallOptions, ListDirOptions } from "./filesystem";
 export type {
   ConnectOptions,
