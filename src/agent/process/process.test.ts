@@ -286,6 +286,17 @@ describe("Process PTY", () => {
     const it = stream[Symbol.asyncIterator]();
     const pid = (await it.next()).value.event.event.value.pid as number;
     const sel = { selector: { case: "pid" as const, value: pid } };
+    // The first size must be printed before the resize, or the resize wins the race.
+    let firstOutput = "";
+    while (!firstOutput.includes("30 100")) {
+      const next = await it.next();
+      if (next.done) break;
+      const ev = next.value.event?.event;
+      if (ev?.case === "data" && ev.value.output.case === "pty") {
+        firstOutput += Buffer.from(ev.value.output.value).toString();
+      }
+    }
+    expect(firstOutput).toContain("30 100");
     await expectCode(
       clients.process.sendInput({
         process: sel,
@@ -300,7 +311,6 @@ describe("Process PTY", () => {
       input: { input: { case: "pty", value: Buffer.from("hi\r") } },
     });
     const rest = await collect({ [Symbol.asyncIterator]: () => it });
-    expect(rest.pty).toContain("30 100");
     expect(rest.pty).toContain("40 120");
     expect(rest.pty).toContain("got:hi");
     expect(rest.stdout).toBe("");
