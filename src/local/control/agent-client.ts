@@ -81,6 +81,19 @@ function agentHeaders(opts: {
   return headers;
 }
 
+/** A Start request running `cmd` as a login-shell line, as the SDK's `commands.run` does. */
+function shellStart(cmd: string, opts: Pick<AgentProcessOptions, "envs" | "cwd">) {
+  return {
+    process: {
+      cmd: "/bin/bash",
+      args: ["-l", "-c", cmd],
+      envs: opts.envs ?? {},
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    },
+    stdin: false,
+  };
+}
+
 function processClient(socket: string): Client<typeof Process> {
   const transport = createConnectTransport({
     baseUrl: "http://localhost",
@@ -186,18 +199,10 @@ export async function agentRun(
   } = {},
 ): Promise<AgentRunResult> {
   const client = processClient(socket);
-  const stream = client.start(
-    {
-      process: {
-        cmd: "/bin/bash",
-        args: ["-l", "-c", cmd],
-        envs: opts.envs ?? {},
-        ...(opts.cwd ? { cwd: opts.cwd } : {}),
-      },
-      stdin: false,
-    },
-    { headers: agentHeaders(opts), ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) },
-  );
+  const stream = client.start(shellStart(cmd, opts), {
+    headers: agentHeaders(opts),
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+  });
   const out: string[] = [];
   const err: string[] = [];
   let exitCode = -1;
@@ -249,16 +254,7 @@ export async function agentStartBackground(
   const client = processClient(socket);
   const abort = new AbortController();
   const stream = client.start(
-    {
-      process: {
-        cmd: "/bin/bash",
-        args: ["-l", "-c", cmd],
-        envs: opts.envs ?? {},
-        ...(opts.cwd ? { cwd: opts.cwd } : {}),
-      },
-      stdin: false,
-      ...(opts.tag ? { tag: opts.tag } : {}),
-    },
+    { ...shellStart(cmd, opts), ...(opts.tag ? { tag: opts.tag } : {}) },
     { headers: agentHeaders(opts), signal: abort.signal },
   );
   try {

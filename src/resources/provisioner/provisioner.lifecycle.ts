@@ -14,7 +14,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { SandboxIacError } from "../../errors";
+import { unlessNotFound } from "../core/not-found";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
 import type {
@@ -210,21 +210,17 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   async read(id, olds, ctx) {
     const control = controlFor(ctx);
     const live = olds.keptSandboxID ?? olds.sandboxID;
+    const options = { signal: ctx.signal };
     if (live !== undefined) {
-      try {
-        await control.getSandbox(live, { signal: ctx.signal });
-      } catch (err) {
-        if (SandboxIacError.hasCode(err, "not_found")) return undefined;
-        throw err;
-      }
+      const found = await unlessNotFound(control.getSandbox(live, options), undefined);
+      if (!found) return undefined;
     }
     if (olds.snapshotID !== undefined && olds.snapshot) {
-      try {
-        await control.getTemplateByAlias(olds.snapshot.name, { signal: ctx.signal });
-      } catch (err) {
-        if (SandboxIacError.hasCode(err, "not_found")) return undefined;
-        throw err;
-      }
+      const found = await unlessNotFound(
+        control.getTemplateByAlias(olds.snapshot.name, options),
+        undefined,
+      );
+      if (!found) return undefined;
     }
     return { id, outputs: olds };
   },
@@ -256,11 +252,10 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     const control = controlFor(ctx);
     if (olds.keptSandboxID !== undefined) await killQuietly(control, olds.keptSandboxID);
     if (olds.snapshotID !== undefined) {
-      try {
-        await control.deleteTemplate(olds.snapshotID, { signal: ctx.signal });
-      } catch (err) {
-        if (!SandboxIacError.hasCode(err, "not_found")) throw err;
-      }
+      await unlessNotFound(
+        control.deleteTemplate(olds.snapshotID, { signal: ctx.signal }),
+        undefined,
+      );
     }
   },
 };

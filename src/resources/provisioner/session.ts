@@ -7,6 +7,7 @@
 import { createControlClient, type ControlClient } from "../../client/control";
 import { createSandboxClient, type SandboxClient } from "../../client/sandbox";
 import { SandboxIacError } from "../../errors";
+import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 
 /** Default lifetime of a sandbox created for provisioning, in seconds. */
@@ -93,9 +94,5 @@ function session(
 
 /** Kills a sandbox; one that is already gone counts as killed. */
 export async function killQuietly(control: ControlClient, sandboxID: string): Promise<void> {
-  try {
-    await control.killSandbox(sandboxID);
-  } catch (err) {
-    if (!SandboxIacError.hasCode(err, "not_found")) throw err;
-  }
+  await unlessNotFound(control.killSandbox(sandboxID), undefined);
 }

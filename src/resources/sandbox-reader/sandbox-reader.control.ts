@@ -4,34 +4,15 @@
  *
  * @module
  */
-import { createControlClient } from "../../client/control";
-import { SandboxIacError } from "../../errors";
+import { createControlClient, type SandboxDetail } from "../../client/control";
+import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 import type { SandboxReaderMetrics } from "./sandbox-reader.args";
-
-/** `SandboxDetail` as the reader uses it. */
-export interface SandboxDetailView {
-  templateID: string;
-  alias?: string | undefined;
-  sandboxID: string;
-  clientID: string;
-  startedAt: string;
-  endAt: string;
-  envdVersion: string;
-  cpuCount: number;
-  memoryMB: number;
-  diskSizeMB: number;
-  state: string;
-  metadata?: Record<string, string> | undefined;
-  envdAccessToken?: string | null | undefined;
-  domain?: string | null | undefined;
-  volumeMounts?: Array<{ name: string; path: string }> | undefined;
-}
 
 /** The control calls of the SandboxReader resource. Every call throws `SandboxIacError`. */
 export interface SandboxReaderControl {
   /** `undefined` when the sandbox does not exist. */
-  getSandbox(sandboxID: string): Promise<SandboxDetailView | undefined>;
+  getSandbox(sandboxID: string): Promise<SandboxDetail | undefined>;
   /** The newest metric sample, `undefined` when there is none. */
   latestMetrics(sandboxID: string): Promise<SandboxReaderMetrics | undefined>;
 }
@@ -41,14 +22,7 @@ export function sandboxReaderControl(ctx: ResourceContext): SandboxReaderControl
   const client = createControlClient({ config: ctx.config });
   const options = ctx.signal ? { signal: ctx.signal } : {};
   return {
-    async getSandbox(sandboxID) {
-      try {
-        return await client.getSandbox(sandboxID, options);
-      } catch (err) {
-        if (SandboxIacError.hasCode(err, "not_found")) return undefined;
-        throw err;
-      }
-    },
+    getSandbox: (sandboxID) => unlessNotFound(client.getSandbox(sandboxID, options), undefined),
     async latestMetrics(sandboxID) {
       const samples = await client.getSandboxMetrics(sandboxID, {}, options);
       // The newest sample; the service returns them oldest first, but do not rely on it.

@@ -15,9 +15,10 @@ import {
   type SandboxReaderInputs,
   type SandboxReaderOutputs,
 } from "./sandbox-reader.args";
-import { sandboxReaderControl, type SandboxDetailView } from "./sandbox-reader.control";
+import type { SandboxDetail } from "../../client/control";
+import { sandboxReaderControl } from "./sandbox-reader.control";
 
-function toOutputs(inputs: SandboxReaderInputs, sandbox: SandboxDetailView): SandboxReaderOutputs {
+function toOutputs(inputs: SandboxReaderInputs, sandbox: SandboxDetail): SandboxReaderOutputs {
   const outputs: SandboxReaderOutputs = {
     ...inputs,
     templateID: sandbox.templateID,

@@ -5,7 +5,7 @@
  * @module
  */
 import { createControlClient } from "../../client/control";
-import { SandboxIacError } from "../../errors";
+import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 
 /** `SnapshotInfo`. */
@@ -34,14 +34,10 @@ export function snapshotControl(ctx: ResourceContext): SnapshotControl {
       for await (const snapshot of client.listSnapshots(query, options)) all.push(snapshot);
       return all;
     },
-    async deleteSnapshot(snapshotID) {
-      try {
-        await client.deleteTemplate(snapshotID, options);
-        return true;
-      } catch (err) {
-        if (SandboxIacError.hasCode(err, "not_found")) return false;
-        throw err;
-      }
-    },
+    deleteSnapshot: (snapshotID) =>
+      unlessNotFound(
+        client.deleteTemplate(snapshotID, options).then(() => true),
+        false,
+      ),
   };
 }

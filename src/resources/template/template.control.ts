@@ -6,7 +6,7 @@
  * @module
  */
 import { createControlClient } from "../../client/control";
-import { SandboxIacError } from "../../errors";
+import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 
 /** A build log entry (`BuildLogEntry`). */
@@ -67,16 +67,6 @@ export interface TemplateControl {
   deleteTags(name: string, tags: string[]): Promise<void>;
   /** Resolves false when the template was already gone. */
   deleteTemplate(templateID: string): Promise<boolean>;
-}
-
-/** Resolves `fallback` when `call` fails with `not_found`. */
-async function unlessNotFound<T, F>(call: Promise<T>, fallback: F): Promise<T | F> {
-  try {
-    return await call;
-  } catch (err) {
-    if (SandboxIacError.hasCode(err, "not_found")) return fallback;
-    throw err;
-  }
 }
 
 /** Builds the port from the resource context (the control client over `ctx.config`). */

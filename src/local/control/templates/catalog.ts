@@ -21,7 +21,12 @@ import {
   REPORTED_DISK_SIZE_MB,
   TEMPLATES_DIR,
 } from "./constants";
-import type { BuildRecord, CatalogFile, TemplateRecord } from "./model";
+import {
+  newTemplateRecord,
+  type BuildRecord,
+  type CatalogFile,
+  type TemplateRecord,
+} from "./model";
 import { newBuildId, splitTag } from "./names";
 import type { ResolvedTemplate } from "./registry";
 
@@ -96,18 +101,10 @@ export class TemplateCatalog {
     const now = new Date().toISOString();
     let base = this.templates.get(BASE_TEMPLATE_ID);
     if (!base) {
-      base = {
-        templateID: BASE_TEMPLATE_ID,
-        name: BASE_TEMPLATE_ID,
-        kind: "template",
-        public: true,
-        createdAt: now,
-        updatedAt: now,
-        lastSpawnedAt: null,
-        spawnCount: 0,
-        builds: [],
-        tags: {},
-      };
+      base = newTemplateRecord(
+        { templateID: BASE_TEMPLATE_ID, name: BASE_TEMPLATE_ID, kind: "template", public: true },
+        now,
+      );
       this.templates.set(BASE_TEMPLATE_ID, base);
     }
     let build = base.builds[0];

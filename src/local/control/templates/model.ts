@@ -87,6 +87,23 @@ export interface TemplateRecord {
   tags: Record<string, TagAssignment[]>;
 }
 
+/** A template with no builds or tags yet, created and updated at `now`. */
+export function newTemplateRecord(
+  fields: Pick<TemplateRecord, "templateID" | "kind" | "public"> &
+    Partial<Pick<TemplateRecord, "name" | "sourceSandboxID">>,
+  now: string,
+): TemplateRecord {
+  return {
+    ...fields,
+    createdAt: now,
+    updatedAt: now,
+    lastSpawnedAt: null,
+    spawnCount: 0,
+    builds: [],
+    tags: {},
+  };
+}
+
 /** The catalog file's content. */
 export interface CatalogFile {
   version: 1;

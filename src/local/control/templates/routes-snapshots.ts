@@ -10,7 +10,7 @@ import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { BASE_TEMPLATE_ID, DEFAULT_TAG } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
-import type { BuildRecord, TemplateRecord } from "./model";
+import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
 import { newBuildId, newTemplateId, parseTemplateName, splitTag } from "./names";
 import { paginate } from "./responses";
 import { internalsOf, type ResolvedTemplate } from "./registry";
@@ -29,19 +29,16 @@ function recordSnapshot(
   // looked up only now, after the capture, so two snapshots with one new name share a template
   let t = name ? catalog.byName(name) : undefined;
   if (!t) {
-    t = {
-      templateID: newTemplateId(),
-      ...(name ? { name } : {}),
-      kind: "snapshot",
-      sourceSandboxID: sandboxID,
-      public: false,
-      createdAt: now,
-      updatedAt: now,
-      lastSpawnedAt: null,
-      spawnCount: 0,
-      builds: [],
-      tags: {},
-    };
+    t = newTemplateRecord(
+      {
+        templateID: newTemplateId(),
+        ...(name ? { name } : {}),
+        kind: "snapshot",
+        sourceSandboxID: sandboxID,
+        public: false,
+      },
+      now,
+    );
     catalog.add(t);
   }
   t.sourceSandboxID = sandboxID;

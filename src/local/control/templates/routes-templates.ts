@@ -9,7 +9,7 @@ import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { BASE_TEMPLATE_ID, DEFAULT_CPU_COUNT, DEFAULT_MEMORY_MB, DEFAULT_TAG } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
-import type { BuildRecord, TemplateRecord } from "./model";
+import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
 import { newBuildId, newTemplateId, parseTemplateName, validateTag } from "./names";
 import { emptyResponse, paginate } from "./responses";
 import { internalsOf } from "./registry";
@@ -50,18 +50,10 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
     const now = new Date().toISOString();
     let t = catalog.byName(parsed.name);
     if (!t) {
-      t = {
-        templateID: newTemplateId(),
-        name: parsed.name,
-        kind: "template",
-        public: false,
-        createdAt: now,
-        updatedAt: now,
-        lastSpawnedAt: null,
-        spawnCount: 0,
-        builds: [],
-        tags: {},
-      };
+      t = newTemplateRecord(
+        { templateID: newTemplateId(), name: parsed.name, kind: "template", public: false },
+        now,
+      );
       catalog.add(t);
     }
     const build: BuildRecord = {
