@@ -23,7 +23,7 @@ export function validateProviderConfig(block: TfBlock, config: TfValue): Diagnos
   const checked = checkWithSchema(providerConfigSchema, core, { isUnknown });
   if (checked.failures.length > 0) return failureDiagnostics(block.attributes, checked.failures);
   if (containsUnknown(core)) return [];
-  const resolved = resolve(block, core as ProviderConfigInput, () => undefined);
+  const resolved = resolve(block, core, () => undefined);
   return "diagnostics" in resolved ? resolved.diagnostics : [];
 }
 

@@ -63,12 +63,9 @@ async function withPlanOutputs(
   news: Record<string, unknown>,
   baseDir: string,
 ): Promise<TfObject> {
-  const { planOutputs } = entry.descriptor.lifecycle;
-  if (!planOutputs || containsUnknown(news)) return planned;
-  const values = (await planOutputs.call(entry.descriptor.lifecycle, news, { baseDir })) as Record<
-    string,
-    unknown
-  >;
+  const lifecycle = entry.descriptor.lifecycle;
+  if (!lifecycle.planOutputs || containsUnknown(news)) return planned;
+  const values = (await lifecycle.planOutputs(news, { baseDir })) as Record<string, unknown>;
   const out = { ...planned };
   for (const attr of computedOnlyAttributes(entry.block)) {
     if (attr.coreName in values) {
