@@ -59,7 +59,7 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
   async function snapshotNames(): Promise<string[]> {
     const res = await svc.call("GET", "/snapshots");
     return (res.body as Array<{ names: string[] }>).flatMap((t) =>
-      t.names.map((n) => n.split(":")[0]!),
+      t.names.map((n) => n.split(":")[0]),
     );
   }
 
