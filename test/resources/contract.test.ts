@@ -113,7 +113,7 @@ const FIXTURES: Record<string, Fixture> = {
         fromTemplate: "base",
         steps: [
           { copy: { src: "files", dest: "/opt/contract" } },
-          { run: "test -f /opt/contract/files/a.txt" },
+          { run: "test -f /opt/contract/a.txt" },
         ],
       },
     }),
@@ -214,7 +214,7 @@ const FIXTURES: Record<string, Fixture> = {
 describe.each(resourceDescriptors.map((d) => ({ name: d.typeName, d })))(
   "resource $name keeps the contract",
   ({ d }: { d: AnyResource }) => {
-    const fixture = FIXTURES[d.typeName]!;
+    const fixture = FIXTURES[d.typeName];
     let created: { id: string; outputs: Outputs } | undefined;
 
     it("check returns every failure, each with its path", () => {
@@ -324,7 +324,7 @@ let dataSandbox: string;
 describe.each(dataSourceDescriptors.map((d) => ({ name: d.typeName, d })))(
   "data source $name keeps the contract",
   ({ d }) => {
-    const query = QUERIES[d.typeName]!;
+    const query = QUERIES[d.typeName];
 
     beforeAll(async () => {
       dataSandbox ??= await newSandbox({ contract: "data" });

@@ -149,9 +149,9 @@ describe("registry", () => {
 
   it("marks the sandbox access token sensitive wherever it is an output", () => {
     expect(resourceDescriptor("SandboxReader").sensitiveOutputs).toEqual(["envdAccessToken"]);
-    expect(dataSourceDescriptors.find((d) => d.typeName === "sandbox")?.sensitiveOutputs).toEqual(
-      ["envdAccessToken"],
-    );
+    expect(dataSourceDescriptors.find((d) => d.typeName === "sandbox")?.sensitiveOutputs).toEqual([
+      "envdAccessToken",
+    ]);
   });
 });
 
@@ -185,7 +185,7 @@ describe.each(resourceDescriptors.map((d) => ({ name: d.typeName, d })))(
   "$name check()",
   ({ d }) => {
     it("returns the very inputs it was given, changing no value (no case, no defaults)", () => {
-      const raw = deepFreeze(structuredClone(VALID[d.typeName]!));
+      const raw = deepFreeze(structuredClone(VALID[d.typeName]));
       const before = JSON.stringify(raw);
       const result = d.lifecycle.check(raw);
       expect(result.failures).toEqual([]);
