@@ -96,7 +96,7 @@ describe("terraform provider over gRPC (no terraform)", () => {
     expect(res.stderr).toContain("started by Terraform, not by hand");
   });
 
-  it("hands shakes with go-plugin's line and serves the certificate it announced", () => {
+  it("shakes hands with go-plugin's line and serves the certificate it announced", () => {
     expect(p.handshake.slice(0, 3)).toEqual(["1", "6", "unix"]);
     expect(p.handshake[4]).toBe("grpc");
     expect(p.handshake[5]).not.toMatch(/=$/);

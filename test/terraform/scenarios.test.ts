@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { rmSync } from "node:fs";
+import { providerSchemaJson } from "../../src/terraform/schema/schema-json";
 import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
 import { Workspace, installPlugins, terraformVersion } from "./workspace";
 
@@ -215,6 +216,15 @@ resource "sandboxiac_template" "broken" {
     expect(apply.output).toContain("about to fail");
     expect((await ws.tf("state", "list")).output.trim()).toBe("");
     expect((await templateNames()).filter((n) => n.startsWith("tf-broken"))).toEqual([]);
+  });
+
+  it("serves the schema providerSchemaJson() describes, as `terraform providers schema -json` prints it", async () => {
+    const ws = workspace(PROVIDER);
+    await ws.init();
+    const res = await ws.tf("providers", "schema", "-json");
+    expect(res.code).toBe(0);
+    const printed = JSON.parse(res.output.slice(res.output.indexOf("{"))) as unknown;
+    expect(printed).toEqual(providerSchemaJson());
   });
 
   it("terraform validate lists every error with its attribute path", async () => {
