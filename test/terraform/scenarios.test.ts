@@ -154,6 +154,17 @@ resource "sandboxiac_snapshot" "s" {
     const templateID = ws.resource("sandboxiac_template.t")!.template_id as string;
     expect(await tagsOf(templateID)).toContain("v2");
 
+    // Drift: a tag added behind Terraform's back shows in the plan and is removed by apply.
+    await svc.call("POST", "/templates/tags", { target: "tf-scn:v2", tags: ["rogue"] });
+    expect(await tagsOf(templateID)).toContain("rogue");
+    const tagDrift = await ws.tf("plan", "-detailed-exitcode", "-input=false");
+    expect(tagDrift.code).toBe(2);
+    expect(tagDrift.output).toContain("sandboxiac_template.t will be updated in-place");
+    await ws.tf("apply", "-auto-approve", "-input=false");
+    expect(await tagsOf(templateID)).not.toContain("rogue");
+    expect(await tagsOf(templateID)).toContain("v2");
+    expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+
     // Replace: a new snapshot name is a new snapshot; the old one is deleted.
     ws.write(hcl("v2", "tf-scn-snap2"));
     const replace = await ws.tf("apply", "-auto-approve", "-input=false");
