@@ -4,7 +4,7 @@
  * import, a failed apply, validation errors, and the API key kept out of
  * state and output. Skipped (and said so) where terraform is not on PATH.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { rmSync } from "node:fs";
 import { providerSchemaJson } from "../../src/terraform/schema/schema-json";
@@ -163,6 +163,19 @@ resource "sandboxiac_snapshot" "s" {
     await ws.tf("apply", "-auto-approve", "-input=false");
     expect(await tagsOf(templateID)).not.toContain("rogue");
     expect(await tagsOf(templateID)).toContain("v2");
+    expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+
+    // A changed local file: the new content hash is in the plan, and apply produces exactly it.
+    writeFileSync(path.join(ws.dir, "files", "app", "hello.sh"), "#!/bin/sh\necho changed\n");
+    const edited = await ws.tf("plan", "-input=false");
+    expect(edited.output).toContain("sandboxiac_template.t will be updated in-place");
+    const hashLine = /files_hashes = \[\s*~ "([0-9a-f]{64})" -> "([0-9a-f]{64})",/.exec(
+      edited.output,
+    );
+    expect(hashLine).not.toBeNull();
+    const rebuilt = await ws.tf("apply", "-auto-approve", "-input=false");
+    expect(rebuilt.code).toBe(0);
+    expect(ws.resource("sandboxiac_template.t")!.files_hashes).toEqual([hashLine![2]]);
     expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
 
     // Replace: a new snapshot name is a new snapshot; the old one is deleted.
