@@ -4,6 +4,7 @@
  *   - buf generate (buf.gen.yaml, protoc-gen-es)  -> src/gen/envd/**
  *   - openapi-typescript control.openapi.yaml     -> src/gen/control.gen.ts
  *   - openapi-typescript envd.openapi.yaml        -> src/gen/envd-http.gen.ts
+ *   - the CDK for Terraform binding generators     -> src/gen/cdktn/**, src/gen/cdktf/**
  *
  * `--check` generates into a temporary directory and exits 1, listing the
  * files, when anything differs from src/gen/ (CI runs it). Output is
@@ -60,6 +61,7 @@ function generateInto(genDir) {
       "--alphabetize",
     ]);
   }
+  require("./generate-cdk").generateCdkInto(genDir);
 }
 
 /** Relative paths of every file under `dir`, sorted. */
