@@ -5,6 +5,11 @@
  * before any plan. Only literal values are checked: anything late-bound (a
  * reference to another resource, a variable) is left to the provider at plan.
  *
+ * Terraform attribute names are matched to core field names through the
+ * schema itself (`memory_mb` is the field whose snake_case is `memory_mb`,
+ * i.e. `memoryMB`); keys of map attributes (`env`, `envs`) are data and keep
+ * their spelling.
+ *
  * @module
  */
 import type { ZodType } from "zod";
@@ -15,17 +20,33 @@ export function terraformName(coreName: string): string {
   return coreName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
-/** The core field name of a Terraform attribute (`memory_mb` → `memoryMB`, `sandbox_id` → `sandboxID`). */
-export function coreName(terraformAttribute: string): string {
-  return terraformAttribute
-    .split("_")
-    .map((part, i) => {
-      if (i === 0) return part;
-      // The core spells these acronyms in capitals (templateID, memoryMB).
-      if (part === "id" || part === "mb") return part.toUpperCase();
-      return part.charAt(0).toUpperCase() + part.slice(1);
-    })
-    .join("");
+/** The parts of zod's schema definitions walked here (zod v4 `_zod.def`). */
+interface Def {
+  type: string;
+  innerType?: ZodType;
+  in?: ZodType;
+  shape?: Record<string, ZodType>;
+  valueType?: ZodType;
+  element?: ZodType;
+}
+
+/** A schema's definition with optional/default/transform wrappers taken off. */
+function unwrap(schema: ZodType | undefined): Def | undefined {
+  let def = schema && ((schema as unknown as { _zod: { def: Def } })._zod.def as Def);
+  while (def) {
+    const inner = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
+    if (!inner) return def;
+    def = (inner as unknown as { _zod: { def: Def } })._zod.def;
+  }
+  return def;
+}
+
+/** The core field of an object schema named `attribute` in Terraform, else `attribute`. */
+function fieldFor(def: Def | undefined, attribute: string): string {
+  for (const field of Object.keys(def?.shape ?? {})) {
+    if (terraformName(field) === attribute) return field;
+  }
+  return attribute;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -37,15 +58,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   );
 }
 
-/** Renames Terraform attributes to core fields, recursively; unset (null) attributes are dropped. */
-function toCore(value: unknown, runtime: CdkRuntime): unknown {
+/** Renames Terraform attributes to core fields along `schema`; unset (null) attributes are dropped. */
+function toCore(value: unknown, schema: ZodType | undefined, runtime: CdkRuntime): unknown {
   if (runtime.Token.isUnresolved(value)) return value;
-  if (Array.isArray(value)) return value.map((v) => toCore(v, runtime));
+  const def = unwrap(schema);
+  if (Array.isArray(value)) {
+    return value.map((v) => toCore(v, def?.type === "array" ? def.element : undefined, runtime));
+  }
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (v === undefined || v === null) continue;
-    out[coreName(key)] = toCore(v, runtime);
+    if (def?.type === "record") out[key] = toCore(v, def.valueType, runtime);
+    else {
+      const field = fieldFor(def, key);
+      out[field] = toCore(v, def?.shape?.[field], runtime);
+    }
   }
   return out;
 }
@@ -63,18 +91,27 @@ function walk(root: unknown, path: readonly PropertyKey[], runtime: CdkRuntime) 
   return { value, lateBound: runtime.Token.isUnresolved(value) };
 }
 
-function shorten(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
-}
-
-/** `["build", "steps", 1, "copy"]` → `build.steps[1].copy`. */
-function attributePath(path: readonly PropertyKey[]): string {
+/** `["build", "steps", 1, "env", "APP_HOME"]` → `build.steps[1].env["APP_HOME"]`. */
+function attributePath(schema: ZodType, path: readonly PropertyKey[]): string {
   let out = "";
+  let def = unwrap(schema);
   for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += (out ? "." : "") + terraformName(String(key));
+    if (typeof key === "number") {
+      out += `[${key}]`;
+      def = unwrap(def?.type === "array" ? def.element : undefined);
+    } else if (def?.type === "record") {
+      out += `[${JSON.stringify(String(key))}]`;
+      def = unwrap(def.valueType);
+    } else {
+      out += (out ? "." : "") + terraformName(String(key));
+      def = unwrap(def?.shape?.[String(key)]);
+    }
   }
   return out;
+}
+
+function shorten(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
 /**
@@ -91,14 +128,14 @@ export function coreProblems(
   runtime: CdkRuntime,
   hidden: readonly string[] = [],
 ): string[] {
-  const input = toCore(attributes, runtime);
+  const input = toCore(attributes, schema, runtime);
   const result = schema.safeParse(input);
   if (result.success) return [];
   const problems: string[] = [];
   for (const issue of result.error.issues) {
     const { value, lateBound } = walk(input, issue.path, runtime);
     if (lateBound) continue;
-    const where = attributePath(issue.path) || "(resource)";
+    const where = attributePath(schema, issue.path) || "(resource)";
     const received = issue.path.some((key) => hidden.includes(String(key)))
       ? "a hidden value"
       : value === undefined
