@@ -32,7 +32,7 @@ interface Def {
 
 /** A schema's definition with optional/default/transform wrappers taken off. */
 function unwrap(schema: ZodType | undefined): Def | undefined {
-  let def = schema && ((schema as unknown as { _zod: { def: Def } })._zod.def as Def);
+  let def = schema && (schema as unknown as { _zod: { def: Def } })._zod.def;
   while (def) {
     const inner = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
     if (!inner) return def;

@@ -113,12 +113,11 @@ export function describeSynth(flavour: CdkFlavour): void {
 
       const json = JSON.parse(synthesized);
       const tools = json.resource.sandboxiac_template.tools;
-      expect(Object.keys(tools).filter((k) => k !== "//").sort()).toEqual([
-        "build",
-        "cpu_count",
-        "memory_mb",
-        "name",
-      ]);
+      expect(
+        Object.keys(tools)
+          .filter((k) => k !== "//")
+          .sort(),
+      ).toEqual(["build", "cpu_count", "memory_mb", "name"]);
       expect(tools.build.from_template).toBe("base");
       expect(tools.build.steps[0]).toEqual({
         run: ["mkdir -p /opt/app", "chown user /opt/app"],
@@ -216,9 +215,15 @@ export function describeSynth(flavour: CdkFlavour): void {
         commands: [{ run: "true", cmd: "/bin/true" }],
       });
       const message = validationError(flavour, stack);
-      expect(message).toContain('sandboxiac_provisioner.setup: files[0].source: "files/nope" does not exist');
-      expect(message).toMatch(/sandboxiac_provisioner\.setup: commands\[0\]: must set exactly one of `run`/);
-      expect(message).toMatch(/sandboxiac_provisioner\.setup: template: must set exactly one of `template`/);
+      expect(message).toContain(
+        'sandboxiac_provisioner.setup: files[0].source: "files/nope" does not exist',
+      );
+      expect(message).toMatch(
+        /sandboxiac_provisioner\.setup: commands\[0\]: must set exactly one of `run`/,
+      );
+      expect(message).toMatch(
+        /sandboxiac_provisioner\.setup: template: must set exactly one of `template`/,
+      );
     });
 
     it("leaves late-bound values to the provider", () => {
