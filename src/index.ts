@@ -25,11 +25,49 @@ export type {
 export type {
   ChangeRule,
   CheckFailure,
+  CheckOptions,
   CheckResult,
+  DiffOptions,
   DiffResult,
+  PlanOptions,
   ResourceContext,
   ResourceLifecycle,
 } from "./resources/core/lifecycle";
+export type {
+  AnyDescriptor,
+  DataSourceDescriptor,
+  OutputRule,
+  ReplacementConstraint,
+  ResourceDescriptor,
+} from "./resources/core/descriptor";
+export {
+  allDescriptors,
+  dataSourceDescriptor,
+  dataSourceDescriptors,
+  dataSourcesByType,
+  deletesFirst,
+  outputNames,
+  resourceDescriptor,
+  resourceDescriptors,
+  resourcesByType,
+} from "./resources/registry";
+export { templateDescriptor, templateOutputsSchema } from "./resources/template";
+export { snapshotDescriptor, snapshotOutputsSchema } from "./resources/snapshot";
+export { sandboxReaderDescriptor, sandboxReaderOutputsSchema } from "./resources/sandbox-reader";
+export { provisionerDescriptor, provisionerOutputsSchema } from "./resources/provisioner";
+export { sandboxDataSource } from "./resources/data/sandbox";
+export type { SandboxDataArgs, SandboxFields } from "./resources/data/sandbox";
+export { sandboxesDataSource } from "./resources/data/sandboxes";
+export type { SandboxesDataArgs, SandboxesDataResult } from "./resources/data/sandboxes";
+export { sandboxMetricsDataSource } from "./resources/data/sandbox-metrics";
+export type {
+  SandboxMetricsDataArgs,
+  SandboxMetricsDataResult,
+} from "./resources/data/sandbox-metrics";
+export { templateDataSource } from "./resources/data/template";
+export type { TemplateDataArgs, TemplateDataResult } from "./resources/data/template";
+export { snapshotsDataSource } from "./resources/data/snapshots";
+export type { SnapshotsDataArgs, SnapshotsDataResult } from "./resources/data/snapshots";
 export { templateLifecycle, templateArgsSchema, templateChangeRules } from "./resources/template";
 export type { TemplateArgs, TemplateOutputs } from "./resources/template";
 export { snapshotLifecycle, snapshotArgsSchema, snapshotChangeRules } from "./resources/snapshot";

@@ -37,6 +37,8 @@ const setup = new Provisioner("setup", {
     { run: "sh /opt/app/hello.sh > /home/user/hello.txt" },
     { run: "cat /home/user/config/settings.json" },
   ],
+  // String values only; bump one to run the commands again.
+  triggers: { revision: "1" },
   snapshot: { name: `${prefix}-ready` },
   keepSandbox: true,
 });

@@ -6,15 +6,12 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type {
-  ListedSandbox,
-  SandboxDetail,
-  SandboxMetric,
-  SandboxState,
-} from "../client/control/types";
+import type { ResourceContext } from "../resources/core/lifecycle";
+import { readSandbox, type SandboxFields } from "../resources/data/sandbox";
+import { readSandboxMetrics } from "../resources/data/sandbox-metrics";
+import { readSandboxes, type ListedSandboxFields } from "../resources/data/sandboxes";
 import { CONFIG_KEYS } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
-import { controlClientFor } from "./control";
 
 /** Where the functions find the service. */
 export type FunctionOptions = ProviderSettings;
@@ -30,41 +27,57 @@ function settings(options: FunctionOptions = {}): ProviderSettings {
   };
 }
 
-/** `GET /sandboxes/{sandboxID}`: a running or paused sandbox; fails with `not_found` when there is none. */
+/** The context the data sources run in: the program process, its directory, its console. */
+function context(options: FunctionOptions | undefined): ResourceContext {
+  return {
+    config: configFromSettings(settings(options)),
+    baseDir: process.cwd(),
+    log: (line) => console.log(line),
+  };
+}
+
+/** A sandbox as {@link getSandbox} returns it: its ID and every field of the `sandbox` data source. */
+export type SandboxInfo = SandboxFields & { sandboxID: string };
+
+/**
+ * A running or paused sandbox (the `sandbox` data source); fails with
+ * `not_found` when there is none.
+ */
 export async function getSandbox(
   sandboxID: string,
   options?: FunctionOptions,
-): Promise<SandboxDetail> {
-  return controlClientFor(configFromSettings(settings(options))).getSandbox(sandboxID);
+): Promise<SandboxInfo> {
+  return { sandboxID, ...(await readSandbox({ sandboxID }, context(options))) };
 }
 
 /** Filters of {@link listSandboxes}. */
 export interface ListSandboxesQuery {
   /** Only sandboxes in these states. @default running and paused */
-  state?: SandboxState[];
+  state?: Array<"running" | "paused">;
   /** Only sandboxes whose metadata holds every one of these pairs. @default no filter */
   metadata?: Record<string, string>;
 }
 
-/** Every sandbox matching `query` (all pages of `GET /v2/sandboxes`). */
+/** Every sandbox matching `query` (the `sandboxes` data source: all pages of `GET /v2/sandboxes`). */
 export async function listSandboxes(
   query: ListSandboxesQuery = {},
   options?: FunctionOptions,
-): Promise<ListedSandbox[]> {
-  const client = controlClientFor(configFromSettings(settings(options)));
-  const all: ListedSandbox[] = [];
-  for await (const sandbox of client.listSandboxesV2(query)) all.push(sandbox);
-  return all;
+): Promise<ListedSandboxFields[]> {
+  return (await readSandboxes(query, context(options))).sandboxes;
 }
 
-/** The metric samples of a sandbox between `start` and `end` (unix seconds). @default the service's default range */
+/** One metric sample, as {@link getSandboxMetrics} returns it. */
+export type SandboxMetricInfo = Awaited<ReturnType<typeof readSandboxMetrics>>["metrics"][number];
+
+/**
+ * The metric samples of a sandbox between `start` and `end` (unix seconds),
+ * from the `sandboxMetrics` data source.
+ * @default the service's default range (the sandbox's start until now)
+ */
 export async function getSandboxMetrics(
   sandboxID: string,
   range: { start?: number; end?: number } = {},
   options?: FunctionOptions,
-): Promise<SandboxMetric[]> {
-  return controlClientFor(configFromSettings(settings(options))).getSandboxMetrics(
-    sandboxID,
-    range,
-  );
+): Promise<SandboxMetricInfo[]> {
+  return (await readSandboxMetrics({ sandboxID, ...range }, context(options))).metrics;
 }

@@ -18,7 +18,12 @@ export type { SandboxReaderArgs } from "./sandbox-reader";
 export { Provisioner } from "./provisioner";
 export type { ProvisionerArgs } from "./provisioner";
 export { getSandbox, getSandboxMetrics, listSandboxes } from "./functions";
-export type { FunctionOptions, ListSandboxesQuery } from "./functions";
+export type {
+  FunctionOptions,
+  ListSandboxesQuery,
+  SandboxInfo,
+  SandboxMetricInfo,
+} from "./functions";
 export { createDynamicProvider } from "./provider";
 export type { SandboxIacProvider } from "./provider";
 export { CONFIG_KEYS, UNKNOWN_SENTINEL } from "./constants";

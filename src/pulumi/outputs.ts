@@ -1,15 +1,18 @@
 /**
- * Helpers shared by the resource classes: the props object that declares
- * every output (as `undefined`, so Pulumi exposes it) next to the inputs.
+ * What the resource classes derive from the registry of descriptors: the
+ * props object that declares every output (as `undefined`, so Pulumi exposes
+ * it) next to the inputs, and the options that mark secrets and the
+ * replacement order. No class restates a field.
  *
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { deletesFirst, outputNames, resourceDescriptor } from "../resources/registry";
 
 /** `args` plus each of `outputNames` set to `undefined` (an output Pulumi will fill). */
-export function propsWithOutputs(args: object, outputNames: readonly string[]): pulumi.Inputs {
+export function propsWithOutputs(args: object, names: readonly string[]): pulumi.Inputs {
   const props: Record<string, unknown> = { ...args };
-  for (const name of outputNames) if (!(name in props)) props[name] = undefined;
+  for (const name of names) if (!(name in props)) props[name] = undefined;
   return props;
 }
 
@@ -18,8 +21,34 @@ export function withSecretOutputs(
   opts: pulumi.CustomResourceOptions | undefined,
   secrets: readonly string[],
 ): pulumi.CustomResourceOptions {
+  if (secrets.length === 0) return { ...opts };
   return {
     ...opts,
     additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets],
   };
+}
+
+/** The props of resource `typeName`: `args` and every output its descriptor declares. */
+export function declaredProps(typeName: string, args: object): pulumi.Inputs {
+  return propsWithOutputs(args, outputNames(resourceDescriptor(typeName)));
+}
+
+/**
+ * The options of resource `typeName`: its sensitive inputs and outputs as
+ * `additionalSecretOutputs`, and `deleteBeforeReplace` from its replacement
+ * constraint (an explicit `deleteBeforeReplace` in `opts` wins).
+ */
+export function declaredOptions(
+  typeName: string,
+  args: object,
+  opts: pulumi.CustomResourceOptions | undefined,
+): pulumi.CustomResourceOptions {
+  const descriptor = resourceDescriptor(typeName);
+  const options = withSecretOutputs(opts, [
+    ...descriptor.sensitiveInputs,
+    ...descriptor.sensitiveOutputs,
+  ]);
+  if (options.deleteBeforeReplace === undefined && deletesFirst(descriptor, { ...args }))
+    options.deleteBeforeReplace = true;
+  return options;
 }

@@ -9,10 +9,7 @@
  */
 import { redact } from "../errors";
 import type { CheckFailure, ResourceContext, ResourceLifecycle } from "../resources/core/lifecycle";
-import { sandboxReaderLifecycle } from "../resources/sandbox-reader/sandbox-reader.lifecycle";
-import { snapshotLifecycle } from "../resources/snapshot/snapshot.lifecycle";
-import { provisionerLifecycle } from "../resources/provisioner";
-import { templateLifecycle } from "../resources/template/template.lifecycle";
+import { resourceDescriptor } from "../resources/registry";
 import { UNKNOWN_SENTINEL } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
 
@@ -22,18 +19,17 @@ const PROVIDER_KEY = "__provider";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyLifecycle = ResourceLifecycle<any, any>;
 
-/** The lifecycles the adapter serves, by type name. Adding a resource is one line here. */
-const LIFECYCLES: Record<string, () => AnyLifecycle> = {
-  Template: () => templateLifecycle,
-  Snapshot: () => snapshotLifecycle,
-  SandboxReader: () => sandboxReaderLifecycle,
-  Provisioner: () => provisionerLifecycle,
-};
-
+/** The lifecycle of `typeName`, from the registry of descriptors. */
 function lifecycleOf(typeName: string): AnyLifecycle {
-  const lifecycle = LIFECYCLES[typeName]?.();
-  if (!lifecycle) throw new Error(`sandbox-iac has no resource type ${JSON.stringify(typeName)}`);
-  return lifecycle;
+  return resourceDescriptor(typeName).lifecycle;
+}
+
+/**
+ * Relative paths are relative to the program directory: the plugin runs
+ * there (and the program, for its functions), so its working directory is it.
+ */
+function programDir(): string {
+  return process.cwd();
 }
 
 const isUnknown = (value: unknown): boolean => value === UNKNOWN_SENTINEL;
@@ -57,6 +53,7 @@ export function toWire<T>(value: T): T {
 function context(settings: ProviderSettings | undefined): ResourceContext {
   return {
     config: configFromSettings(settings),
+    baseDir: programDir(),
     // The plugin's stdout reaches the user as info diagnostics.
     log: (line) => console.log(redact(line)),
   };
@@ -80,6 +77,7 @@ export async function diff(
 ): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }> {
   const result = await lifecycleOf(typeName).diff(withoutProvider(olds), withoutProvider(news), {
     isUnknown,
+    baseDir: programDir(),
   });
   return {
     changes: result.changes,
@@ -101,14 +99,22 @@ export async function create(
   return { id, outs: toWire(outputs) };
 }
 
-/** Pulumi `read` (refresh): an empty id means the resource is gone. */
+/**
+ * Pulumi `read` (refresh, and `import` where no state exists yet: empty props
+ * read from the id alone). An empty id means the resource is gone.
+ */
 export async function read(
   typeName: string,
   settings: ProviderSettings | undefined,
   id: string,
   props: Record<string, unknown>,
 ): Promise<{ id: string; props: Record<string, unknown> }> {
-  const found = await lifecycleOf(typeName).read(id, withoutProvider(props), context(settings));
+  const olds = withoutProvider(props);
+  const found = await lifecycleOf(typeName).read(
+    id,
+    Object.keys(olds).length > 0 ? olds : undefined,
+    context(settings),
+  );
   return found ? { id: found.id, props: toWire(found.outputs) } : { id: "", props: {} };
 }
 

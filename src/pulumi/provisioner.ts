@@ -10,22 +10,13 @@ import type { provisionerArgsSchema } from "../resources/provisioner/provisioner
 import type { ManifestDigest } from "../resources/provisioner/manifest";
 import { TYPE_MODULE } from "./constants";
 import type { ResourceArgs } from "./inputs";
-import { propsWithOutputs } from "./outputs";
+import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
 /** Args of {@link Provisioner}. */
 export type ProvisionerArgs = ResourceArgs<z.input<typeof provisionerArgsSchema>>;
 
 const provider = createDynamicProvider("Provisioner");
-
-const OUTPUTS = [
-  "keptSandboxID",
-  "fileDigest",
-  "snapshotID",
-  "snapshotNames",
-  "commandsRun",
-  "bytesUploaded",
-];
 
 /** Files and commands applied to a sandbox, optionally ending in a snapshot. */
 export class Provisioner extends pulumi.dynamic.Resource {
@@ -47,6 +38,13 @@ export class Provisioner extends pulumi.dynamic.Resource {
   declare readonly sandboxID: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: ProvisionerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, propsWithOutputs(args, OUTPUTS), opts, TYPE_MODULE, "Provisioner");
+    super(
+      provider,
+      name,
+      declaredProps("Provisioner", args),
+      declaredOptions("Provisioner", args, opts),
+      TYPE_MODULE,
+      "Provisioner",
+    );
   }
 }

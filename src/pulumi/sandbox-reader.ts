@@ -5,38 +5,19 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-  sandboxReaderSecretOutputs,
-  type SandboxReaderArgs as SandboxReaderInputArgs,
-  type SandboxReaderMetrics,
+import type {
+  SandboxReaderArgs as SandboxReaderInputArgs,
+  SandboxReaderMetrics,
 } from "../resources/sandbox-reader/sandbox-reader.args";
 import { TYPE_MODULE } from "./constants";
 import type { ResourceArgs } from "./inputs";
-import { propsWithOutputs, withSecretOutputs } from "./outputs";
+import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
 /** Args of {@link SandboxReader}. */
 export type SandboxReaderArgs = ResourceArgs<SandboxReaderInputArgs>;
 
 const provider = createDynamicProvider("SandboxReader");
-
-const OUTPUTS = [
-  "templateID",
-  "alias",
-  "clientID",
-  "startedAt",
-  "endAt",
-  "envdVersion",
-  "cpuCount",
-  "memoryMB",
-  "diskSizeMB",
-  "state",
-  "metadata",
-  "envdAccessToken",
-  "domain",
-  "volumeMounts",
-  "metrics",
-];
 
 /**
  * Reads an existing sandbox. It never changes the sandbox, and deleting it
@@ -68,8 +49,8 @@ export class SandboxReader extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      propsWithOutputs(args, OUTPUTS),
-      withSecretOutputs(opts, sandboxReaderSecretOutputs),
+      declaredProps("SandboxReader", args),
+      declaredOptions("SandboxReader", args, opts),
       TYPE_MODULE,
       "SandboxReader",
     );

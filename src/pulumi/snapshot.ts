@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { SnapshotArgs as SnapshotInputArgs } from "../resources/snapshot/snapshot.args";
 import { TYPE_MODULE } from "./constants";
 import type { ResourceArgs } from "./inputs";
-import { propsWithOutputs } from "./outputs";
+import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
 /** Args of {@link Snapshot}. */
@@ -31,8 +31,8 @@ export class Snapshot extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      propsWithOutputs(args, ["snapshotID", "names"]),
-      opts,
+      declaredProps("Snapshot", args),
+      declaredOptions("Snapshot", args, opts),
       TYPE_MODULE,
       "Snapshot",
     );

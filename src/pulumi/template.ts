@@ -11,24 +11,13 @@ import type {
 } from "../resources/template/template.args";
 import { TYPE_MODULE } from "./constants";
 import type { ResourceArgs } from "./inputs";
-import { propsWithOutputs } from "./outputs";
+import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
 /** Args of {@link Template}: `[namespace/]alias[:tag]` name, tags, resources and the build. */
 export type TemplateArgs = ResourceArgs<TemplateInputArgs>;
 
 const provider = createDynamicProvider("Template");
-
-const OUTPUTS = [
-  "templateID",
-  "buildID",
-  "names",
-  "public",
-  "envdVersion",
-  "buildStatus",
-  "filesHashes",
-  "currentTags",
-];
 
 /**
  * A template built by the service. A name change replaces it; a change of tags
@@ -64,6 +53,13 @@ export class Template extends pulumi.dynamic.Resource {
   declare readonly currentTags: pulumi.Output<string[]>;
 
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, propsWithOutputs(args, OUTPUTS), opts, TYPE_MODULE, "Template");
+    super(
+      provider,
+      name,
+      declaredProps("Template", args),
+      declaredOptions("Template", args, opts),
+      TYPE_MODULE,
+      "Template",
+    );
   }
 }

@@ -234,7 +234,7 @@ describe("Provisioner through Pulumi", () => {
 
     // WHEN only the triggers change THEN the commands run again without any upload
     const { result: triggered, requests: triggerRequests } = await requestsDuring(() =>
-      up(dir, opts({ triggers: ["v2"] })),
+      up(dir, opts({ triggers: { revision: "2" } })),
     );
     expect(ops(triggered)).toEqual(["update setup"]);
     expect(triggered.outputs["bytesUploaded"]).toBe(0);
@@ -246,7 +246,7 @@ describe("Provisioner through Pulumi", () => {
 
     // WHEN the template changes THEN a new sandbox is provisioned and the old one killed
     const altTemplate = await snapshotTemplate("scn-prov-alt");
-    const altOpts = opts({ triggers: ["v2"], template: "scn-prov-alt" });
+    const altOpts = opts({ triggers: { revision: "2" }, template: "scn-prov-alt" });
     const replaced = await up(dir, altOpts);
     expect(ops(replaced)).toContain("replace setup");
     const keptB = replaced.outputs["keptSandboxID"] as string;

@@ -55,6 +55,7 @@ function context(onLine?: (line: string) => void): { ctx: ResourceContext; lines
     lines,
     ctx: {
       config: config(),
+      baseDir: work,
       log: (line) => {
         lines.push(line);
         onLine?.(line);
@@ -147,7 +148,7 @@ describe("Provisioner lifecycle against the local service", () => {
     await sandbox.uploadBytes("/home/user/proj/sub/c.txt", "changed in the sandbox\n");
     writeFileSync(path.join(root, "a.txt"), "alpha, edited\n");
     unlinkSync(path.join(root, "b.txt"));
-    const diff = await provisionerLifecycle.diff(created.outputs, inputs);
+    const diff = await provisionerLifecycle.diff(created.outputs, inputs, { baseDir: work });
     expect(diff).toMatchObject({ changes: true, replaces: [] });
     expect(diff.updates).toContain("files");
     const updated = await provisionerLifecycle.update(created.id, created.outputs, inputs, ctx);

@@ -46,8 +46,8 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
 /**
  * Parses `news` with `schema` and returns every failure as `{property, reason}`.
  * Values that are still unknown (and anything beneath them) are not reported:
- * they are checked again once known. With unknowns present no inputs are
- * returned unless the schema accepts the value without them.
+ * they are checked again once known. The inputs returned are `news` itself:
+ * the schemas hold no transforms or defaults, and check changes no value.
  */
 export function checkWithSchema<I>(
   schema: ZodType<I>,
@@ -59,7 +59,8 @@ export function checkWithSchema<I>(
     ? stripUnknowns(news, options.isUnknown, "", unknownPaths)
     : news;
   const parsed = schema.safeParse(candidate);
-  if (parsed.success) return { inputs: parsed.data, failures: [] };
+  // The inputs as given, never the parsed copy: check changes no value.
+  if (parsed.success) return { inputs: news as I, failures: [] };
   const failures: CheckFailure[] = [];
   for (const issue of parsed.error.issues) {
     const property = issue.path.map(String).join(".") || "(inputs)";

@@ -6,8 +6,21 @@
  * Adapters never restate a field: names, types, descriptions, sensitivity and
  * requires-replace all come from here.
  *
- * Field descriptions are attached with zod's `.meta({ description })` (or
- * `.describe()`), so `z.toJSONSchema` and the adapters can publish them.
+ * Field descriptions are attached with zod's `.meta({ description })` as the
+ * LAST call on each field (after `.optional()`, `.nullable()`, refinements), so
+ * `field.meta()?.description` and `z.toJSONSchema(schema, { io: "input" })`
+ * both publish them. Schemas hold no transforms and no defaults (check changes
+ * no value); a field's `@default` behaviour is said in its description.
+ *
+ * Types are expressible in Terraform's type system: strings, numbers,
+ * booleans, lists, string-keyed maps, strict objects, `nullable` strings; the
+ * one union is Template step `run` (`string | string[]`), which Terraform
+ * exposes as its list form.
+ *
+ * Plan-time values: outputs computed from local files alone (Template
+ * `filesHashes`, Provisioner `fileDigest`) come from the lifecycle's optional
+ * `planOutputs(inputs, { baseDir })`; an adapter that plans ahead uses those
+ * values instead of unknowns, whatever their {@link OutputRule}.
  *
  * @module
  */
@@ -33,6 +46,13 @@ export interface ReplacementConstraint {
   deleteFirst: boolean;
   /** Why, in the user's terms, e.g. "a new snapshot with the same name needs the old one deleted first". */
   reason: string;
+  /**
+   * Added to the contract: the top-level input whose presence makes the
+   * constraint apply (Provisioner: `snapshot`). The lifecycle's `diff` also
+   * sets `deleteBeforeReplace` per change, with the same rule.
+   * @default the constraint always applies
+   */
+  onlyWithInput?: string;
 }
 
 /** The description of one resource type. */
@@ -47,7 +67,10 @@ export interface ResourceDescriptor<I = unknown, O extends object = object> {
   readonly version: number;
   /** The inputs a user writes (strict object; every field described with metadata). */
   readonly args: ZodObject;
-  /** The outputs the service reports, besides the inputs (every field described with metadata). */
+  /**
+   * The outputs the service reports, besides the inputs (every field described
+   * with metadata). Stored state is the inputs exactly as given plus these.
+   */
   readonly outputs: ZodObject;
   /** How a change of each input is applied. A missing input counts as `replace`. */
   readonly changeRules: Readonly<Record<string, ChangeRule>>;

@@ -16,9 +16,14 @@ export interface CheckFailure {
   reason: string;
 }
 
-/** The result of `check`: the normalised inputs, or every failure found. */
+/**
+ * The result of `check`: the inputs, or every failure found. `check` never
+ * changes a value (no lower-casing, no defaults): what it returns is what the
+ * user wrote, so an adapter's plan compares like with like. Normalisation
+ * happens inside `diff`, `create` and `update`.
+ */
 export interface CheckResult<I> {
-  /** Normalised inputs (defaults applied). Present when there are no failures. */
+  /** The inputs exactly as given (same values), typed. Present when there are no failures. */
   inputs?: I;
   /** Every failure, not just the first. Empty when the inputs are valid. */
   failures: CheckFailure[];
@@ -49,6 +54,12 @@ export interface DiffResult {
 export interface ResourceContext {
   /** Endpoints and credentials; never stored in inputs or outputs. */
   config: ResolvedConfig;
+  /**
+   * The directory relative local paths (a Template COPY `src`, a Provisioner
+   * `files[].source`) are resolved against. Pulumi: the program directory;
+   * Terraform: the module directory. Resources never read `process.cwd()`.
+   */
+  baseDir: string;
   /** Where progress (build logs, command output) goes as it happens. */
   log: (line: string) => void;
   /** Aborts the operation. */
@@ -65,6 +76,18 @@ export interface CheckOptions {
   isUnknown?: (value: unknown) => boolean;
 }
 
+/** Options of `diff` that adapters set. */
+export interface DiffOptions extends CheckOptions {
+  /** The directory relative local paths are resolved against (see {@link ResourceContext.baseDir}). */
+  baseDir: string;
+}
+
+/** Options of `planOutputs`. */
+export interface PlanOptions {
+  /** The directory relative local paths are resolved against (see {@link ResourceContext.baseDir}). */
+  baseDir: string;
+}
+
 /**
  * The lifecycle of one resource type, with inputs `I` and outputs `O`.
  * Outputs always include every input (adapters store them together).
@@ -72,17 +95,42 @@ export interface CheckOptions {
 export interface ResourceLifecycle<I, O extends object> {
   /** The type name, e.g. `Template`. */
   readonly typeName: string;
-  /** Validates and normalises raw inputs, returning every failure with its path. Never calls the service. */
+  /**
+   * Validates raw inputs without changing any value, returning every failure
+   * with its path. Unknown values (see {@link CheckOptions.isUnknown}) are not
+   * validated. Never calls the service, never reads local files.
+   */
   check(news: unknown, options?: CheckOptions): CheckResult<I>;
   /**
-   * Compares the stored outputs with new (checked) inputs. Never calls the
-   * service; it may read local files (content hashes), hence the promise.
+   * Compares the stored outputs with new (checked) inputs, both normalised
+   * first (so `"My-App"` and `"my-app"` are the same name). Never calls the
+   * service; it may read local files below `options.baseDir` (content hashes),
+   * hence the promise.
    */
-  diff(olds: O, news: I, options?: CheckOptions): DiffResult | Promise<DiffResult>;
+  diff(olds: O, news: I, options: DiffOptions): DiffResult | Promise<DiffResult>;
+  /**
+   * The outputs that apply will produce from local files alone, known before
+   * anything is created (e.g. Template `filesHashes`, Provisioner
+   * `fileDigest`). Pure: reads local files below `options.baseDir`, never
+   * calls the service. `create` and `update` produce exactly these values
+   * when the files do not change in between. Adapters that plan ahead
+   * (Terraform) put them in the plan instead of unknowns. Resources without
+   * such outputs leave it out.
+   */
+  planOutputs?(inputs: I, options: PlanOptions): Promise<Partial<O>>;
   /** Creates the resource; all or nothing: a failure leaves nothing behind. */
   create(inputs: I, ctx: ResourceContext): Promise<{ id: string; outputs: O }>;
-  /** Reads the current state; `undefined` when the resource no longer exists. */
-  read(id: string, olds: O, ctx: ResourceContext): Promise<{ id: string; outputs: O } | undefined>;
+  /**
+   * Reads the current state; `undefined` when the resource no longer exists.
+   * With `olds` undefined (import from an id alone) it reconstructs from the
+   * service what it can; each resource's `.md` says what it cannot recover,
+   * and a resource that cannot be imported at all throws `unsupported`.
+   */
+  read(
+    id: string,
+    olds: O | undefined,
+    ctx: ResourceContext,
+  ): Promise<{ id: string; outputs: O } | undefined>;
   /** Applies an in-place change. */
   update(id: string, olds: O, news: I, ctx: ResourceContext): Promise<O>;
   /** Deletes the resource; already gone counts as success. */

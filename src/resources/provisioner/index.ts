@@ -3,7 +3,19 @@
  *
  * @module
  */
+export { provisionerDescriptor } from "./provisioner.descriptor";
 export { provisionerLifecycle } from "./provisioner.lifecycle";
-export type { ProvisionerOutputs } from "./provisioner.lifecycle";
-export { provisionerArgsSchema, provisionerChangeRules } from "./provisioner.args";
-export type { CommandSpec, FileSpec, ProvisionerArgs } from "./provisioner.args";
+export {
+  commandSpecSchema,
+  fileSpecSchema,
+  provisionerArgsSchema,
+  provisionerChangeRules,
+  provisionerOutputRules,
+  provisionerOutputsSchema,
+} from "./provisioner.args";
+export type {
+  CommandSpec,
+  FileSpec,
+  ProvisionerArgs,
+  ProvisionerOutputs,
+} from "./provisioner.args";

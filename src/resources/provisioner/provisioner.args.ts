@@ -1,11 +1,13 @@
 /**
- * Inputs of the Provisioner: the files to put into a sandbox, the setup
- * commands to run there, and what to do with the sandbox afterwards. The
- * change rules beside the fields say how each change is applied.
+ * The Provisioner's data: the files to put into a sandbox, the setup commands
+ * to run there, what to do with the sandbox afterwards (inputs, strict: an
+ * unknown key is an error naming it), what a run produces (outputs), and how
+ * each input and output behaves on a change.
  *
  * @module
  */
 import { z } from "zod";
+import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 
 const sandboxPath = z
@@ -14,41 +16,58 @@ const sandboxPath = z
   .refine((p) => !p.includes("\0"), "must not contain NUL bytes");
 
 /** One file or directory to upload. */
-export const fileSpecSchema = z.object({
-  /** Local file or directory, absolute or relative to the program's working directory. */
-  source: z.string().min(1, "must be a local file or directory path"),
-  /**
-   * Where it goes in the sandbox. A directory source is copied into this
-   * directory (its contents, not the directory itself). Parents are created.
-   */
-  destination: sandboxPath,
-  /**
-   * Owner of the uploaded files.
-   * @default the sandbox's default user (`user`)
-   */
-  user: z.string().min(1).optional(),
+export const fileSpecSchema = z.strictObject({
+  source: z.string().min(1, "must be a local file or directory path").meta({
+    description:
+      "A local file or directory: absolute, or relative to the base directory (the Pulumi program or Terraform module directory).",
+  }),
+  destination: sandboxPath.meta({
+    description:
+      "Where it goes in the sandbox. A directory source is copied into this directory (its contents, not the directory itself). Parents are created.",
+  }),
+  user: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "Owner of the uploaded files. Default: the sandbox's default user." }),
 });
 
 /** One setup command. Exactly one of `run` (a shell line) and `cmd` is given. */
 export const commandSpecSchema = z
-  .object({
-    /** A shell line, run with `/bin/bash -l -c`. */
-    run: z.string().min(1, "must be a non-empty shell line").optional(),
-    /** An executable, run directly with `args` (no shell). */
-    cmd: z.string().min(1, "must be a non-empty executable path").optional(),
-    /** Arguments of `cmd`. @default no arguments */
-    args: z.array(z.string()).optional(),
-    /** Working directory. @default the user's home */
-    cwd: z.string().min(1).optional(),
-    /** Extra environment variables. @default none */
-    envs: z.record(z.string(), z.string()).optional(),
-    /** User to run as (`user` or `root`). @default the sandbox's default user */
-    user: z.string().min(1).optional(),
-    /**
-     * Seconds before the command is killed and the provisioning fails.
-     * @default 600
-     */
-    timeoutSeconds: z.number().int().min(1, "must be at least 1 second").max(86_400).optional(),
+  .strictObject({
+    run: z
+      .string()
+      .min(1, "must be a non-empty shell line")
+      .optional()
+      .meta({ description: "A shell line, run with /bin/bash -l -c. Exactly one of run, cmd." }),
+    cmd: z.string().min(1, "must be a non-empty executable path").optional().meta({
+      description: "An executable, run directly with args (no shell). Exactly one of run, cmd.",
+    }),
+    args: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "Arguments of cmd. Default: no arguments." }),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "Working directory. Default: the user's home." }),
+    envs: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: "Extra environment variables. Default: none." }),
+    user: z.string().min(1).optional().meta({
+      description: "User to run as (user or root). Default: the sandbox's default user.",
+    }),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(1, "must be at least 1 second")
+      .max(86_400)
+      .optional()
+      .meta({
+        description: "Seconds before the command is killed and the run fails. Default: 600.",
+      }),
   })
   .refine((c) => (c.run === undefined) !== (c.cmd === undefined), {
     message: "must set exactly one of `run` (a shell line) or `cmd` (an executable)",
@@ -56,55 +75,72 @@ export const commandSpecSchema = z
   .refine((c) => c.args === undefined || c.cmd !== undefined, {
     message: "`args` goes with `cmd`; with `run`, put the arguments in the shell line",
     path: ["args"],
-  });
+  })
+  .meta({ description: "One setup command: exactly one of run (a shell line) and cmd." });
 
 /** The Provisioner's inputs. */
 export const provisionerArgsSchema = z
-  .object({
-    /**
-     * Template (id or name) of the sandbox the Provisioner creates for the
-     * work. Exactly one of `template` and `sandboxID`.
-     */
-    template: z.string().min(1).optional(),
-    /** An existing sandbox to work in; the Provisioner never kills it. */
+  .strictObject({
+    template: z.string().min(1).optional().meta({
+      description:
+        "Template (ID or name) of the sandbox the Provisioner creates for the work. Exactly one of template, sandboxID.",
+    }),
     sandboxID: z
       .string()
       .regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, "must be a sandbox id like `i0123456789abcdefghij`")
-      .optional(),
-    /** Files and directories to upload, in order. @default none */
-    files: z.array(fileSpecSchema).optional(),
-    /** Setup commands, run in order after the upload. @default none */
-    commands: z.array(commandSpecSchema).optional(),
-    /** Any values; a change forces the commands to run again. @default none */
-    triggers: z.array(z.unknown()).optional(),
-    /**
-     * Snapshot the sandbox after the commands into a template with this name.
-     * @default no snapshot
-     */
-    snapshot: z.object({ name: z.string().min(1, "must be a template name") }).optional(),
-    /**
-     * Keep the sandbox the Provisioner created running after provisioning
-     * (its id is then an output). Ignored with `sandboxID`.
-     * @default false: the sandbox is killed once provisioning ends
-     */
-    keepSandbox: z.boolean().optional(),
-    /**
-     * Lifetime of a created sandbox, in seconds.
-     * @default 3600 while provisioning; a kept sandbox keeps it
-     */
-    sandboxTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
-    /** Environment variables of a created sandbox. @default none */
-    envs: z.record(z.string(), z.string()).optional(),
-    /** Metadata of a created sandbox. @default `{ "sandbox-iac": "provisioner" }` */
-    metadata: z.record(z.string(), z.string()).optional(),
-    /**
-     * Files larger than this many MiB are split into parts uploaded in
-     * parallel and joined in the sandbox with `/files/compose`.
-     * @default 64
-     */
-    partSizeMB: z.number().int().min(1).max(4096).optional(),
-    /** Uploads in flight at once. @default 8 */
-    concurrency: z.number().int().min(1).max(64).optional(),
+      .optional()
+      .meta({
+        description:
+          "An existing, running sandbox to work in; the Provisioner never kills it. Exactly one of template, sandboxID.",
+      }),
+    files: z
+      .array(fileSpecSchema)
+      .optional()
+      .meta({ description: "Files and directories to upload, in order. Default: none." }),
+    commands: z
+      .array(commandSpecSchema)
+      .optional()
+      .meta({ description: "Setup commands, run in order after the upload. Default: none." }),
+    triggers: z.record(z.string(), z.string()).optional().meta({
+      description:
+        'Any string values, e.g. { revision = "1" }; a change runs the commands again. Default: none.',
+    }),
+    snapshot: z
+      .strictObject({
+        name: z.string().min(1, "must be a template name").meta({
+          description: "The name of the template the snapshot becomes, [namespace/]alias[:tag].",
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Snapshot the sandbox after the commands into a template with this name. Default: no snapshot.",
+      }),
+    keepSandbox: z.boolean().optional().meta({
+      description:
+        "Keep the sandbox the Provisioner created running after provisioning (its ID is the keptSandboxID output). Ignored with sandboxID. Default: false, the sandbox is killed once provisioning ends.",
+    }),
+    sandboxTimeoutSeconds: z.number().int().min(1).max(86_400).optional().meta({
+      description:
+        "Lifetime of a created sandbox, in seconds. Default: 3600 while provisioning; a kept sandbox keeps it.",
+    }),
+    envs: z.record(z.string(), z.string()).optional().meta({
+      description: "Environment variables of a created sandbox; sensitive. Default: none.",
+    }),
+    metadata: z.record(z.string(), z.string()).optional().meta({
+      description: 'Metadata of a created sandbox. Default: { "sandbox-iac" = "provisioner" }.',
+    }),
+    partSizeMB: z.number().int().min(1).max(4096).optional().meta({
+      description:
+        "Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox. Default: 64.",
+    }),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: "Uploads in flight at once. Default: 8." }),
   })
   .refine((a) => (a.template === undefined) !== (a.sandboxID === undefined), {
     message:
@@ -112,12 +148,42 @@ export const provisionerArgsSchema = z
     path: ["template"],
   });
 
-/** The Provisioner's inputs after checking. */
+/** The Provisioner's inputs (as given; check changes nothing). */
 export type ProvisionerArgs = z.infer<typeof provisionerArgsSchema>;
 /** One file entry of {@link ProvisionerArgs}. */
 export type FileSpec = z.infer<typeof fileSpecSchema>;
 /** One command entry of {@link ProvisionerArgs}. */
 export type CommandSpec = z.infer<typeof commandSpecSchema>;
+
+/** Content hash, mode and size of one uploaded file. */
+export const fileDigestEntrySchema = z.strictObject({
+  sha256: z.string().meta({ description: "Hex SHA-256 of the content." }),
+  mode: z.number().meta({ description: "Permission bits, e.g. 420 (0o644)." }),
+  size: z.number().meta({ description: "Size in bytes." }),
+});
+
+/** The outputs of the Provisioner besides its inputs. */
+export const provisionerOutputsSchema = z.strictObject({
+  keptSandboxID: z.string().optional().meta({
+    description: "The sandbox kept running after provisioning (with keepSandbox), if any.",
+  }),
+  fileDigest: z.record(z.string(), fileDigestEntrySchema).meta({
+    description:
+      "Content hash, mode and size of every uploaded file, by sandbox path (known at plan time).",
+  }),
+  snapshotID: z.string().optional().meta({
+    description: "The snapshot's ID (usable as a template), when snapshot is set.",
+  }),
+  snapshotNames: z
+    .array(z.string())
+    .optional()
+    .meta({ description: "The snapshot's names, when snapshot is set." }),
+  commandsRun: z.number().meta({ description: "How many commands ran in the last run." }),
+  bytesUploaded: z.number().meta({ description: "Bytes uploaded by the last run." }),
+});
+
+/** Outputs of the Provisioner: its inputs (as given) plus what the run produced. */
+export type ProvisionerOutputs = ProvisionerArgs & z.infer<typeof provisionerOutputsSchema>;
 
 /**
  * How a change to each input is applied.
@@ -141,4 +207,17 @@ export const provisionerChangeRules: Record<keyof ProvisionerArgs, ChangeRule> =
   metadata: "replace",
   partSizeMB: "ignore",
   concurrency: "ignore",
+};
+
+/** Every output comes from the last run; an update runs again. */
+export const provisionerOutputRules: Record<
+  keyof z.infer<typeof provisionerOutputsSchema>,
+  OutputRule
+> = {
+  keptSandboxID: "recomputed",
+  fileDigest: "recomputed",
+  snapshotID: "recomputed",
+  snapshotNames: "recomputed",
+  commandsRun: "recomputed",
+  bytesUploaded: "recomputed",
 };

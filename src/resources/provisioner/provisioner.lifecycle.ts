@@ -14,12 +14,15 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import { SandboxIacError } from "../../errors";
 import { unlessNotFound } from "../core/not-found";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
 import type {
   CheckOptions,
+  DiffOptions,
   DiffResult,
+  PlanOptions,
   ResourceContext,
   ResourceLifecycle,
 } from "../core/lifecycle";
@@ -35,6 +38,7 @@ import {
   provisionerArgsSchema,
   provisionerChangeRules,
   type ProvisionerArgs,
+  type ProvisionerOutputs,
 } from "./provisioner.args";
 import {
   createWorkSandbox,
@@ -44,22 +48,6 @@ import {
   type WorkSession,
 } from "./session";
 import { removeFiles, syncFiles, type SyncOptions } from "./sync";
-
-/** Outputs of the Provisioner: its inputs plus what the run produced. */
-export interface ProvisionerOutputs extends ProvisionerArgs {
-  /** The sandbox kept running after provisioning (with `keepSandbox`), if any. */
-  keptSandboxID?: string;
-  /** Content hash, mode and size of every uploaded file, by sandbox path. */
-  fileDigest: ManifestDigest;
-  /** The snapshot's id (usable as a template), when `snapshot` is set. */
-  snapshotID?: string;
-  /** The snapshot's names. */
-  snapshotNames?: string[];
-  /** How many commands ran in the last run. */
-  commandsRun: number;
-  /** Bytes uploaded by the last run. */
-  bytesUploaded: number;
-}
 
 const DEFAULT_PART_SIZE_MB = 64;
 const DEFAULT_CONCURRENCY = 8;
@@ -73,8 +61,8 @@ function syncOptions(args: ProvisionerArgs, ctx: ResourceContext): SyncOptions {
   };
 }
 
-async function manifestOf(args: ProvisionerArgs): Promise<Manifest> {
-  return buildManifest(args.files ?? [], process.cwd());
+async function manifestOf(args: ProvisionerArgs, baseDir: string): Promise<Manifest> {
+  return buildManifest(args.files ?? [], baseDir);
 }
 
 /** One provisioning pass in `session`: sync, run, snapshot. */
@@ -150,6 +138,18 @@ async function withSession<T>(
   }
 }
 
+/**
+ * Import is refused: the files, commands and triggers live only in the
+ * configuration, and a sandbox does not tell what was put into it or run.
+ */
+function notImportable(id: string): SandboxIacError {
+  return new SandboxIacError(
+    "unsupported",
+    `a Provisioner cannot be imported (id ${JSON.stringify(id)}): its files and commands exist only in your configuration, not in the service. Declare it and apply instead; an existing sandbox can be worked in with sandboxID`,
+    { operation: "provisioner.import", resourceId: id },
+  );
+}
+
 function newId(): string {
   return `prov-${randomBytes(8).toString("hex")}`;
 }
@@ -165,14 +165,14 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   async diff(
     olds: ProvisionerOutputs,
     news: ProvisionerArgs,
-    options?: CheckOptions,
+    options: DiffOptions,
   ): Promise<DiffResult> {
     // A snapshot's id is its name: the replacement's snapshot would be the very
     // template the old Provisioner's delete removes. Delete the old one first.
     const sameSnapshot =
       olds.snapshotID !== undefined &&
       news.snapshot !== undefined &&
-      (options?.isUnknown?.(news.snapshot.name) === true ||
+      (options.isUnknown?.(news.snapshot.name) === true ||
         olds.snapshot?.name === news.snapshot.name);
     const result = diffByRules(olds, news, provisionerChangeRules, {
       ...options,
@@ -182,9 +182,9 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     if (
       !result.updates.includes("files") &&
       !result.replaces.includes("files") &&
-      !options?.isUnknown?.(news.files)
+      !options.isUnknown?.(news.files)
     ) {
-      const manifest = await manifestOf(news);
+      const manifest = await manifestOf(news, options.baseDir);
       const changes = compareManifest(olds.fileDigest, manifest);
       if (changes.upload.length + changes.remove.length > 0) {
         result.updates.push("files");
@@ -194,8 +194,13 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     return result;
   },
 
+  async planOutputs(inputs: ProvisionerArgs, options: PlanOptions) {
+    // The digest create and update store: a missing source fails here, at plan time.
+    return { fileDigest: digestOf(await manifestOf(inputs, options.baseDir)) };
+  },
+
   async create(inputs, ctx) {
-    const manifest = await manifestOf(inputs);
+    const manifest = await manifestOf(inputs, ctx.baseDir);
     const { result, keptSandboxID } = await withSession(inputs, ctx, (session) =>
       provisionIn(session, inputs, ctx, { manifest, runCommands: true }),
     );
@@ -208,6 +213,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async read(id, olds, ctx) {
+    if (!olds) throw notImportable(id);
     const control = controlFor(ctx);
     const live = olds.keptSandboxID ?? olds.sandboxID;
     const options = { signal: ctx.signal };
@@ -226,7 +232,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async update(_id, olds, news, ctx) {
-    const manifest = await manifestOf(news);
+    const manifest = await manifestOf(news, ctx.baseDir);
     const live = olds.keptSandboxID ?? news.sandboxID;
     if (live !== undefined) {
       // The sandbox lives on: move only what changed, then run again.

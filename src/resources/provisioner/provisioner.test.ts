@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { buildManifest, compareManifest, digestOf } from "./manifest";
 import { provisionerLifecycle } from "./provisioner.lifecycle";
-import type { ProvisionerOutputs } from "./provisioner.lifecycle";
+import type { ProvisionerOutputs } from "./provisioner.args";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
@@ -106,6 +106,7 @@ describe("manifest", () => {
 });
 
 describe("provisioner diff", () => {
+  const noFiles = { baseDir: "/nonexistent" };
   function outputs(extra: Partial<ProvisionerOutputs>): ProvisionerOutputs {
     return { template: "base", fileDigest: {}, commandsRun: 0, bytesUploaded: 0, ...extra };
   }
@@ -113,34 +114,40 @@ describe("provisioner diff", () => {
   it("replaces when the template changes and re-runs when commands change", async () => {
     const olds = outputs({ commands: [{ run: "a" }] });
     expect(
-      await provisionerLifecycle.diff(olds, { template: "other", commands: [{ run: "a" }] }),
+      await provisionerLifecycle.diff(
+        olds,
+        { template: "other", commands: [{ run: "a" }] },
+        noFiles,
+      ),
     ).toMatchObject({ changes: true, replaces: ["template"] });
     expect(
-      await provisionerLifecycle.diff(olds, { template: "base", commands: [{ run: "b" }] }),
+      await provisionerLifecycle.diff(
+        olds,
+        { template: "base", commands: [{ run: "b" }] },
+        noFiles,
+      ),
     ).toMatchObject({ changes: true, replaces: [], updates: ["commands"] });
     expect(
-      await provisionerLifecycle.diff(olds, { template: "base", commands: [{ run: "a" }] }),
+      await provisionerLifecycle.diff(
+        olds,
+        { template: "base", commands: [{ run: "a" }] },
+        noFiles,
+      ),
     ).toMatchObject({ changes: false });
   });
 
   it("sees an edited local file although the declaration did not change", async () => {
     const dir = tree();
-    const cwd = process.cwd();
-    process.chdir(dir);
-    try {
-      const files = [{ source: "single.txt", destination: "/tmp/single.txt" }];
-      const fileDigest = digestOf(await buildManifest(files, dir));
-      const olds = outputs({ files, fileDigest });
-      expect((await provisionerLifecycle.diff(olds, { template: "base", files })).changes).toBe(
-        false,
-      );
-      writeFileSync(path.join(dir, "single.txt"), "edited");
-      expect(await provisionerLifecycle.diff(olds, { template: "base", files })).toMatchObject({
-        changes: true,
-        updates: ["files"],
-      });
-    } finally {
-      process.chdir(cwd);
-    }
+    const files = [{ source: "single.txt", destination: "/tmp/single.txt" }];
+    const fileDigest = digestOf(await buildManifest(files, dir));
+    const olds = outputs({ files, fileDigest });
+    const baseDir = dir;
+    expect(
+      (await provisionerLifecycle.diff(olds, { template: "base", files }, { baseDir })).changes,
+    ).toBe(false);
+    writeFileSync(path.join(dir, "single.txt"), "edited");
+    expect(
+      await provisionerLifecycle.diff(olds, { template: "base", files }, { baseDir }),
+    ).toMatchObject({ changes: true, updates: ["files"] });
   });
 });

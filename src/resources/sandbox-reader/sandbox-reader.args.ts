@@ -1,58 +1,35 @@
 /**
- * Inputs of the `SandboxReader` resource: the zod schema, the inferred types,
- * the field docs and the change rules (as data, read by `diffByRules`).
+ * The `SandboxReader` resource's data: its inputs (those of the `sandbox` data
+ * source), its outputs (the sandbox's fields), and how each behaves on a
+ * change.
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
+import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
+import {
+  sandboxDataArgsSchema,
+  sandboxFieldsSchema,
+  type SandboxFields,
+  type SandboxMetricSample,
+} from "../data/sandbox/sandbox.args";
 
-/** The zod schema of the SandboxReader inputs. */
-export const sandboxReaderArgsSchema = z.strictObject({
-  /** The sandbox to read. */
-  sandboxID: z.string({ error: "must be a sandbox ID string" }).regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, {
-    error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"',
-  }),
-  /** Also read the latest resource metrics. @default false: no `metrics` output */
-  includeMetrics: z.boolean({ error: "must be true or false" }).optional(),
-});
+/** The zod schema of the SandboxReader inputs: `sandboxID` and `includeMetrics`. */
+export const sandboxReaderArgsSchema = sandboxDataArgsSchema;
 
-/** SandboxReader inputs after `check`. */
-export type SandboxReaderInputs = z.output<typeof sandboxReaderArgsSchema>;
+/** SandboxReader inputs (as given; check changes nothing). */
+export type SandboxReaderInputs = z.infer<typeof sandboxReaderArgsSchema>;
 /** SandboxReader inputs as a user writes them. */
-export type SandboxReaderArgs = z.input<typeof sandboxReaderArgsSchema>;
-
+export type SandboxReaderArgs = SandboxReaderInputs;
 /** The latest metric sample of a sandbox. */
-export interface SandboxReaderMetrics {
-  timestampUnix: number;
-  cpuCount: number;
-  cpuUsedPct: number;
-  memUsed: number;
-  memTotal: number;
-  diskUsed: number;
-  diskTotal: number;
-}
+export type SandboxReaderMetrics = SandboxMetricSample;
+
+/** The outputs besides the inputs: every field of the sandbox. */
+export const sandboxReaderOutputsSchema = sandboxFieldsSchema;
 
 /** Outputs: every field of the sandbox (`GET /sandboxes/{id}`) plus every input. */
-export interface SandboxReaderOutputs extends SandboxReaderInputs {
-  templateID: string;
-  alias?: string;
-  clientID: string;
-  startedAt: string;
-  endAt: string;
-  envdVersion: string;
-  cpuCount: number;
-  memoryMB: number;
-  diskSizeMB: number;
-  state: string;
-  metadata: Record<string, string>;
-  /** Token of the sandbox interface; a secret output. Empty for a sandbox without one. */
-  envdAccessToken: string;
-  domain: string | null;
-  volumeMounts: Array<{ name: string; path: string }>;
-  /** The latest metric sample, when `includeMetrics` is set and one exists. */
-  metrics?: SandboxReaderMetrics;
-}
+export type SandboxReaderOutputs = SandboxReaderInputs & SandboxFields;
 
 /** Outputs that are secrets (adapters mark them so). */
 export const sandboxReaderSecretOutputs = ["envdAccessToken"] as const;
@@ -61,4 +38,23 @@ export const sandboxReaderSecretOutputs = ["envdAccessToken"] as const;
 export const sandboxReaderChangeRules: Record<keyof SandboxReaderInputs, ChangeRule> = {
   sandboxID: "replace",
   includeMetrics: "update",
+};
+
+/** What a sandbox was created with stays; what it is doing now is read again by an update. */
+export const sandboxReaderOutputRules: Record<keyof SandboxFields, OutputRule> = {
+  templateID: "stable",
+  alias: "stable",
+  clientID: "stable",
+  startedAt: "stable",
+  envdVersion: "stable",
+  cpuCount: "stable",
+  memoryMB: "stable",
+  diskSizeMB: "stable",
+  domain: "stable",
+  endAt: "recomputed",
+  state: "recomputed",
+  metadata: "recomputed",
+  envdAccessToken: "recomputed",
+  volumeMounts: "recomputed",
+  metrics: "recomputed",
 };

@@ -1,66 +1,28 @@
 /**
  * The SandboxReader resource: reads an existing sandbox (and optionally its
- * latest metrics) into outputs. It never changes the sandbox; deleting it
- * deletes nothing.
+ * latest metrics) into outputs, with the `sandbox` data source's query. It
+ * never changes the sandbox; deleting it deletes nothing.
  *
  * @module
  */
-import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
+import { findSandbox, sandboxMissing } from "../data/sandbox/sandbox.read";
 import {
   sandboxReaderArgsSchema,
   sandboxReaderChangeRules,
   type SandboxReaderInputs,
   type SandboxReaderOutputs,
 } from "./sandbox-reader.args";
-import type { SandboxDetail } from "../../client/control";
-import { sandboxReaderControl } from "./sandbox-reader.control";
 
-function toOutputs(inputs: SandboxReaderInputs, sandbox: SandboxDetail): SandboxReaderOutputs {
-  const outputs: SandboxReaderOutputs = {
-    ...inputs,
-    templateID: sandbox.templateID,
-    clientID: sandbox.clientID,
-    startedAt: sandbox.startedAt,
-    endAt: sandbox.endAt,
-    envdVersion: sandbox.envdVersion,
-    cpuCount: sandbox.cpuCount,
-    memoryMB: sandbox.memoryMB,
-    diskSizeMB: sandbox.diskSizeMB,
-    state: sandbox.state,
-    metadata: sandbox.metadata ?? {},
-    envdAccessToken: sandbox.envdAccessToken ?? "",
-    domain: sandbox.domain ?? null,
-    volumeMounts: sandbox.volumeMounts ?? [],
-  };
-  if (sandbox.alias !== undefined) outputs.alias = sandbox.alias;
-  return outputs;
-}
-
-/** Reads the sandbox; `undefined` when it is gone. */
-async function readSandbox(
+/** Reads the sandbox into outputs beside `inputs`; `undefined` when it is gone. */
+async function readOutputs(
   inputs: SandboxReaderInputs,
   ctx: ResourceContext,
 ): Promise<SandboxReaderOutputs | undefined> {
-  const control = sandboxReaderControl(ctx);
-  const sandbox = await control.getSandbox(inputs.sandboxID);
-  if (!sandbox) return undefined;
-  const outputs = toOutputs(inputs, sandbox);
-  if (inputs.includeMetrics) {
-    const metrics = await control.latestMetrics(inputs.sandboxID);
-    if (metrics) outputs.metrics = metrics;
-  }
-  return outputs;
-}
-
-function missing(sandboxID: string): SandboxIacError {
-  return new SandboxIacError(
-    "not_found",
-    `sandbox ${JSON.stringify(sandboxID)} does not exist (or belongs to another team): check sandboxID, and that the sandbox is still running or paused`,
-    { operation: "sandboxes.get", resourceId: sandboxID },
-  );
+  const fields = await findSandbox(inputs, ctx);
+  return fields ? { ...inputs, ...fields } : undefined;
 }
 
 function inputsOf(olds: SandboxReaderOutputs): SandboxReaderInputs {
@@ -69,7 +31,7 @@ function inputsOf(olds: SandboxReaderOutputs): SandboxReaderInputs {
   return inputs;
 }
 
-/** The SandboxReader lifecycle. */
+/** The SandboxReader lifecycle. Import from an id alone reads the sandbox of that id. */
 export const sandboxReaderLifecycle: ResourceLifecycle<SandboxReaderInputs, SandboxReaderOutputs> =
   {
     typeName: "SandboxReader",
@@ -78,24 +40,24 @@ export const sandboxReaderLifecycle: ResourceLifecycle<SandboxReaderInputs, Sand
       return checkWithSchema(sandboxReaderArgsSchema, news, options);
     },
 
-    diff(olds, news, options = {}) {
+    diff(olds, news, options) {
       return diffByRules(olds, news, sandboxReaderChangeRules, options);
     },
 
     async create(inputs, ctx) {
-      const outputs = await readSandbox(inputs, ctx);
-      if (!outputs) throw missing(inputs.sandboxID);
+      const outputs = await readOutputs(inputs, ctx);
+      if (!outputs) throw sandboxMissing(inputs.sandboxID);
       return { id: inputs.sandboxID, outputs };
     },
 
     async read(id, olds, ctx) {
-      const outputs = await readSandbox(inputsOf(olds), ctx);
+      const outputs = await readOutputs(olds ? inputsOf(olds) : { sandboxID: id }, ctx);
       return outputs ? { id, outputs } : undefined;
     },
 
     async update(_id, _olds, news, ctx) {
-      const outputs = await readSandbox(news, ctx);
-      if (!outputs) throw missing(news.sandboxID);
+      const outputs = await readOutputs(news, ctx);
+      if (!outputs) throw sandboxMissing(news.sandboxID);
       return outputs;
     },
 

@@ -1,6 +1,7 @@
 import { sandboxReaderLifecycle } from "./sandbox-reader.lifecycle";
 import type { SandboxReaderOutputs } from "./sandbox-reader.args";
 
+const baseDir = "/nonexistent";
 const olds: SandboxReaderOutputs = {
   sandboxID: "iabc123",
   templateID: "base",
@@ -38,7 +39,11 @@ describe("SandboxReader check()", () => {
 describe("SandboxReader diff()", () => {
   it("ignores the fields it read from the service", async () => {
     expect(
-      await sandboxReaderLifecycle.diff({ ...olds, state: "paused" }, { sandboxID: "iabc123" }),
+      await sandboxReaderLifecycle.diff(
+        { ...olds, state: "paused" },
+        { sandboxID: "iabc123" },
+        { baseDir },
+      ),
     ).toEqual({
       changes: false,
       replaces: [],
@@ -47,12 +52,17 @@ describe("SandboxReader diff()", () => {
   });
 
   it("replaces for another sandbox and updates for metrics", async () => {
-    expect((await sandboxReaderLifecycle.diff(olds, { sandboxID: "iother" })).replaces).toEqual([
-      "sandboxID",
-    ]);
     expect(
-      (await sandboxReaderLifecycle.diff(olds, { sandboxID: "iabc123", includeMetrics: true }))
-        .updates,
+      (await sandboxReaderLifecycle.diff(olds, { sandboxID: "iother" }, { baseDir })).replaces,
+    ).toEqual(["sandboxID"]);
+    expect(
+      (
+        await sandboxReaderLifecycle.diff(
+          olds,
+          { sandboxID: "iabc123", includeMetrics: true },
+          { baseDir },
+        )
+      ).updates,
     ).toEqual(["includeMetrics"]);
   });
 });

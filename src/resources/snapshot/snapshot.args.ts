@@ -1,44 +1,64 @@
 /**
- * Inputs of the `Snapshot` resource: the zod schema, the inferred types, the
- * field docs and the change rules (as data, read by `diffByRules`).
+ * The `Snapshot` resource's data: the inputs and outputs schemas, the inferred
+ * types, and how each input and output behaves on a change.
  *
  * @module
  */
 import { z } from "zod";
+import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
+import { sandboxIDSchema } from "../data/sandbox/sandbox.args";
 import { nameProblem, normaliseName } from "../template/template.names";
 
-/** The zod schema of the Snapshot inputs. */
+/** The zod schema of the Snapshot inputs (validation only: the name is not rewritten). */
 export const snapshotArgsSchema = z.strictObject({
-  /** The sandbox to snapshot (running or paused). */
-  sandboxID: z.string({ error: "must be a sandbox ID string" }).regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, {
-    error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"',
+  sandboxID: sandboxIDSchema.meta({
+    description: "The sandbox to snapshot (running or paused). A change takes a new snapshot.",
   }),
-  /** The snapshot's name, `[namespace/]alias[:tag]`; a sandbox created from it uses this name as its template. */
   name: z
     .string({ error: "must be a string [namespace/]alias[:tag]" })
-    .transform(normaliseName)
     .superRefine((name, ctx) => {
-      const problem = nameProblem(name);
+      const problem = nameProblem(normaliseName(name));
       if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-app-ready"` });
+    })
+    .meta({
+      description:
+        "The snapshot's name, [namespace/]alias[:tag], lower-cased by the service; sandboxes created from it use it as their template. A change takes a new snapshot.",
     }),
 });
 
-/** Snapshot inputs after `check` (normalised). */
-export type SnapshotInputs = z.output<typeof snapshotArgsSchema>;
+/** Snapshot inputs (as given; check changes nothing). */
+export type SnapshotInputs = z.infer<typeof snapshotArgsSchema>;
 /** Snapshot inputs as a user writes them. */
-export type SnapshotArgs = z.input<typeof snapshotArgsSchema>;
+export type SnapshotArgs = SnapshotInputs;
 
-/** Outputs of the `Snapshot` resource: every input plus the snapshot's identity. */
-export interface SnapshotOutputs extends SnapshotInputs {
-  /** The snapshot ID, e.g. `my-app-ready:default`; usable as a `templateID` when creating sandboxes. */
-  snapshotID: string;
-  /** Every name of the snapshot, with namespace and tag. */
-  names: string[];
-}
+/** The outputs of the Snapshot besides its inputs. */
+export const snapshotOutputsSchema = z.strictObject({
+  snapshotID: z.string().meta({
+    description:
+      "The snapshot ID, e.g. my-app-ready:default; usable as a template ID when creating sandboxes.",
+  }),
+  names: z
+    .array(z.string())
+    .meta({ description: "Every name of the snapshot, with namespace and tag." }),
+});
+
+/**
+ * Outputs of the `Snapshot` resource: every input plus the snapshot's
+ * identity. `sandboxID` is absent after an import (the service does not
+ * record which sandbox a snapshot came from).
+ */
+export type SnapshotOutputs = SnapshotInputs & z.infer<typeof snapshotOutputsSchema>;
 
 /** A snapshot is immutable: any change takes a new one. */
 export const snapshotChangeRules: Record<keyof SnapshotInputs, ChangeRule> = {
   sandboxID: "replace",
   name: "replace",
 };
+
+/** Nothing is ever updated in place: the outputs stay. */
+export const snapshotOutputRules: Record<keyof z.infer<typeof snapshotOutputsSchema>, OutputRule> =
+  {
+    snapshotID: "stable",
+    names: "stable",
+  };

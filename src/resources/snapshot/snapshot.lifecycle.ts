@@ -1,12 +1,14 @@
 /**
  * The Snapshot resource: a named snapshot of a sandbox, usable as a template.
- * Immutable: any input change takes a new snapshot.
+ * Immutable: any input change takes a new snapshot. The name is lower-cased
+ * (as the service does) inside diff and create; outputs keep it as written.
  *
  * @module
  */
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
 import type { ResourceLifecycle } from "../core/lifecycle";
+import { normaliseName, parseTemplateName } from "../template/template.names";
 import {
   snapshotArgsSchema,
   snapshotChangeRules,
@@ -14,6 +16,11 @@ import {
   type SnapshotOutputs,
 } from "./snapshot.args";
 import { snapshotControl } from "./snapshot.control";
+
+/** The name as the service uses it; a value not known yet (preview) is left alone. */
+function normalise(inputs: Partial<SnapshotInputs>): Partial<SnapshotInputs> {
+  return typeof inputs.name === "string" ? { ...inputs, name: normaliseName(inputs.name) } : inputs;
+}
 
 /** The Snapshot lifecycle. */
 export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutputs> = {
@@ -23,18 +30,24 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
     return checkWithSchema(snapshotArgsSchema, news, options);
   },
 
-  diff(olds, news, options = {}) {
+  diff(rawOlds, rawNews, options) {
+    const olds = normalise(rawOlds);
+    const news = normalise(rawNews) as SnapshotInputs;
+    // An imported snapshot has no recorded sandbox (the service does not tell):
+    // the configuration's sandboxID is adopted, not a reason to snapshot again.
+    const rules =
+      rawOlds.sandboxID === undefined
+        ? { ...snapshotChangeRules, sandboxID: "update" as const }
+        : snapshotChangeRules;
     // A named snapshot's id is its name: a replacement under the same name
     // would be deleted by the old snapshot's delete. Delete the old one first.
     const sameName = options.isUnknown?.(news.name) === true || olds.name === news.name;
-    return diffByRules(olds, news, snapshotChangeRules, {
-      ...options,
-      deleteBeforeReplace: sameName,
-    });
+    return diffByRules(olds, news, rules, { ...options, deleteBeforeReplace: sameName });
   },
 
   async create(inputs, ctx) {
-    const info = await snapshotControl(ctx).createSnapshot(inputs.sandboxID, inputs.name);
+    const name = normaliseName(inputs.name);
+    const info = await snapshotControl(ctx).createSnapshot(inputs.sandboxID, name);
     ctx.log(`snapshot ${info.snapshotID} taken of sandbox ${inputs.sandboxID}`);
     return {
       id: info.snapshotID,
@@ -43,16 +56,19 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
   },
 
   async read(id, olds, ctx) {
-    const found = (await snapshotControl(ctx).listSnapshots({ name: olds.name })).find(
+    // Without state (import) the name is the snapshot ID without its tag.
+    const name = olds ? normaliseName(olds.name) : parseTemplateName(id).base;
+    const found = (await snapshotControl(ctx).listSnapshots({ name })).find(
       (s) => s.snapshotID === id,
     );
-    return found
-      ? { id, outputs: { ...olds, snapshotID: found.snapshotID, names: found.names } }
-      : undefined;
+    if (!found) return undefined;
+    const inputs = olds ?? ({ name } as SnapshotOutputs);
+    return { id, outputs: { ...inputs, snapshotID: found.snapshotID, names: found.names } };
   },
 
   async update(_id, olds, news) {
-    // Every input replaces; an update only ever carries unchanged inputs.
+    // Every input replaces; an update only carries unchanged inputs, or the
+    // sandboxID an imported snapshot adopts. Nothing changes in the service.
     return { ...olds, ...news };
   },
 

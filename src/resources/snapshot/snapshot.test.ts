@@ -3,6 +3,7 @@ import type { SnapshotOutputs } from "./snapshot.args";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const isUnknown = (v: unknown) => v === UNKNOWN;
+const baseDir = "/nonexistent";
 const olds: SnapshotOutputs = {
   sandboxID: "iabc123",
   name: "ready",
@@ -11,9 +12,9 @@ const olds: SnapshotOutputs = {
 };
 
 describe("Snapshot check()", () => {
-  it("accepts a sandbox ID and a name, normalising the name", () => {
+  it("accepts a sandbox ID and a name in any case, returning them unchanged", () => {
     expect(snapshotLifecycle.check({ sandboxID: "iabc123", name: " Ready " })).toEqual({
-      inputs: { sandboxID: "iabc123", name: "ready" },
+      inputs: { sandboxID: "iabc123", name: " Ready " },
       failures: [],
     });
   });
@@ -38,28 +39,54 @@ describe("Snapshot check()", () => {
 describe("Snapshot diff()", () => {
   it("reports no change for the same inputs", async () => {
     expect(
-      (await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "ready" })).changes,
+      (await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "ready" }, { baseDir }))
+        .changes,
     ).toBe(false);
   });
 
   it("replaces on any change, deleting the old one first when the name (its id) stays", async () => {
-    const result = await snapshotLifecycle.diff(olds, { sandboxID: "iother", name: "ready" });
+    const result = await snapshotLifecycle.diff(
+      olds,
+      { sandboxID: "iother", name: "ready" },
+      { baseDir },
+    );
     expect(result).toEqual({
       changes: true,
       replaces: ["sandboxID"],
       updates: [],
       deleteBeforeReplace: true,
     });
-    const renamed = await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "v2" });
+    const renamed = await snapshotLifecycle.diff(
+      olds,
+      { sandboxID: "iabc123", name: "v2" },
+      { baseDir },
+    );
     expect(renamed.replaces).toEqual(["name"]);
     expect(renamed.deleteBeforeReplace).toBeUndefined();
+  });
+
+  it("sees no change when only the name's case differs", async () => {
+    expect(
+      (await snapshotLifecycle.diff(olds, { sandboxID: "iabc123", name: "READY" }, { baseDir }))
+        .changes,
+    ).toBe(false);
+  });
+
+  it("adopts the configured sandbox of an imported snapshot without replacing it", async () => {
+    const { sandboxID: _none, ...imported } = olds;
+    const result = await snapshotLifecycle.diff(
+      imported as SnapshotOutputs,
+      { sandboxID: "iabc123", name: "ready" },
+      { baseDir },
+    );
+    expect(result).toEqual({ changes: true, replaces: [], updates: ["sandboxID"] });
   });
 
   it("replaces when the sandbox is not known yet", async () => {
     const result = await snapshotLifecycle.diff(
       olds,
       { sandboxID: UNKNOWN, name: "ready" },
-      { isUnknown },
+      { isUnknown, baseDir },
     );
     expect(result.replaces).toEqual(["sandboxID"]);
   });

@@ -3,7 +3,14 @@
  *
  * @module
  */
+export { templateDescriptor } from "./template.descriptor";
 export { templateLifecycle } from "./template.lifecycle";
-export { templateArgsSchema, templateChangeRules } from "./template.args";
+export {
+  normaliseTemplateInputs,
+  templateArgsSchema,
+  templateChangeRules,
+  templateOutputRules,
+  templateOutputsSchema,
+} from "./template.args";
 export type { TemplateArgs, TemplateInputs, TemplateOutputs } from "./template.args";
 export { calculateFilesHash, resolveCopySource } from "./template.files";

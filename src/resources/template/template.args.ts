@@ -1,31 +1,30 @@
 /**
- * Inputs of the `Template` resource: the zod schema, the inferred types, the
- * field docs and the change rules (as data, read by `diffByRules`).
+ * The `Template` resource's data: the inputs schema (every field described
+ * with zod metadata), the outputs schema, the inferred types, and how each
+ * input and output behaves on a change (read by `diffByRules` and adapters).
  *
  * @module
  */
 import { z } from "zod";
+import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 import { nameProblem, normaliseName, tagProblem } from "./template.names";
 
 const nonEmpty = (what: string) => z.string().min(1, { error: `must be a non-empty ${what}` });
 
+/** Validates the normalised form, changing nothing: `" My-App "` is valid and stays as written. */
 const templateNameSchema = z
   .string({ error: "must be a string [namespace/]alias[:tag]" })
-  .transform(normaliseName)
   .superRefine((name, ctx) => {
-    const problem = nameProblem(name);
+    const problem = nameProblem(normaliseName(name));
     if (problem)
       ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-team/python-tools:v1"` });
   });
 
-const tagSchema = z
-  .string({ error: "must be a string" })
-  .transform(normaliseName)
-  .superRefine((tag, ctx) => {
-    const problem = tagProblem(tag);
-    if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "v1" or "latest"` });
-  });
+const tagSchema = z.string({ error: "must be a string" }).superRefine((tag, ctx) => {
+  const problem = tagProblem(normaliseName(tag));
+  if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "v1" or "latest"` });
+});
 
 /** File mode of a COPY: a number (`0o755`) or octal digits (`"755"`, `"0755"`). */
 const modeSchema = z.union(
@@ -34,14 +33,19 @@ const modeSchema = z.union(
 );
 
 const copySchema = z.strictObject({
-  /** A local file or directory: relative to the program directory, or absolute. */
-  src: nonEmpty("local path"),
-  /** Destination path in the template. */
-  dest: nonEmpty("path"),
-  /** Owner of the copied files. @default the build's current user */
-  user: z.string().optional(),
-  /** Mode of the copied files. @default the local files' modes */
-  mode: modeSchema.optional(),
+  src: nonEmpty("local path").meta({
+    description:
+      "A local file or directory to copy into the template: relative to the base directory (the Pulumi program or Terraform module directory), or absolute.",
+  }),
+  dest: nonEmpty("path").meta({ description: "Destination path in the template." }),
+  user: z
+    .string()
+    .optional()
+    .meta({ description: "Owner of the copied files. Default: the build's current user." }),
+  mode: modeSchema.optional().meta({
+    description:
+      'Mode of the copied files: a number (0o755) or octal digits ("0755"). Default: the local files\' modes.',
+  }),
 });
 
 const STEP_KINDS = ["run", "copy", "env", "workdir"] as const;
@@ -52,13 +56,20 @@ const STEP_KINDS = ["run", "copy", "env", "workdir"] as const;
  */
 const stepSchema = z
   .strictObject({
-    /** RUN: a shell command, or several joined with `&&`. */
-    run: z.union([nonEmpty("command"), z.array(nonEmpty("command")).min(1)]).optional(),
-    /** With `run`: the user to run as. Alone: a USER step changing the current user. */
-    user: nonEmpty("user name").optional(),
-    /** COPY: local files into the template. */
-    copy: copySchema.optional(),
-    /** ENV: environment variables set for the following steps and the sandboxes. */
+    run: z
+      .union([nonEmpty("command"), z.array(nonEmpty("command")).min(1)])
+      .optional()
+      .meta({
+        description:
+          "RUN: a shell command, or a list of commands joined with `&&`. Terraform exposes the list form.",
+      }),
+    user: nonEmpty("user name").optional().meta({
+      description:
+        "With `run`: the user to run that command as. Alone: a USER step changing the current user for the following steps.",
+    }),
+    copy: copySchema
+      .optional()
+      .meta({ description: "COPY: local files into the template (their content is hashed)." }),
     env: z
       .record(
         z
@@ -66,9 +77,15 @@ const stepSchema = z
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "must be an environment variable name" }),
         z.string(),
       )
-      .optional(),
-    /** WORKDIR: the working directory of the following steps and the sandboxes. */
-    workdir: nonEmpty("path").optional(),
+      .optional()
+      .meta({
+        description:
+          "ENV: environment variables set for the following steps and for sandboxes of the template.",
+      }),
+    workdir: nonEmpty("path").optional().meta({
+      description:
+        "WORKDIR: the working directory of the following steps and of sandboxes of the template.",
+    }),
   })
   .superRefine((step, ctx) => {
     const kinds = STEP_KINDS.filter((k) => step[k] !== undefined);
@@ -85,20 +102,31 @@ const stepSchema = z
         message: `user goes with run or alone, not with ${kinds[0]}: use a separate { user } step`,
       });
     }
+  })
+  .meta({
+    description:
+      "One build step: exactly one of run, copy, env, workdir; or user alone (a USER step).",
   });
 
 const buildSchema = z
   .strictObject({
-    /** The template (name or ID) to build on. Exclusive with `fromImage`. */
-    fromTemplate: nonEmpty("template name or ID").optional(),
-    /** A container image to build from. Exclusive with `fromTemplate`. (The local service cannot pull images.) */
-    fromImage: nonEmpty("image reference").optional(),
-    /** The steps, in order. @default no steps */
-    steps: z.array(stepSchema).default([]),
-    /** Command started in every sandbox of the template. @default none */
-    startCmd: z.string().optional(),
-    /** Command that must succeed before a sandbox counts as ready. @default none */
-    readyCmd: z.string().optional(),
+    fromTemplate: nonEmpty("template name or ID").optional().meta({
+      description: "The template (name or ID) to build on. Exactly one of fromTemplate, fromImage.",
+    }),
+    fromImage: nonEmpty("image reference").optional().meta({
+      description:
+        "A container image to build from. Exactly one of fromTemplate, fromImage. (The local service cannot pull images.)",
+    }),
+    steps: z
+      .array(stepSchema)
+      .optional()
+      .meta({ description: "The build steps, in order. Default: no steps." }),
+    startCmd: z.string().optional().meta({
+      description: "Command started in every sandbox of the template. Default: none.",
+    }),
+    readyCmd: z.string().optional().meta({
+      description: "Command that must succeed before a sandbox counts as ready. Default: none.",
+    }),
   })
   .superRefine((build, ctx) => {
     const given = [build.fromTemplate, build.fromImage].filter((v) => v !== undefined).length;
@@ -110,48 +138,67 @@ const buildSchema = z
     }
   });
 
-/** The zod schema of the Template inputs. */
+/** The zod schema of the Template inputs (validation only: no transforms, no defaults). */
 export const templateArgsSchema = z.strictObject({
-  /** The template name, `[namespace/]alias[:tag]`; changing it replaces the template. */
-  name: templateNameSchema,
-  /** Tags of the built template (besides a tag in `name`). @default the tag in `name`, else `default` */
-  tags: z.array(tagSchema).optional(),
-  /** vCPUs of sandboxes of this template. @default the service's default (2) */
-  cpuCount: z.number().int().min(1, { error: "must be an integer >= 1" }).optional(),
-  /** Memory in MiB of sandboxes of this template. @default the service's default */
-  memoryMB: z.number().int().min(128, { error: "must be an integer >= 128 (MiB)" }).optional(),
-  /** What to build: the base and the steps. */
-  build: buildSchema,
+  name: templateNameSchema.meta({
+    description:
+      'The template name, [namespace/]alias[:tag]; trimmed and lower-cased by the service ("My-App" is "my-app"). Changing it replaces the template.',
+  }),
+  tags: z.array(tagSchema).optional().meta({
+    description:
+      'Tags of the built template, besides a tag in `name`; lower-cased. Default: the tag in `name`, else "default".',
+  }),
+  cpuCount: z
+    .number()
+    .int()
+    .min(1, { error: "must be an integer >= 1" })
+    .optional()
+    .meta({ description: "vCPUs of sandboxes of this template. Default: the service's (2)." }),
+  memoryMB: z
+    .number()
+    .int()
+    .min(128, { error: "must be an integer >= 128 (MiB)" })
+    .optional()
+    .meta({ description: "Memory in MiB of sandboxes of this template. Default: the service's." }),
+  build: buildSchema.meta({
+    description:
+      "What to build: the base (fromTemplate or fromImage), the steps, and the start and ready commands. A change makes a new build of the same template.",
+  }),
 });
 
-/** Template inputs after `check` (normalised). */
-export type TemplateInputs = z.output<typeof templateArgsSchema>;
-/** Template inputs as a user writes them. */
-export type TemplateArgs = z.input<typeof templateArgsSchema>;
-/** One build step, normalised. */
-export type TemplateStepInput = TemplateInputs["build"]["steps"][number];
+/** Template inputs as a user writes them (and as `check` returns them: unchanged). */
+export type TemplateArgs = z.infer<typeof templateArgsSchema>;
+/** Template inputs; the same type as {@link TemplateArgs}. */
+export type TemplateInputs = TemplateArgs;
+/** One build step. */
+export type TemplateStepInput = NonNullable<TemplateInputs["build"]["steps"]>[number];
 /** A COPY step's payload. */
 export type TemplateCopyInput = NonNullable<TemplateStepInput["copy"]>;
 
-/** Outputs of the `Template` resource: every input plus what the service reports. */
-export interface TemplateOutputs extends TemplateInputs {
-  /** The template ID; stable across rebuilds. */
-  templateID: string;
-  /** The ID of the build in use. */
-  buildID: string;
-  /** Every name of the template (with namespace and tag). */
-  names: string[];
-  /** Whether the template is public. */
-  public: boolean;
-  /** The envd version of the built template. */
-  envdVersion: string;
-  /** The status of the build in use (`ready` after a successful create or update). */
-  buildStatus: string;
-  /** The files hash of each COPY step, in step order; a changed local file changes it and rebuilds. */
-  filesHashes: string[];
-  /** The tags the service reports for the build in use; differs from the desired tags after out-of-band changes. */
-  currentTags: string[];
-}
+/** The outputs of the Template besides its inputs. */
+export const templateOutputsSchema = z.strictObject({
+  templateID: z.string().meta({ description: "The template ID; stable across rebuilds." }),
+  buildID: z.string().meta({ description: "The ID of the build in use." }),
+  names: z
+    .array(z.string())
+    .meta({ description: "Every name of the template, with namespace and tag." }),
+  public: z.boolean().meta({ description: "Whether the template is public." }),
+  envdVersion: z.string().meta({ description: "The envd version of the build in use." }),
+  buildStatus: z.string().meta({
+    description: "The status of the build in use (ready after a successful create or update).",
+  }),
+  filesHashes: z.array(z.string()).meta({
+    description:
+      "The files hash of each COPY step, in step order (known at plan time); a changed local file changes it and rebuilds.",
+  }),
+  currentTags: z.array(z.string()).meta({
+    description:
+      "The tags the service holds for the build in use; differs from the desired tags after out-of-band changes.",
+  }),
+});
+
+/** Outputs of the `Template` resource: every input (as given) plus what the service reports. */
+export type TemplateOutputs = TemplateInputs & z.infer<typeof templateOutputsSchema>;
 
 /**
  * How each input change is applied: a new name is a new template; new tags are
@@ -164,3 +211,32 @@ export const templateChangeRules: Record<keyof TemplateInputs, ChangeRule> = {
   memoryMB: "update",
   build: "update",
 };
+
+/** The ID stays across rebuilds; everything about the build in use is recomputed by an update. */
+export const templateOutputRules: Record<keyof z.infer<typeof templateOutputsSchema>, OutputRule> =
+  {
+    templateID: "stable",
+    public: "stable",
+    buildID: "recomputed",
+    names: "recomputed",
+    envdVersion: "recomputed",
+    buildStatus: "recomputed",
+    filesHashes: "recomputed",
+    currentTags: "recomputed",
+  };
+
+/**
+ * The inputs as the service will use them: name and tags trimmed and
+ * lower-cased, no steps when none are given. Used by diff, create and
+ * update, never by check, so plans compare what the user wrote.
+ */
+export function normaliseTemplateInputs(inputs: TemplateInputs): TemplateInputs {
+  // Values not known yet (preview) are left as they are, whatever their type.
+  const normal: TemplateInputs = { ...inputs };
+  if (typeof inputs.name === "string") normal.name = normaliseName(inputs.name);
+  if (Array.isArray(inputs.tags))
+    normal.tags = inputs.tags.map((t) => (typeof t === "string" ? normaliseName(t) : t));
+  if (inputs.build !== null && typeof inputs.build === "object")
+    normal.build = { ...inputs.build, steps: inputs.build.steps ?? [] };
+  return normal;
+}

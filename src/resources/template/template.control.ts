@@ -40,8 +40,15 @@ export interface TemplateState {
   templateID: string;
   public: boolean;
   names: string[];
-  /** The builds, each with its status and envd version. */
-  builds: Array<{ buildID: string; status: string; envdVersion?: string | undefined }>;
+  /** The builds, each with its status, envd version, resources and creation time. */
+  builds: Array<{
+    buildID: string;
+    status: string;
+    envdVersion?: string | undefined;
+    cpuCount: number;
+    memoryMB: number;
+    createdAt: string;
+  }>;
 }
 
 /** The control calls of the Template resource. Every call throws `SandboxIacError`. */
@@ -100,6 +107,9 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
           buildID: b.buildID,
           status: b.status,
           envdVersion: b.envdVersion,
+          cpuCount: b.cpuCount,
+          memoryMB: b.memoryMB,
+          createdAt: b.createdAt,
         })),
       };
     },

@@ -2,6 +2,8 @@
  * The Template resource: a named template built from a base and steps.
  * check and diff are pure (diff hashes local COPY sources, no service call);
  * create and update run a build and wait for it; delete removes the template.
+ * Inputs are normalised (lower-cased name and tags, no steps = `[]`) inside
+ * diff, create and update; outputs keep the inputs as the user wrote them.
  *
  * @module
  */
@@ -11,31 +13,29 @@ import { diffByRules } from "../core/diff";
 import type {
   CheckOptions,
   CheckResult,
+  DiffOptions,
   DiffResult,
+  PlanOptions,
   ResourceContext,
   ResourceLifecycle,
 } from "../core/lifecycle";
 import {
+  normaliseTemplateInputs,
   templateArgsSchema,
   templateChangeRules,
   type TemplateInputs,
   type TemplateOutputs,
 } from "./template.args";
 import { buildAndWait, uploadMissingFiles } from "./template.build";
-import { templateControl, type TemplateControl } from "./template.control";
-import { desiredTags, parseTemplateName } from "./template.names";
+import { templateControl, type TemplateControl, type TemplateState } from "./template.control";
+import { DEFAULT_TAG, desiredTags, parseTemplateName } from "./template.names";
 import { resolveCopies, toWireBuild } from "./template.steps";
 import { currentTagsOf, syncTags, tagsDiffer } from "./template.tags";
 
-/** COPY sources are relative to the working directory: under Pulumi, the program directory. */
-function contextDir(): string {
-  return process.cwd();
-}
-
-/** The files hashes `inputs` would build with now, or undefined when a source cannot be read. */
-function currentHashes(inputs: TemplateInputs): string[] | undefined {
+/** The files hashes `inputs` (normalised) would build with now, or undefined when a source cannot be read. */
+function currentHashes(inputs: TemplateInputs, baseDir: string): string[] | undefined {
   try {
-    return resolveCopies(inputs, contextDir()).map((c) => c.hash);
+    return resolveCopies(inputs, baseDir).map((c) => c.hash);
   } catch {
     return undefined;
   }
@@ -65,7 +65,7 @@ function createBody(inputs: TemplateInputs): {
   return body;
 }
 
-/** Runs one build of `inputs` (new template or new build of the same template) and returns its IDs. */
+/** Runs one build of normalised `inputs` (new template or new build of the same template) and returns its IDs. */
 async function build(
   control: TemplateControl,
   inputs: TemplateInputs,
@@ -73,7 +73,7 @@ async function build(
   onCreated: (templateID: string) => void = () => undefined,
 ) {
   // Local files first: a missing COPY source fails before anything is created.
-  const copies = resolveCopies(inputs, contextDir());
+  const copies = resolveCopies(inputs, ctx.baseDir);
   const created = await control.createTemplate(createBody(inputs));
   onCreated(created.templateID);
   const ids = { templateID: created.templateID, buildID: created.buildID, name: inputs.name };
@@ -83,7 +83,7 @@ async function build(
   return { created, hashes: copies.map((c) => c.hash) };
 }
 
-/** Reads what the service reports about build `buildID` and merges it into outputs. */
+/** Reads what the service reports about build `buildID` and merges it into outputs beside `inputs` (as written). */
 async function describe(
   control: TemplateControl,
   inputs: TemplateInputs,
@@ -123,6 +123,38 @@ function inputsOf(outputs: TemplateOutputs): TemplateInputs {
   return inputs;
 }
 
+/** The build a template without state is taken to use: the newest ready one, else the newest. */
+function buildInUse(state: TemplateState): TemplateState["builds"][number] | undefined {
+  const newest = [...state.builds].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  return newest.find((b) => b.status === "ready") ?? newest[0];
+}
+
+/**
+ * Import: the inputs the service can tell (name, tags, cpuCount, memoryMB) and
+ * the outputs of the build in use. The build definition (steps, base) is not
+ * kept by the service, so `build` is left out: the next plan shows it as a
+ * change and the next apply builds the template anew from the configuration.
+ */
+async function importTemplate(
+  control: TemplateControl,
+  templateID: string,
+): Promise<TemplateOutputs | undefined> {
+  const state = await control.getTemplate(templateID);
+  if (!state) return undefined;
+  const inUse = buildInUse(state);
+  const firstName = state.names[0];
+  if (!inUse || firstName === undefined) return undefined;
+  const currentTags = await currentTagsOf(control, templateID, inUse.buildID);
+  const inputs = {
+    name: parseTemplateName(firstName).base,
+    cpuCount: inUse.cpuCount,
+    memoryMB: inUse.memoryMB,
+  } as TemplateInputs;
+  const tags = currentTags.filter((t) => t !== DEFAULT_TAG);
+  if (tags.length > 0) inputs.tags = tags;
+  return describe(control, inputs, { templateID, buildID: inUse.buildID }, []);
+}
+
 /** The Template lifecycle. */
 export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutputs> = {
   typeName: "Template",
@@ -131,12 +163,13 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     return checkWithSchema(templateArgsSchema, news, options);
   },
 
-  diff(olds: TemplateOutputs, news: TemplateInputs, options: CheckOptions = {}): DiffResult {
-    const result = diffByRules(olds, news, templateChangeRules, options);
+  diff(olds: TemplateOutputs, rawNews: TemplateInputs, options: DiffOptions): DiffResult {
+    const news = normaliseTemplateInputs(rawNews);
+    const result = diffByRules(normaliseTemplateInputs(olds), news, templateChangeRules, options);
     if (result.replaces.length > 0 || hasUnknown(news, options.isUnknown)) return result;
     // The content of COPY sources is part of the build: a changed local file rebuilds.
     if (!result.updates.includes("build")) {
-      const hashes = currentHashes(news);
+      const hashes = currentHashes(news, options.baseDir);
       if (!hashes || hashes.join() !== (olds.filesHashes ?? []).join())
         result.updates.push("build");
     }
@@ -151,13 +184,20 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     return result;
   },
 
-  async create(inputs, ctx) {
+  async planOutputs(inputs: TemplateInputs, options: PlanOptions) {
+    // The same hashes create and update compute: a missing source fails here, at plan time.
+    const copies = resolveCopies(normaliseTemplateInputs(inputs), options.baseDir);
+    return { filesHashes: copies.map((c) => c.hash) };
+  },
+
+  async create(rawInputs, ctx) {
+    const inputs = normaliseTemplateInputs(rawInputs);
     const control = templateControl(ctx);
     const existed = await control.lookupName(parseTemplateName(inputs.name).base);
     let templateID: string | undefined;
     try {
       const { created, hashes } = await build(control, inputs, ctx, (tid) => (templateID = tid));
-      const outputs = await describe(control, inputs, created, hashes);
+      const outputs = await describe(control, rawInputs, created, hashes);
       if (!outputs) throw vanished(created.templateID);
       const tags = await syncTags(
         control,
@@ -177,18 +217,21 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
 
   async read(id, olds, ctx) {
     const control = templateControl(ctx);
-    const outputs = await describe(
-      control,
-      inputsOf(olds),
-      { templateID: id, buildID: olds.buildID },
-      olds.filesHashes ?? [],
-    );
+    const outputs = olds
+      ? await describe(
+          control,
+          inputsOf(olds),
+          { templateID: id, buildID: olds.buildID },
+          olds.filesHashes ?? [],
+        )
+      : await importTemplate(control, id);
     return outputs ? { id, outputs } : undefined;
   },
 
-  async update(id, olds, news, ctx) {
+  async update(id, olds, rawNews, ctx) {
+    const news = normaliseTemplateInputs(rawNews);
     const control = templateControl(ctx);
-    const diff = await templateLifecycle.diff(olds, news);
+    const diff = await templateLifecycle.diff(olds, rawNews, { baseDir: ctx.baseDir });
     let ids = { templateID: id, buildID: olds.buildID };
     let hashes = olds.filesHashes ?? [];
     if (diff.updates.some((k) => k === "build" || k === "cpuCount" || k === "memoryMB")) {
@@ -197,7 +240,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
       hashes = built.hashes;
     }
     await syncTags(control, { ...ids, name: news.name }, desiredTags(news.name, news.tags), ctx);
-    const outputs = await describe(control, news, ids, hashes);
+    const outputs = await describe(control, rawNews, ids, hashes);
     if (!outputs) throw vanished(id);
     return outputs;
   },

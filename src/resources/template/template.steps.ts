@@ -53,7 +53,7 @@ export function modeArg(mode: number | string | undefined): string {
 /** Resolves and hashes every COPY step (local disk I/O only), in step order. */
 export function resolveCopies(inputs: TemplateInputs, baseDir: string): ResolvedCopy[] {
   const copies: ResolvedCopy[] = [];
-  for (const [stepIndex, step] of inputs.build.steps.entries()) {
+  for (const [stepIndex, step] of (inputs.build.steps ?? []).entries()) {
     if (!step.copy) continue;
     const source = resolveCopySource(step.copy.src, baseDir);
     copies.push({
@@ -94,7 +94,7 @@ export function toWireBuild(
   const byIndex = new Map(copies.map((c) => [c.stepIndex, c]));
   const build: WireBuildStart = {
     force: false,
-    steps: inputs.build.steps.map((step, i) => toWireStep(step, byIndex.get(i))),
+    steps: (inputs.build.steps ?? []).map((step, i) => toWireStep(step, byIndex.get(i))),
   };
   if (inputs.build.fromTemplate !== undefined) build.fromTemplate = inputs.build.fromTemplate;
   if (inputs.build.fromImage !== undefined) build.fromImage = inputs.build.fromImage;

@@ -55,28 +55,23 @@ function outputsFor(i: TemplateInputs): TemplateOutputs {
   };
 }
 
-/** diff resolves COPY sources against the working directory (the program directory under Pulumi). */
-async function diffIn(cwd: string, olds: TemplateOutputs, news: TemplateInputs) {
-  const before = process.cwd();
-  process.chdir(cwd);
-  try {
-    return await templateLifecycle.diff(olds, news, { isUnknown });
-  } finally {
-    process.chdir(before);
-  }
+/** diff resolves COPY sources against the base directory it is given (the program directory under Pulumi). */
+async function diffIn(baseDir: string, olds: TemplateOutputs, news: TemplateInputs) {
+  return templateLifecycle.diff(olds, news, { isUnknown, baseDir });
 }
 
 describe("Template check()", () => {
-  it("accepts a full template and normalises the name and defaults", () => {
-    const result = templateLifecycle.check({
-      name: " My-Team/Tools:V1 ",
-      build: { fromTemplate: "base" },
-    });
+  it("accepts a name in any case and returns the inputs unchanged (no defaults)", () => {
+    const raw = { name: " My-Team/Tools:V1 ", build: { fromTemplate: "base" } };
+    const result = templateLifecycle.check(raw);
     expect(result.failures).toEqual([]);
-    expect(result.inputs).toEqual({
-      name: "my-team/tools:v1",
-      build: { fromTemplate: "base", steps: [] },
-    });
+    expect(result.inputs).toEqual({ name: " My-Team/Tools:V1 ", build: { fromTemplate: "base" } });
+  });
+
+  it("sees no change between a name as written and the same name in the service's case", async () => {
+    const i = inputs({ name: "tools" });
+    const result = await diffIn(dir, outputsFor(i), { ...i, name: " TOOLS " });
+    expect(result.changes).toBe(false);
   });
 
   it("fails when several inputs are wrong, listing every failure with its path", () => {
@@ -188,7 +183,7 @@ describe("Template diff()", () => {
     expect((await diffIn(dir, outputsFor(i), { ...i, memoryMB: 1024 })).updates).toEqual([
       "memoryMB",
     ]);
-    const steps = [...i.build.steps, { run: "true" }];
+    const steps = [...(i.build.steps ?? []), { run: "true" }];
     expect(
       (await diffIn(dir, outputsFor(i), { ...i, build: { ...i.build, steps } })).updates,
     ).toEqual(["build"]);

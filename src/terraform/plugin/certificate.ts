@@ -6,6 +6,8 @@
  *
  * @module
  */
+// @peculiar/x509 resolves its services with tsyringe, which needs the Reflect metadata API.
+import "reflect-metadata";
 import { webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 

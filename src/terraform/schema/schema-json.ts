@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { defaultCatalog } from "../catalog";
 import type { Catalog } from "./catalog";
 import { ctyType, nesting, type TfAttribute, type TfBlock } from "./model";
 import { PROVIDER_ADDRESS } from "./names";
@@ -86,8 +87,9 @@ function schemaJson(block: TfBlock, version: number): SchemaJson {
 /**
  * The provider schema as `terraform providers schema -json` prints it for
  * `sandbox-iac/sandboxiac`: `{ format_version, provider_schemas: { "registry.terraform.io/sandbox-iac/sandboxiac": { provider, resource_schemas, data_source_schemas } } }`.
+ * @param catalog - @default every descriptor of the core registry
  */
-export function providerSchemaJson(catalog: Catalog): ProviderSchemaJson {
+export function providerSchemaJson(catalog: Catalog = defaultCatalog()): ProviderSchemaJson {
   const sorted = <T extends { typeName: string }>(items: Iterable<T>) =>
     [...items].sort((a, b) => a.typeName.localeCompare(b.typeName));
   return {

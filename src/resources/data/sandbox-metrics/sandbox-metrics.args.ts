@@ -1,0 +1,46 @@
+/**
+ * The `sandboxMetrics` data source's data: a sandbox, a time range, and the
+ * metric samples in it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { sandboxIDSchema } from "../sandbox/sandbox.args";
+
+const unixSeconds = z.number().int().min(0, { error: "must be unix seconds >= 0" });
+
+/** The arguments of the `sandboxMetrics` data source. */
+export const sandboxMetricsDataArgsSchema = z.strictObject({
+  sandboxID: sandboxIDSchema.meta({ description: "The sandbox whose metrics to read." }),
+  start: unixSeconds
+    .optional()
+    .meta({ description: "Start of the range, unix seconds. Default: the sandbox's start." }),
+  end: unixSeconds
+    .optional()
+    .meta({ description: "End of the range, unix seconds. Default: now." }),
+});
+
+/** One metric sample. */
+export const metricSampleSchema = z.strictObject({
+  timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
+  timestamp: z.string().meta({ description: "When the sample was taken (RFC 3339)." }),
+  cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
+  cpuUsedPct: z.number().meta({ description: "CPU use in percent." }),
+  memUsed: z.number().meta({ description: "Memory used, bytes." }),
+  memTotal: z.number().meta({ description: "Memory available, bytes." }),
+  memCache: z.number().meta({ description: "Memory used by the page cache, bytes." }),
+  diskUsed: z.number().meta({ description: "Disk used, bytes." }),
+  diskTotal: z.number().meta({ description: "Disk size, bytes." }),
+});
+
+/** What the `sandboxMetrics` data source returns. */
+export const sandboxMetricsDataResultSchema = z.strictObject({
+  metrics: z
+    .array(metricSampleSchema)
+    .meta({ description: "The samples in the range, as the service returns them." }),
+});
+
+/** The `sandboxMetrics` data source's arguments. */
+export type SandboxMetricsDataArgs = z.infer<typeof sandboxMetricsDataArgsSchema>;
+/** What the `sandboxMetrics` data source returns. */
+export type SandboxMetricsDataResult = z.infer<typeof sandboxMetricsDataResultSchema>;
