@@ -7,9 +7,8 @@
  * @module
  */
 import type { Construct } from "constructs";
-import type { ZodType } from "zod";
-import { coreProblems } from "./core-check";
 import { packageLocalPath } from "./local-paths";
+import { providerProblems } from "./provider-check";
 import type { CdkRuntime } from "./runtime";
 
 /** A value with its local paths replaced by asset paths, and the paths that could not be packaged. */
@@ -45,7 +44,7 @@ export function packageCopySources<T>(
     if (!copy || typeof copy.src !== "string" || runtime.Token.isUnresolved(copy)) return step;
     const packaged = packageLocalPath(scope, `copy-${i}`, copy.src, runtime);
     if (!packaged.ok) {
-      problems.push(`build.steps[${i}].copy.src: ${packaged.problem}`);
+      problems.push(`build.steps[${i}].copy.src ${packaged.problem}`);
       return step;
     }
     return { ...record(step), copy: { ...copy, src: packaged.path } };
@@ -71,7 +70,7 @@ export function packageFileSources<T>(
     if (!fields || typeof fields.source !== "string") return file;
     const packaged = packageLocalPath(scope, `file-${i}`, fields.source, runtime);
     if (!packaged.ok) {
-      problems.push(`files[${i}].source: ${packaged.problem}`);
+      problems.push(`files[${i}].source ${packaged.problem}`);
       return file;
     }
     return { ...fields, source: packaged.path };
@@ -79,29 +78,27 @@ export function packageFileSources<T>(
   return { value: packagedFiles as T, problems };
 }
 
-/** What a validated construct exposes to {@link addCoreValidation}. */
+/** What a validated construct exposes to {@link addProviderValidation}. */
 export interface ValidatedConstruct extends Construct {
   /** The resource's Terraform type, e.g. `sandboxiac_template`. */
   readonly terraformResourceType: string;
 }
 
 /**
- * Adds a synth-time validation (`node.addValidation`) that checks the
- * construct's attributes, as they will be synthesized, with the core's input
- * schema, plus any `extra` problems (e.g. missing local paths). Each problem
- * names the Terraform attribute path; values under `hidden` fields are not shown.
+ * Adds a synth-time validation (`node.addValidation`) that runs the provider's
+ * own validation on the construct's attributes as they will be synthesized,
+ * plus any `extra` problems (e.g. missing local paths). Each problem names the
+ * Terraform attribute path.
  */
-export function addCoreValidation(
+export function addProviderValidation(
   construct: ValidatedConstruct,
-  schema: ZodType,
   attributes: () => Record<string, unknown>,
   runtime: CdkRuntime,
   extra: () => readonly string[] = () => [],
-  hidden: readonly string[] = [],
 ): void {
   construct.node.addValidation({
     validate: () =>
-      [...extra(), ...coreProblems(schema, attributes(), runtime, hidden)].map(
+      [...extra(), ...providerProblems(construct.terraformResourceType, attributes(), runtime)].map(
         (problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`,
       ),
   });

@@ -1,24 +1,22 @@
 /**
  * The generated `cdktn` bindings with the conveniences CDK users expect:
- * local paths packaged as assets, synth-time checks with the core's schemas
- * (attribute paths in Terraform names), and no API key in the synthesized JSON.
+ * local paths packaged as assets, synth-time checks by the provider's own
+ * validation (attribute paths in Terraform names), and no API key in the
+ * synthesized JSON.
  * Props, getters and Terraform names are exactly the generated ones.
  *
  * @module
  */
 import * as cdktn from "cdktn";
 import type { Construct } from "constructs";
-import { provider, provisioner, snapshot, template } from "../gen/cdktn";
+import { provider, provisioner, sandboxReader, snapshot, template } from "../gen/cdktn";
 import {
-  addCoreValidation,
+  addProviderValidation,
   apiKeyProblems,
   packageCopySources,
   packageFileSources,
 } from "../cdk/conveniences";
 import type { CdkRuntime } from "../cdk/runtime";
-import { provisionerArgsSchema } from "../resources/provisioner/provisioner.args";
-import { snapshotArgsSchema } from "../resources/snapshot/snapshot.args";
-import { templateArgsSchema } from "../resources/template/template.args";
 
 const RUNTIME: CdkRuntime = cdktn;
 
@@ -49,9 +47,8 @@ export class Template extends template.Template {
   public constructor(scope: Construct, id: string, config: template.TemplateConfig) {
     super(scope, id, config);
     this.putBuildAttribute(config.buildAttribute);
-    addCoreValidation(
+    addProviderValidation(
       this,
-      templateArgsSchema,
       () => this.synthesizeAttributes(),
       RUNTIME,
       () => this.copyProblems,
@@ -78,13 +75,11 @@ export class Provisioner extends provisioner.Provisioner {
   public constructor(scope: Construct, id: string, config: provisioner.ProvisionerConfig) {
     super(scope, id, config);
     if (config.files !== undefined) this.putFiles(config.files);
-    addCoreValidation(
+    addProviderValidation(
       this,
-      provisionerArgsSchema,
       () => this.synthesizeAttributes(),
       RUNTIME,
       () => this.fileProblems,
-      ["envs"],
     );
   }
 
@@ -101,6 +96,18 @@ export class Snapshot extends snapshot.Snapshot {
   /** Declares the snapshot. */
   public constructor(scope: Construct, id: string, config: snapshot.SnapshotConfig) {
     super(scope, id, config);
-    addCoreValidation(this, snapshotArgsSchema, () => this.synthesizeAttributes(), RUNTIME);
+    addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
+  }
+}
+
+/**
+ * A sandbox reader (`sandboxiac_sandbox_reader`); invalid literal props fail
+ * synth validation.
+ */
+export class SandboxReader extends sandboxReader.SandboxReader {
+  /** Declares the reader. */
+  public constructor(scope: Construct, id: string, config: sandboxReader.SandboxReaderConfig) {
+    super(scope, id, config);
+    addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
   }
 }

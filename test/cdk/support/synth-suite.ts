@@ -189,7 +189,7 @@ export function describeSynth(flavour: CdkFlavour): void {
         buildAttribute: { fromTemplate: "base" },
       });
       expect(validationError(flavour, stack)).toMatch(
-        /sandboxiac_template\.tools: cpu_count: must be an integer >= 1 \(received 0\)/,
+        /sandboxiac_template\.tools: cpu_count must be an integer >= 1, got 0/,
       );
     });
 
@@ -204,7 +204,7 @@ export function describeSynth(flavour: CdkFlavour): void {
         },
       });
       expect(validationError(flavour, stack)).toMatch(
-        /sandboxiac_template\.tools: build\.steps\[1\]: must hold one of run, copy, env, workdir or user/,
+        /sandboxiac_template\.tools: build\.steps\[1\] must hold one of run, copy, env, workdir or user/,
       );
     });
 
@@ -216,13 +216,13 @@ export function describeSynth(flavour: CdkFlavour): void {
       });
       const message = validationError(flavour, stack);
       expect(message).toContain(
-        'sandboxiac_provisioner.setup: files[0].source: "files/nope" does not exist',
+        'sandboxiac_provisioner.setup: files[0].source "files/nope" does not exist',
       );
       expect(message).toMatch(
-        /sandboxiac_provisioner\.setup: commands\[0\]: must set exactly one of `run`/,
+        /sandboxiac_provisioner\.setup: commands\[0\] must set exactly one of `run`/,
       );
       expect(message).toMatch(
-        /sandboxiac_provisioner\.setup: template: must set exactly one of `template`/,
+        /sandboxiac_provisioner\.setup: template must set exactly one of `template`/,
       );
     });
 

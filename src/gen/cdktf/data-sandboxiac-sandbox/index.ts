@@ -9,11 +9,181 @@ import * as cdktf from 'cdktf';
 
 export interface DataSandboxiacSandboxConfig extends cdktf.TerraformMetaArguments {
   /**
-  * id
+  * Also read the latest resource metric sample. Default: false, no `metrics`.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/sandbox#include_metrics DataSandboxiacSandbox#include_metrics}
+  */
+  readonly includeMetrics?: boolean | cdktf.IResolvable;
+  /**
+  * The sandbox to read (running or paused).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/sandbox#sandbox_id DataSandboxiacSandbox#sandbox_id}
   */
   readonly sandboxId: string;
+}
+export interface DataSandboxiacSandboxMetrics {
+}
+
+export function dataSandboxiacSandboxMetricsToTerraform(struct?: DataSandboxiacSandboxMetrics): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+  }
+}
+
+
+export function dataSandboxiacSandboxMetricsToHclTerraform(struct?: DataSandboxiacSandboxMetrics): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+  };
+  return attrs;
+}
+
+export class DataSandboxiacSandboxMetricsOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false);
+  }
+
+  public get internalValue(): DataSandboxiacSandboxMetrics | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: DataSandboxiacSandboxMetrics | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+    }
+  }
+
+  // cpu_count - computed: true, optional: false, required: false
+  public get cpuCount() {
+    return this.getNumberAttribute('cpu_count');
+  }
+
+  // cpu_used_pct - computed: true, optional: false, required: false
+  public get cpuUsedPct() {
+    return this.getNumberAttribute('cpu_used_pct');
+  }
+
+  // disk_total - computed: true, optional: false, required: false
+  public get diskTotal() {
+    return this.getNumberAttribute('disk_total');
+  }
+
+  // disk_used - computed: true, optional: false, required: false
+  public get diskUsed() {
+    return this.getNumberAttribute('disk_used');
+  }
+
+  // mem_total - computed: true, optional: false, required: false
+  public get memTotal() {
+    return this.getNumberAttribute('mem_total');
+  }
+
+  // mem_used - computed: true, optional: false, required: false
+  public get memUsed() {
+    return this.getNumberAttribute('mem_used');
+  }
+
+  // timestamp_unix - computed: true, optional: false, required: false
+  public get timestampUnix() {
+    return this.getNumberAttribute('timestamp_unix');
+  }
+}
+export interface DataSandboxiacSandboxVolumeMounts {
+}
+
+export function dataSandboxiacSandboxVolumeMountsToTerraform(struct?: DataSandboxiacSandboxVolumeMounts): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+  }
+}
+
+
+export function dataSandboxiacSandboxVolumeMountsToHclTerraform(struct?: DataSandboxiacSandboxVolumeMounts): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+  };
+  return attrs;
+}
+
+export class DataSandboxiacSandboxVolumeMountsOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectIndex the index of this item in the list
+  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  public get internalValue(): DataSandboxiacSandboxVolumeMounts | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: DataSandboxiacSandboxVolumeMounts | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+    }
+  }
+
+  // name - computed: true, optional: false, required: false
+  public get name() {
+    return this.getStringAttribute('name');
+  }
+
+  // path - computed: true, optional: false, required: false
+  public get path() {
+    return this.getStringAttribute('path');
+  }
+}
+
+export class DataSandboxiacSandboxVolumeMountsList extends cdktf.ComplexList {
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string, protected wrapsSet: boolean) {
+    super(terraformResource, terraformAttribute, wrapsSet)
+  }
+
+  /**
+  * @param index the index of the item to return
+  */
+  public get(index: number): DataSandboxiacSandboxVolumeMountsOutputReference {
+    return new DataSandboxiacSandboxVolumeMountsOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
+  }
 }
 
 /**
@@ -66,12 +236,86 @@ export class DataSandboxiacSandbox extends cdktf.TerraformDataSource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this._includeMetrics = config.includeMetrics;
     this._sandboxId = config.sandboxId;
   }
 
   // ==========
   // ATTRIBUTES
   // ==========
+
+  // alias - computed: true, optional: false, required: false
+  public get alias() {
+    return this.getStringAttribute('alias');
+  }
+
+  // client_id - computed: true, optional: false, required: false
+  public get clientId() {
+    return this.getStringAttribute('client_id');
+  }
+
+  // cpu_count - computed: true, optional: false, required: false
+  public get cpuCount() {
+    return this.getNumberAttribute('cpu_count');
+  }
+
+  // disk_size_mb - computed: true, optional: false, required: false
+  public get diskSizeMb() {
+    return this.getNumberAttribute('disk_size_mb');
+  }
+
+  // domain - computed: true, optional: false, required: false
+  public get domain() {
+    return this.getStringAttribute('domain');
+  }
+
+  // end_at - computed: true, optional: false, required: false
+  public get endAt() {
+    return this.getStringAttribute('end_at');
+  }
+
+  // envd_access_token - computed: true, optional: false, required: false
+  public get envdAccessToken() {
+    return this.getStringAttribute('envd_access_token');
+  }
+
+  // envd_version - computed: true, optional: false, required: false
+  public get envdVersion() {
+    return this.getStringAttribute('envd_version');
+  }
+
+  // include_metrics - computed: false, optional: true, required: false
+  private _includeMetrics?: boolean | cdktf.IResolvable; 
+  public get includeMetrics() {
+    return this.getBooleanAttribute('include_metrics');
+  }
+  public set includeMetrics(value: boolean | cdktf.IResolvable) {
+    this._includeMetrics = value;
+  }
+  public resetIncludeMetrics() {
+    this._includeMetrics = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get includeMetricsInput() {
+    return this._includeMetrics;
+  }
+
+  // memory_mb - computed: true, optional: false, required: false
+  public get memoryMb() {
+    return this.getNumberAttribute('memory_mb');
+  }
+
+  // metadata - computed: true, optional: false, required: false
+  private _metadata = new cdktf.StringMap(this, "metadata");
+  public get metadata() {
+    return this._metadata;
+  }
+
+  // metrics - computed: true, optional: false, required: false
+  private _metrics = new DataSandboxiacSandboxMetricsOutputReference(this, "metrics");
+  public get metrics() {
+    return this._metrics;
+  }
 
   // sandbox_id - computed: false, optional: false, required: true
   private _sandboxId?: string; 
@@ -86,6 +330,11 @@ export class DataSandboxiacSandbox extends cdktf.TerraformDataSource {
     return this._sandboxId;
   }
 
+  // started_at - computed: true, optional: false, required: false
+  public get startedAt() {
+    return this.getStringAttribute('started_at');
+  }
+
   // state - computed: true, optional: false, required: false
   public get state() {
     return this.getStringAttribute('state');
@@ -96,20 +345,10 @@ export class DataSandboxiacSandbox extends cdktf.TerraformDataSource {
     return this.getStringAttribute('template_id');
   }
 
-  // metadata - computed: true, optional: false, required: false
-  private _metadata = new cdktf.StringMap(this, "metadata");
-  public get metadata() {
-    return this._metadata;
-  }
-
-  // cpu_count - computed: true, optional: false, required: false
-  public get cpuCount() {
-    return this.getNumberAttribute('cpu_count');
-  }
-
-  // memory_mb - computed: true, optional: false, required: false
-  public get memoryMb() {
-    return this.getNumberAttribute('memory_mb');
+  // volume_mounts - computed: true, optional: false, required: false
+  private _volumeMounts = new DataSandboxiacSandboxVolumeMountsList(this, "volume_mounts", false);
+  public get volumeMounts() {
+    return this._volumeMounts;
   }
 
   // =========
@@ -118,12 +357,19 @@ export class DataSandboxiacSandbox extends cdktf.TerraformDataSource {
 
   protected synthesizeAttributes(): { [name: string]: any } {
     return {
+      include_metrics: cdktf.booleanToTerraform(this._includeMetrics),
       sandbox_id: cdktf.stringToTerraform(this._sandboxId),
     };
   }
 
   protected synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
+      include_metrics: {
+        value: cdktf.booleanToHclTerraform(this._includeMetrics),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "boolean",
+      },
       sandbox_id: {
         value: cdktf.stringToHclTerraform(this._sandboxId),
         isBlock: false,

@@ -9,17 +9,97 @@ import * as cdktf from 'cdktf';
 
 export interface DataSandboxiacSandboxesConfig extends cdktf.TerraformMetaArguments {
   /**
-  * md
+  * Only sandboxes whose metadata holds every one of these pairs. Default: no filter.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/sandboxes#metadata DataSandboxiacSandboxes#metadata}
   */
   readonly metadata?: { [key: string]: string };
   /**
-  * state
+  * Only sandboxes in these states. Default: running and paused.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/sandboxes#state DataSandboxiacSandboxes#state}
   */
   readonly state?: string[];
+}
+export interface DataSandboxiacSandboxesSandboxesVolumeMounts {
+}
+
+export function dataSandboxiacSandboxesSandboxesVolumeMountsToTerraform(struct?: DataSandboxiacSandboxesSandboxesVolumeMounts): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+  }
+}
+
+
+export function dataSandboxiacSandboxesSandboxesVolumeMountsToHclTerraform(struct?: DataSandboxiacSandboxesSandboxesVolumeMounts): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+  };
+  return attrs;
+}
+
+export class DataSandboxiacSandboxesSandboxesVolumeMountsOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectIndex the index of this item in the list
+  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  public get internalValue(): DataSandboxiacSandboxesSandboxesVolumeMounts | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: DataSandboxiacSandboxesSandboxesVolumeMounts | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+    }
+  }
+
+  // name - computed: true, optional: false, required: false
+  public get name() {
+    return this.getStringAttribute('name');
+  }
+
+  // path - computed: true, optional: false, required: false
+  public get path() {
+    return this.getStringAttribute('path');
+  }
+}
+
+export class DataSandboxiacSandboxesSandboxesVolumeMountsList extends cdktf.ComplexList {
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string, protected wrapsSet: boolean) {
+    super(terraformResource, terraformAttribute, wrapsSet)
+  }
+
+  /**
+  * @param index the index of the item to return
+  */
+  public get(index: number): DataSandboxiacSandboxesSandboxesVolumeMountsOutputReference {
+    return new DataSandboxiacSandboxesSandboxesVolumeMountsOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
+  }
 }
 export interface DataSandboxiacSandboxesSandboxes {
 }
@@ -72,9 +152,55 @@ export class DataSandboxiacSandboxesSandboxesOutputReference extends cdktf.Compl
     }
   }
 
+  // alias - computed: true, optional: false, required: false
+  public get alias() {
+    return this.getStringAttribute('alias');
+  }
+
+  // client_id - computed: true, optional: false, required: false
+  public get clientId() {
+    return this.getStringAttribute('client_id');
+  }
+
+  // cpu_count - computed: true, optional: false, required: false
+  public get cpuCount() {
+    return this.getNumberAttribute('cpu_count');
+  }
+
+  // disk_size_mb - computed: true, optional: false, required: false
+  public get diskSizeMb() {
+    return this.getNumberAttribute('disk_size_mb');
+  }
+
+  // end_at - computed: true, optional: false, required: false
+  public get endAt() {
+    return this.getStringAttribute('end_at');
+  }
+
+  // envd_version - computed: true, optional: false, required: false
+  public get envdVersion() {
+    return this.getStringAttribute('envd_version');
+  }
+
+  // memory_mb - computed: true, optional: false, required: false
+  public get memoryMb() {
+    return this.getNumberAttribute('memory_mb');
+  }
+
+  // metadata - computed: true, optional: false, required: false
+  private _metadata = new cdktf.StringMap(this, "metadata");
+  public get metadata() {
+    return this._metadata;
+  }
+
   // sandbox_id - computed: true, optional: false, required: false
   public get sandboxId() {
     return this.getStringAttribute('sandbox_id');
+  }
+
+  // started_at - computed: true, optional: false, required: false
+  public get startedAt() {
+    return this.getStringAttribute('started_at');
   }
 
   // state - computed: true, optional: false, required: false
@@ -85,6 +211,12 @@ export class DataSandboxiacSandboxesSandboxesOutputReference extends cdktf.Compl
   // template_id - computed: true, optional: false, required: false
   public get templateId() {
     return this.getStringAttribute('template_id');
+  }
+
+  // volume_mounts - computed: true, optional: false, required: false
+  private _volumeMounts = new DataSandboxiacSandboxesSandboxesVolumeMountsList(this, "volume_mounts", false);
+  public get volumeMounts() {
+    return this._volumeMounts;
   }
 }
 
@@ -181,6 +313,12 @@ export class DataSandboxiacSandboxes extends cdktf.TerraformDataSource {
     return this._metadata;
   }
 
+  // sandboxes - computed: true, optional: false, required: false
+  private _sandboxes = new DataSandboxiacSandboxesSandboxesList(this, "sandboxes", false);
+  public get sandboxes() {
+    return this._sandboxes;
+  }
+
   // state - computed: false, optional: true, required: false
   private _state?: string[]; 
   public get state() {
@@ -195,12 +333,6 @@ export class DataSandboxiacSandboxes extends cdktf.TerraformDataSource {
   // Temporarily expose input value. Use with caution.
   public get stateInput() {
     return this._state;
-  }
-
-  // sandboxes - computed: true, optional: false, required: false
-  private _sandboxes = new DataSandboxiacSandboxesSandboxesList(this, "sandboxes", false);
-  public get sandboxes() {
-    return this._sandboxes;
   }
 
   // =========

@@ -9,13 +9,13 @@ import * as cdktf from 'cdktf';
 
 export interface DataSandboxiacTemplateConfig extends cdktf.TerraformMetaArguments {
   /**
-  * name
+  * The template's name, [namespace/]alias[:tag]; the tag picks the build (default: "default"). Exactly one of name, templateID.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/template#name DataSandboxiacTemplate#name}
   */
   readonly name?: string;
   /**
-  * tid
+  * The template's ID. Exactly one of name, templateID.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/template#template_id DataSandboxiacTemplate#template_id}
   */
@@ -80,6 +80,31 @@ export class DataSandboxiacTemplate extends cdktf.TerraformDataSource {
   // ATTRIBUTES
   // ==========
 
+  // build_id - computed: true, optional: false, required: false
+  public get buildId() {
+    return this.getStringAttribute('build_id');
+  }
+
+  // build_status - computed: true, optional: false, required: false
+  public get buildStatus() {
+    return this.getStringAttribute('build_status');
+  }
+
+  // cpu_count - computed: true, optional: false, required: false
+  public get cpuCount() {
+    return this.getNumberAttribute('cpu_count');
+  }
+
+  // envd_version - computed: true, optional: false, required: false
+  public get envdVersion() {
+    return this.getStringAttribute('envd_version');
+  }
+
+  // memory_mb - computed: true, optional: false, required: false
+  public get memoryMb() {
+    return this.getNumberAttribute('memory_mb');
+  }
+
   // name - computed: false, optional: true, required: false
   private _name?: string; 
   public get name() {
@@ -96,6 +121,21 @@ export class DataSandboxiacTemplate extends cdktf.TerraformDataSource {
     return this._name;
   }
 
+  // names - computed: true, optional: false, required: false
+  public get names() {
+    return this.getListAttribute('names');
+  }
+
+  // public - computed: true, optional: false, required: false
+  public get public() {
+    return this.getBooleanAttribute('public');
+  }
+
+  // tags - computed: true, optional: false, required: false
+  public get tags() {
+    return this.getListAttribute('tags');
+  }
+
   // template_id - computed: true, optional: true, required: false
   private _templateId?: string; 
   public get templateId() {
@@ -110,16 +150,6 @@ export class DataSandboxiacTemplate extends cdktf.TerraformDataSource {
   // Temporarily expose input value. Use with caution.
   public get templateIdInput() {
     return this._templateId;
-  }
-
-  // build_id - computed: true, optional: false, required: false
-  public get buildId() {
-    return this.getStringAttribute('build_id');
-  }
-
-  // names - computed: true, optional: false, required: false
-  public get names() {
-    return this.getListAttribute('names');
   }
 
   // =========

@@ -9,29 +9,29 @@ import * as cdktf from 'cdktf';
 
 export interface SandboxiacProviderConfig {
   /**
-  * API URL
+  * The API key sent as X-API-Key. Default: E2B_API_KEY; else none. Never stored in state.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs#api_key SandboxiacProvider#api_key}
+  */
+  readonly apiKey?: string;
+  /**
+  * Base URL of the control API, e.g. `http://127.0.0.1:3000`. Default: E2B_API_URL; else `https://api.<domain>` when a domain is set; else the local service `http://127.0.0.1:3000`.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs#api_url SandboxiacProvider#api_url}
   */
   readonly apiUrl?: string;
   /**
-  * sandbox URL
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs#sandbox_url SandboxiacProvider#sandbox_url}
-  */
-  readonly sandboxUrl?: string;
-  /**
-  * domain
+  * The service's domain, e.g. `e2b.app`. Default: E2B_DOMAIN; else none.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs#domain SandboxiacProvider#domain}
   */
   readonly domain?: string;
   /**
-  * API key
+  * One URL serving every sandbox (chosen by routing headers). Default: E2B_SANDBOX_URL; else `https://<port>-<sandboxID>.<domain>`, or the API URL when no domain is set.
   *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs#api_key SandboxiacProvider#api_key}
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs#sandbox_url SandboxiacProvider#sandbox_url}
   */
-  readonly apiKey?: string;
+  readonly sandboxUrl?: string;
   /**
   * Alias name
   *
@@ -84,16 +84,32 @@ export class SandboxiacProvider extends cdktf.TerraformProvider {
       },
       terraformProviderSource: 'sandbox-iac/sandboxiac'
     });
-    this._apiUrl = config.apiUrl;
-    this._sandboxUrl = config.sandboxUrl;
-    this._domain = config.domain;
     this._apiKey = config.apiKey;
+    this._apiUrl = config.apiUrl;
+    this._domain = config.domain;
+    this._sandboxUrl = config.sandboxUrl;
     this._alias = config.alias;
   }
 
   // ==========
   // ATTRIBUTES
   // ==========
+
+  // api_key - computed: false, optional: true, required: false
+  private _apiKey?: string; 
+  public get apiKey() {
+    return this._apiKey;
+  }
+  public set apiKey(value: string | undefined) {
+    this._apiKey = value;
+  }
+  public resetApiKey() {
+    this._apiKey = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get apiKeyInput() {
+    return this._apiKey;
+  }
 
   // api_url - computed: false, optional: true, required: false
   private _apiUrl?: string; 
@@ -109,22 +125,6 @@ export class SandboxiacProvider extends cdktf.TerraformProvider {
   // Temporarily expose input value. Use with caution.
   public get apiUrlInput() {
     return this._apiUrl;
-  }
-
-  // sandbox_url - computed: false, optional: true, required: false
-  private _sandboxUrl?: string; 
-  public get sandboxUrl() {
-    return this._sandboxUrl;
-  }
-  public set sandboxUrl(value: string | undefined) {
-    this._sandboxUrl = value;
-  }
-  public resetSandboxUrl() {
-    this._sandboxUrl = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get sandboxUrlInput() {
-    return this._sandboxUrl;
   }
 
   // domain - computed: false, optional: true, required: false
@@ -143,20 +143,20 @@ export class SandboxiacProvider extends cdktf.TerraformProvider {
     return this._domain;
   }
 
-  // api_key - computed: false, optional: true, required: false
-  private _apiKey?: string; 
-  public get apiKey() {
-    return this._apiKey;
+  // sandbox_url - computed: false, optional: true, required: false
+  private _sandboxUrl?: string; 
+  public get sandboxUrl() {
+    return this._sandboxUrl;
   }
-  public set apiKey(value: string | undefined) {
-    this._apiKey = value;
+  public set sandboxUrl(value: string | undefined) {
+    this._sandboxUrl = value;
   }
-  public resetApiKey() {
-    this._apiKey = undefined;
+  public resetSandboxUrl() {
+    this._sandboxUrl = undefined;
   }
   // Temporarily expose input value. Use with caution.
-  public get apiKeyInput() {
-    return this._apiKey;
+  public get sandboxUrlInput() {
+    return this._sandboxUrl;
   }
 
   // alias - computed: false, optional: true, required: false
@@ -181,24 +181,24 @@ export class SandboxiacProvider extends cdktf.TerraformProvider {
 
   protected synthesizeAttributes(): { [name: string]: any } {
     return {
-      api_url: cdktf.stringToTerraform(this._apiUrl),
-      sandbox_url: cdktf.stringToTerraform(this._sandboxUrl),
-      domain: cdktf.stringToTerraform(this._domain),
       api_key: cdktf.stringToTerraform(this._apiKey),
+      api_url: cdktf.stringToTerraform(this._apiUrl),
+      domain: cdktf.stringToTerraform(this._domain),
+      sandbox_url: cdktf.stringToTerraform(this._sandboxUrl),
       alias: cdktf.stringToTerraform(this._alias),
     };
   }
 
   protected synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
-      api_url: {
-        value: cdktf.stringToHclTerraform(this._apiUrl),
+      api_key: {
+        value: cdktf.stringToHclTerraform(this._apiKey),
         isBlock: false,
         type: "simple",
         storageClassType: "string",
       },
-      sandbox_url: {
-        value: cdktf.stringToHclTerraform(this._sandboxUrl),
+      api_url: {
+        value: cdktf.stringToHclTerraform(this._apiUrl),
         isBlock: false,
         type: "simple",
         storageClassType: "string",
@@ -209,8 +209,8 @@ export class SandboxiacProvider extends cdktf.TerraformProvider {
         type: "simple",
         storageClassType: "string",
       },
-      api_key: {
-        value: cdktf.stringToHclTerraform(this._apiKey),
+      sandbox_url: {
+        value: cdktf.stringToHclTerraform(this._sandboxUrl),
         isBlock: false,
         type: "simple",
         storageClassType: "string",

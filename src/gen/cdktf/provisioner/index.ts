@@ -9,81 +9,504 @@ import * as cdktf from 'cdktf';
 
 export interface ProvisionerConfig extends cdktf.TerraformMetaArguments {
   /**
-  * template
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#template Provisioner#template}
-  */
-  readonly template?: string;
-  /**
-  * sandbox
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#sandbox_id Provisioner#sandbox_id}
-  */
-  readonly sandboxId?: string;
-  /**
-  * files
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#files Provisioner#files}
-  */
-  readonly files?: ProvisionerFiles[] | cdktf.IResolvable;
-  /**
-  * commands
+  * Setup commands, run in order after the upload. Default: none.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#commands Provisioner#commands}
   */
   readonly commands?: ProvisionerCommands[] | cdktf.IResolvable;
   /**
-  * triggers
+  * Uploads in flight at once. Default: 8.
   *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#triggers Provisioner#triggers}
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#concurrency Provisioner#concurrency}
   */
-  readonly triggers?: { [key: string]: string };
+  readonly concurrency?: number;
   /**
-  * snapshot
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#snapshot Provisioner#snapshot}
-  */
-  readonly snapshot?: ProvisionerSnapshot;
-  /**
-  * keep
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#keep_sandbox Provisioner#keep_sandbox}
-  */
-  readonly keepSandbox?: boolean | cdktf.IResolvable;
-  /**
-  * t
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#sandbox_timeout_seconds Provisioner#sandbox_timeout_seconds}
-  */
-  readonly sandboxTimeoutSeconds?: number;
-  /**
-  * envs
+  * Environment variables of a created sandbox; sensitive. Default: none.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#envs Provisioner#envs}
   */
   readonly envs?: { [key: string]: string };
   /**
-  * md
+  * Files and directories to upload, in order. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#files Provisioner#files}
+  */
+  readonly files?: ProvisionerFiles[] | cdktf.IResolvable;
+  /**
+  * Keep the sandbox the Provisioner created running after provisioning (its ID is the keptSandboxID output). Ignored with sandboxID. Default: false, the sandbox is killed once provisioning ends.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#keep_sandbox Provisioner#keep_sandbox}
+  */
+  readonly keepSandbox?: boolean | cdktf.IResolvable;
+  /**
+  * Metadata of a created sandbox. Default: { "sandbox-iac" = "provisioner" }.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#metadata Provisioner#metadata}
   */
   readonly metadata?: { [key: string]: string };
+  /**
+  * Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox. Default: 64.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#part_size_mb Provisioner#part_size_mb}
+  */
+  readonly partSizeMb?: number;
+  /**
+  * An existing, running sandbox to work in; the Provisioner never kills it. Exactly one of template, sandboxID.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#sandbox_id Provisioner#sandbox_id}
+  */
+  readonly sandboxId?: string;
+  /**
+  * Lifetime of a created sandbox, in seconds. Default: 3600 while provisioning; a kept sandbox keeps it.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#sandbox_timeout_seconds Provisioner#sandbox_timeout_seconds}
+  */
+  readonly sandboxTimeoutSeconds?: number;
+  /**
+  * Snapshot the sandbox after the commands into a template with this name. Default: no snapshot.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#snapshot Provisioner#snapshot}
+  */
+  readonly snapshot?: ProvisionerSnapshot;
+  /**
+  * Template (ID or name) of the sandbox the Provisioner creates for the work. Exactly one of template, sandboxID.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#template Provisioner#template}
+  */
+  readonly template?: string;
+  /**
+  * Any string values, e.g. { revision = "1" }; a change runs the commands again. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#triggers Provisioner#triggers}
+  */
+  readonly triggers?: { [key: string]: string };
+}
+export interface ProvisionerCommands {
+  /**
+  * Arguments of cmd. Default: no arguments.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#args Provisioner#args}
+  */
+  readonly args?: string[];
+  /**
+  * An executable, run directly with args (no shell). Exactly one of run, cmd.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#cmd Provisioner#cmd}
+  */
+  readonly cmd?: string;
+  /**
+  * Working directory. Default: the user's home.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#cwd Provisioner#cwd}
+  */
+  readonly cwd?: string;
+  /**
+  * Extra environment variables. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#envs Provisioner#envs}
+  */
+  readonly envs?: { [key: string]: string };
+  /**
+  * A shell line, run with /bin/bash -l -c. Exactly one of run, cmd.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#run Provisioner#run}
+  */
+  readonly run?: string;
+  /**
+  * Seconds before the command is killed and the run fails. Default: 600.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#timeout_seconds Provisioner#timeout_seconds}
+  */
+  readonly timeoutSeconds?: number;
+  /**
+  * User to run as (user or root). Default: the sandbox's default user.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#user Provisioner#user}
+  */
+  readonly user?: string;
+}
+
+export function provisionerCommandsToTerraform(struct?: ProvisionerCommands | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    args: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.args),
+    cmd: cdktf.stringToTerraform(struct!.cmd),
+    cwd: cdktf.stringToTerraform(struct!.cwd),
+    envs: cdktf.hashMapper(cdktf.stringToTerraform)(struct!.envs),
+    run: cdktf.stringToTerraform(struct!.run),
+    timeout_seconds: cdktf.numberToTerraform(struct!.timeoutSeconds),
+    user: cdktf.stringToTerraform(struct!.user),
+  }
+}
+
+
+export function provisionerCommandsToHclTerraform(struct?: ProvisionerCommands | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    args: {
+      value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(struct!.args),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
+    },
+    cmd: {
+      value: cdktf.stringToHclTerraform(struct!.cmd),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    cwd: {
+      value: cdktf.stringToHclTerraform(struct!.cwd),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    envs: {
+      value: cdktf.hashMapperHcl(cdktf.stringToHclTerraform)(struct!.envs),
+      isBlock: false,
+      type: "map",
+      storageClassType: "stringMap",
+    },
+    run: {
+      value: cdktf.stringToHclTerraform(struct!.run),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    timeout_seconds: {
+      value: cdktf.numberToHclTerraform(struct!.timeoutSeconds),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "number",
+    },
+    user: {
+      value: cdktf.stringToHclTerraform(struct!.user),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class ProvisionerCommandsOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktf.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectIndex the index of this item in the list
+  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  public get internalValue(): ProvisionerCommands | cdktf.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._args !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.args = this._args;
+    }
+    if (this._cmd !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.cmd = this._cmd;
+    }
+    if (this._cwd !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.cwd = this._cwd;
+    }
+    if (this._envs !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.envs = this._envs;
+    }
+    if (this._run !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.run = this._run;
+    }
+    if (this._timeoutSeconds !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.timeoutSeconds = this._timeoutSeconds;
+    }
+    if (this._user !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.user = this._user;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: ProvisionerCommands | cdktf.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._args = undefined;
+      this._cmd = undefined;
+      this._cwd = undefined;
+      this._envs = undefined;
+      this._run = undefined;
+      this._timeoutSeconds = undefined;
+      this._user = undefined;
+    }
+    else if (cdktf.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._args = value.args;
+      this._cmd = value.cmd;
+      this._cwd = value.cwd;
+      this._envs = value.envs;
+      this._run = value.run;
+      this._timeoutSeconds = value.timeoutSeconds;
+      this._user = value.user;
+    }
+  }
+
+  // args - computed: false, optional: true, required: false
+  private _args?: string[]; 
+  public get args() {
+    return this.getListAttribute('args');
+  }
+  public set args(value: string[]) {
+    this._args = value;
+  }
+  public resetArgs() {
+    this._args = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get argsInput() {
+    return this._args;
+  }
+
+  // cmd - computed: false, optional: true, required: false
+  private _cmd?: string; 
+  public get cmd() {
+    return this.getStringAttribute('cmd');
+  }
+  public set cmd(value: string) {
+    this._cmd = value;
+  }
+  public resetCmd() {
+    this._cmd = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get cmdInput() {
+    return this._cmd;
+  }
+
+  // cwd - computed: false, optional: true, required: false
+  private _cwd?: string; 
+  public get cwd() {
+    return this.getStringAttribute('cwd');
+  }
+  public set cwd(value: string) {
+    this._cwd = value;
+  }
+  public resetCwd() {
+    this._cwd = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get cwdInput() {
+    return this._cwd;
+  }
+
+  // envs - computed: false, optional: true, required: false
+  private _envs?: { [key: string]: string }; 
+  public get envs() {
+    return this.getStringMapAttribute('envs');
+  }
+  public set envs(value: { [key: string]: string }) {
+    this._envs = value;
+  }
+  public resetEnvs() {
+    this._envs = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get envsInput() {
+    return this._envs;
+  }
+
+  // run - computed: false, optional: true, required: false
+  private _run?: string; 
+  public get run() {
+    return this.getStringAttribute('run');
+  }
+  public set run(value: string) {
+    this._run = value;
+  }
+  public resetRun() {
+    this._run = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get runInput() {
+    return this._run;
+  }
+
+  // timeout_seconds - computed: false, optional: true, required: false
+  private _timeoutSeconds?: number; 
+  public get timeoutSeconds() {
+    return this.getNumberAttribute('timeout_seconds');
+  }
+  public set timeoutSeconds(value: number) {
+    this._timeoutSeconds = value;
+  }
+  public resetTimeoutSeconds() {
+    this._timeoutSeconds = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get timeoutSecondsInput() {
+    return this._timeoutSeconds;
+  }
+
+  // user - computed: false, optional: true, required: false
+  private _user?: string; 
+  public get user() {
+    return this.getStringAttribute('user');
+  }
+  public set user(value: string) {
+    this._user = value;
+  }
+  public resetUser() {
+    this._user = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get userInput() {
+    return this._user;
+  }
+}
+
+export class ProvisionerCommandsList extends cdktf.ComplexList {
+  public internalValue? : ProvisionerCommands[] | cdktf.IResolvable
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string, protected wrapsSet: boolean) {
+    super(terraformResource, terraformAttribute, wrapsSet)
+  }
+
+  /**
+  * @param index the index of the item to return
+  */
+  public get(index: number): ProvisionerCommandsOutputReference {
+    return new ProvisionerCommandsOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
+  }
+}
+export interface ProvisionerFileDigest {
+}
+
+export function provisionerFileDigestToTerraform(struct?: ProvisionerFileDigest): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+  }
+}
+
+
+export function provisionerFileDigestToHclTerraform(struct?: ProvisionerFileDigest): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+  };
+  return attrs;
+}
+
+export class ProvisionerFileDigestOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectKey the key of this item in the map
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectKey: string) {
+    super(terraformResource, terraformAttribute, false, complexObjectKey);
+  }
+
+  public get internalValue(): ProvisionerFileDigest | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: ProvisionerFileDigest | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+    }
+  }
+
+  // mode - computed: true, optional: false, required: false
+  public get mode() {
+    return this.getNumberAttribute('mode');
+  }
+
+  // sha256 - computed: true, optional: false, required: false
+  public get sha256() {
+    return this.getStringAttribute('sha256');
+  }
+
+  // size - computed: true, optional: false, required: false
+  public get size() {
+    return this.getNumberAttribute('size');
+  }
+}
+
+export class ProvisionerFileDigestMap extends cdktf.ComplexMap {
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string) {
+    super(terraformResource, terraformAttribute)
+  }
+
+  /**
+  * @param key the key of the item to return
+  */
+  public get(key: string): ProvisionerFileDigestOutputReference {
+    return new ProvisionerFileDigestOutputReference(this.terraformResource, this.terraformAttribute, key);
+  }
 }
 export interface ProvisionerFiles {
   /**
-  * source
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#source Provisioner#source}
-  */
-  readonly source: string;
-  /**
-  * dest
+  * Where it goes in the sandbox. A directory source is copied into this directory (its contents, not the directory itself). Parents are created.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#destination Provisioner#destination}
   */
   readonly destination: string;
   /**
-  * user
+  * A local file or directory: absolute, or relative to the base directory (the Pulumi program or Terraform module directory).
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#source Provisioner#source}
+  */
+  readonly source: string;
+  /**
+  * Owner of the uploaded files. Default: the sandbox's default user.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#user Provisioner#user}
   */
@@ -96,8 +519,8 @@ export function provisionerFilesToTerraform(struct?: ProvisionerFiles | cdktf.IR
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   return {
-    source: cdktf.stringToTerraform(struct!.source),
     destination: cdktf.stringToTerraform(struct!.destination),
+    source: cdktf.stringToTerraform(struct!.source),
     user: cdktf.stringToTerraform(struct!.user),
   }
 }
@@ -109,14 +532,14 @@ export function provisionerFilesToHclTerraform(struct?: ProvisionerFiles | cdktf
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   const attrs = {
-    source: {
-      value: cdktf.stringToHclTerraform(struct!.source),
+    destination: {
+      value: cdktf.stringToHclTerraform(struct!.destination),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
     },
-    destination: {
-      value: cdktf.stringToHclTerraform(struct!.destination),
+    source: {
+      value: cdktf.stringToHclTerraform(struct!.source),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
@@ -153,13 +576,13 @@ export class ProvisionerFilesOutputReference extends cdktf.ComplexObject {
     }
     let hasAnyValues = this.isEmptyObject;
     const internalValueResult: any = {};
-    if (this._source !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.source = this._source;
-    }
     if (this._destination !== undefined) {
       hasAnyValues = true;
       internalValueResult.destination = this._destination;
+    }
+    if (this._source !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.source = this._source;
     }
     if (this._user !== undefined) {
       hasAnyValues = true;
@@ -172,8 +595,8 @@ export class ProvisionerFilesOutputReference extends cdktf.ComplexObject {
     if (value === undefined) {
       this.isEmptyObject = false;
       this.resolvableValue = undefined;
-      this._source = undefined;
       this._destination = undefined;
+      this._source = undefined;
       this._user = undefined;
     }
     else if (cdktf.Tokenization.isResolvable(value)) {
@@ -183,23 +606,10 @@ export class ProvisionerFilesOutputReference extends cdktf.ComplexObject {
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this.resolvableValue = undefined;
-      this._source = value.source;
       this._destination = value.destination;
+      this._source = value.source;
       this._user = value.user;
     }
-  }
-
-  // source - computed: false, optional: false, required: true
-  private _source?: string; 
-  public get source() {
-    return this.getStringAttribute('source');
-  }
-  public set source(value: string) {
-    this._source = value;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get sourceInput() {
-    return this._source;
   }
 
   // destination - computed: false, optional: false, required: true
@@ -213,6 +623,19 @@ export class ProvisionerFilesOutputReference extends cdktf.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get destinationInput() {
     return this._destination;
+  }
+
+  // source - computed: false, optional: false, required: true
+  private _source?: string; 
+  public get source() {
+    return this.getStringAttribute('source');
+  }
+  public set source(value: string) {
+    this._source = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get sourceInput() {
+    return this._source;
   }
 
   // user - computed: false, optional: true, required: false
@@ -251,337 +674,9 @@ export class ProvisionerFilesList extends cdktf.ComplexList {
     return new ProvisionerFilesOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
   }
 }
-export interface ProvisionerCommands {
-  /**
-  * run
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#run Provisioner#run}
-  */
-  readonly run?: string;
-  /**
-  * cmd
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#cmd Provisioner#cmd}
-  */
-  readonly cmd?: string;
-  /**
-  * args
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#args Provisioner#args}
-  */
-  readonly args?: string[];
-  /**
-  * cwd
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#cwd Provisioner#cwd}
-  */
-  readonly cwd?: string;
-  /**
-  * envs
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#envs Provisioner#envs}
-  */
-  readonly envs?: { [key: string]: string };
-  /**
-  * user
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#user Provisioner#user}
-  */
-  readonly user?: string;
-  /**
-  * timeout
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#timeout_seconds Provisioner#timeout_seconds}
-  */
-  readonly timeoutSeconds?: number;
-}
-
-export function provisionerCommandsToTerraform(struct?: ProvisionerCommands | cdktf.IResolvable): any {
-  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
-  if (cdktf.isComplexElement(struct)) {
-    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
-  }
-  return {
-    run: cdktf.stringToTerraform(struct!.run),
-    cmd: cdktf.stringToTerraform(struct!.cmd),
-    args: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.args),
-    cwd: cdktf.stringToTerraform(struct!.cwd),
-    envs: cdktf.hashMapper(cdktf.stringToTerraform)(struct!.envs),
-    user: cdktf.stringToTerraform(struct!.user),
-    timeout_seconds: cdktf.numberToTerraform(struct!.timeoutSeconds),
-  }
-}
-
-
-export function provisionerCommandsToHclTerraform(struct?: ProvisionerCommands | cdktf.IResolvable): any {
-  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
-  if (cdktf.isComplexElement(struct)) {
-    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
-  }
-  const attrs = {
-    run: {
-      value: cdktf.stringToHclTerraform(struct!.run),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
-    cmd: {
-      value: cdktf.stringToHclTerraform(struct!.cmd),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
-    args: {
-      value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(struct!.args),
-      isBlock: false,
-      type: "list",
-      storageClassType: "stringList",
-    },
-    cwd: {
-      value: cdktf.stringToHclTerraform(struct!.cwd),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
-    envs: {
-      value: cdktf.hashMapperHcl(cdktf.stringToHclTerraform)(struct!.envs),
-      isBlock: false,
-      type: "map",
-      storageClassType: "stringMap",
-    },
-    user: {
-      value: cdktf.stringToHclTerraform(struct!.user),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
-    timeout_seconds: {
-      value: cdktf.numberToHclTerraform(struct!.timeoutSeconds),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "number",
-    },
-  };
-
-  // remove undefined attributes
-  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
-}
-
-export class ProvisionerCommandsOutputReference extends cdktf.ComplexObject {
-  private isEmptyObject = false;
-  private resolvableValue?: cdktf.IResolvable;
-
-  /**
-  * @param terraformResource The parent resource
-  * @param terraformAttribute The attribute on the parent resource this class is referencing
-  * @param complexObjectIndex the index of this item in the list
-  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
-  */
-  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
-    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
-  }
-
-  public get internalValue(): ProvisionerCommands | cdktf.IResolvable | undefined {
-    if (this.resolvableValue) {
-      return this.resolvableValue;
-    }
-    let hasAnyValues = this.isEmptyObject;
-    const internalValueResult: any = {};
-    if (this._run !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.run = this._run;
-    }
-    if (this._cmd !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.cmd = this._cmd;
-    }
-    if (this._args !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.args = this._args;
-    }
-    if (this._cwd !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.cwd = this._cwd;
-    }
-    if (this._envs !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.envs = this._envs;
-    }
-    if (this._user !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.user = this._user;
-    }
-    if (this._timeoutSeconds !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.timeoutSeconds = this._timeoutSeconds;
-    }
-    return hasAnyValues ? internalValueResult : undefined;
-  }
-
-  public set internalValue(value: ProvisionerCommands | cdktf.IResolvable | undefined) {
-    if (value === undefined) {
-      this.isEmptyObject = false;
-      this.resolvableValue = undefined;
-      this._run = undefined;
-      this._cmd = undefined;
-      this._args = undefined;
-      this._cwd = undefined;
-      this._envs = undefined;
-      this._user = undefined;
-      this._timeoutSeconds = undefined;
-    }
-    else if (cdktf.Tokenization.isResolvable(value)) {
-      this.isEmptyObject = false;
-      this.resolvableValue = value;
-    }
-    else {
-      this.isEmptyObject = Object.keys(value).length === 0;
-      this.resolvableValue = undefined;
-      this._run = value.run;
-      this._cmd = value.cmd;
-      this._args = value.args;
-      this._cwd = value.cwd;
-      this._envs = value.envs;
-      this._user = value.user;
-      this._timeoutSeconds = value.timeoutSeconds;
-    }
-  }
-
-  // run - computed: false, optional: true, required: false
-  private _run?: string; 
-  public get run() {
-    return this.getStringAttribute('run');
-  }
-  public set run(value: string) {
-    this._run = value;
-  }
-  public resetRun() {
-    this._run = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get runInput() {
-    return this._run;
-  }
-
-  // cmd - computed: false, optional: true, required: false
-  private _cmd?: string; 
-  public get cmd() {
-    return this.getStringAttribute('cmd');
-  }
-  public set cmd(value: string) {
-    this._cmd = value;
-  }
-  public resetCmd() {
-    this._cmd = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get cmdInput() {
-    return this._cmd;
-  }
-
-  // args - computed: false, optional: true, required: false
-  private _args?: string[]; 
-  public get args() {
-    return this.getListAttribute('args');
-  }
-  public set args(value: string[]) {
-    this._args = value;
-  }
-  public resetArgs() {
-    this._args = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get argsInput() {
-    return this._args;
-  }
-
-  // cwd - computed: false, optional: true, required: false
-  private _cwd?: string; 
-  public get cwd() {
-    return this.getStringAttribute('cwd');
-  }
-  public set cwd(value: string) {
-    this._cwd = value;
-  }
-  public resetCwd() {
-    this._cwd = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get cwdInput() {
-    return this._cwd;
-  }
-
-  // envs - computed: false, optional: true, required: false
-  private _envs?: { [key: string]: string }; 
-  public get envs() {
-    return this.getStringMapAttribute('envs');
-  }
-  public set envs(value: { [key: string]: string }) {
-    this._envs = value;
-  }
-  public resetEnvs() {
-    this._envs = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get envsInput() {
-    return this._envs;
-  }
-
-  // user - computed: false, optional: true, required: false
-  private _user?: string; 
-  public get user() {
-    return this.getStringAttribute('user');
-  }
-  public set user(value: string) {
-    this._user = value;
-  }
-  public resetUser() {
-    this._user = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get userInput() {
-    return this._user;
-  }
-
-  // timeout_seconds - computed: false, optional: true, required: false
-  private _timeoutSeconds?: number; 
-  public get timeoutSeconds() {
-    return this.getNumberAttribute('timeout_seconds');
-  }
-  public set timeoutSeconds(value: number) {
-    this._timeoutSeconds = value;
-  }
-  public resetTimeoutSeconds() {
-    this._timeoutSeconds = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get timeoutSecondsInput() {
-    return this._timeoutSeconds;
-  }
-}
-
-export class ProvisionerCommandsList extends cdktf.ComplexList {
-  public internalValue? : ProvisionerCommands[] | cdktf.IResolvable
-
-  /**
-  * @param terraformResource The parent resource
-  * @param terraformAttribute The attribute on the parent resource this class is referencing
-  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
-  */
-  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string, protected wrapsSet: boolean) {
-    super(terraformResource, terraformAttribute, wrapsSet)
-  }
-
-  /**
-  * @param index the index of the item to return
-  */
-  public get(index: number): ProvisionerCommandsOutputReference {
-    return new ProvisionerCommandsOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
-  }
-}
 export interface ProvisionerSnapshot {
   /**
-  * name
+  * The name of the template the snapshot becomes, [namespace/]alias[:tag].
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#name Provisioner#name}
   */
@@ -723,73 +818,27 @@ export class Provisioner extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this._template = config.template;
-    this._sandboxId = config.sandboxId;
-    this._files.internalValue = config.files;
     this._commands.internalValue = config.commands;
-    this._triggers = config.triggers;
-    this._snapshot.internalValue = config.snapshot;
-    this._keepSandbox = config.keepSandbox;
-    this._sandboxTimeoutSeconds = config.sandboxTimeoutSeconds;
+    this._concurrency = config.concurrency;
     this._envs = config.envs;
+    this._files.internalValue = config.files;
+    this._keepSandbox = config.keepSandbox;
     this._metadata = config.metadata;
+    this._partSizeMb = config.partSizeMb;
+    this._sandboxId = config.sandboxId;
+    this._sandboxTimeoutSeconds = config.sandboxTimeoutSeconds;
+    this._snapshot.internalValue = config.snapshot;
+    this._template = config.template;
+    this._triggers = config.triggers;
   }
 
   // ==========
   // ATTRIBUTES
   // ==========
 
-  // id - computed: true, optional: false, required: false
-  public get id() {
-    return this.getStringAttribute('id');
-  }
-
-  // template - computed: false, optional: true, required: false
-  private _template?: string; 
-  public get template() {
-    return this.getStringAttribute('template');
-  }
-  public set template(value: string) {
-    this._template = value;
-  }
-  public resetTemplate() {
-    this._template = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get templateInput() {
-    return this._template;
-  }
-
-  // sandbox_id - computed: false, optional: true, required: false
-  private _sandboxId?: string; 
-  public get sandboxId() {
-    return this.getStringAttribute('sandbox_id');
-  }
-  public set sandboxId(value: string) {
-    this._sandboxId = value;
-  }
-  public resetSandboxId() {
-    this._sandboxId = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get sandboxIdInput() {
-    return this._sandboxId;
-  }
-
-  // files - computed: false, optional: true, required: false
-  private _files = new ProvisionerFilesList(this, "files", false);
-  public get files() {
-    return this._files;
-  }
-  public putFiles(value: ProvisionerFiles[] | cdktf.IResolvable) {
-    this._files.internalValue = value;
-  }
-  public resetFiles() {
-    this._files.internalValue = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get filesInput() {
-    return this._files.internalValue;
+  // bytes_uploaded - computed: true, optional: false, required: false
+  public get bytesUploaded() {
+    return this.getNumberAttribute('bytes_uploaded');
   }
 
   // commands - computed: false, optional: true, required: false
@@ -808,68 +857,25 @@ export class Provisioner extends cdktf.TerraformResource {
     return this._commands.internalValue;
   }
 
-  // triggers - computed: false, optional: true, required: false
-  private _triggers?: { [key: string]: string }; 
-  public get triggers() {
-    return this.getStringMapAttribute('triggers');
-  }
-  public set triggers(value: { [key: string]: string }) {
-    this._triggers = value;
-  }
-  public resetTriggers() {
-    this._triggers = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get triggersInput() {
-    return this._triggers;
+  // commands_run - computed: true, optional: false, required: false
+  public get commandsRun() {
+    return this.getNumberAttribute('commands_run');
   }
 
-  // snapshot - computed: false, optional: true, required: false
-  private _snapshot = new ProvisionerSnapshotOutputReference(this, "snapshot");
-  public get snapshot() {
-    return this._snapshot;
+  // concurrency - computed: false, optional: true, required: false
+  private _concurrency?: number; 
+  public get concurrency() {
+    return this.getNumberAttribute('concurrency');
   }
-  public putSnapshot(value: ProvisionerSnapshot) {
-    this._snapshot.internalValue = value;
+  public set concurrency(value: number) {
+    this._concurrency = value;
   }
-  public resetSnapshot() {
-    this._snapshot.internalValue = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get snapshotInput() {
-    return this._snapshot.internalValue;
-  }
-
-  // keep_sandbox - computed: false, optional: true, required: false
-  private _keepSandbox?: boolean | cdktf.IResolvable; 
-  public get keepSandbox() {
-    return this.getBooleanAttribute('keep_sandbox');
-  }
-  public set keepSandbox(value: boolean | cdktf.IResolvable) {
-    this._keepSandbox = value;
-  }
-  public resetKeepSandbox() {
-    this._keepSandbox = undefined;
+  public resetConcurrency() {
+    this._concurrency = undefined;
   }
   // Temporarily expose input value. Use with caution.
-  public get keepSandboxInput() {
-    return this._keepSandbox;
-  }
-
-  // sandbox_timeout_seconds - computed: false, optional: true, required: false
-  private _sandboxTimeoutSeconds?: number; 
-  public get sandboxTimeoutSeconds() {
-    return this.getNumberAttribute('sandbox_timeout_seconds');
-  }
-  public set sandboxTimeoutSeconds(value: number) {
-    this._sandboxTimeoutSeconds = value;
-  }
-  public resetSandboxTimeoutSeconds() {
-    this._sandboxTimeoutSeconds = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get sandboxTimeoutSecondsInput() {
-    return this._sandboxTimeoutSeconds;
+  public get concurrencyInput() {
+    return this._concurrency;
   }
 
   // envs - computed: false, optional: true, required: false
@@ -888,6 +894,54 @@ export class Provisioner extends cdktf.TerraformResource {
     return this._envs;
   }
 
+  // file_digest - computed: true, optional: false, required: false
+  private _fileDigest = new ProvisionerFileDigestMap(this, "file_digest");
+  public get fileDigest() {
+    return this._fileDigest;
+  }
+
+  // files - computed: false, optional: true, required: false
+  private _files = new ProvisionerFilesList(this, "files", false);
+  public get files() {
+    return this._files;
+  }
+  public putFiles(value: ProvisionerFiles[] | cdktf.IResolvable) {
+    this._files.internalValue = value;
+  }
+  public resetFiles() {
+    this._files.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get filesInput() {
+    return this._files.internalValue;
+  }
+
+  // id - computed: true, optional: false, required: false
+  public get id() {
+    return this.getStringAttribute('id');
+  }
+
+  // keep_sandbox - computed: false, optional: true, required: false
+  private _keepSandbox?: boolean | cdktf.IResolvable; 
+  public get keepSandbox() {
+    return this.getBooleanAttribute('keep_sandbox');
+  }
+  public set keepSandbox(value: boolean | cdktf.IResolvable) {
+    this._keepSandbox = value;
+  }
+  public resetKeepSandbox() {
+    this._keepSandbox = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get keepSandboxInput() {
+    return this._keepSandbox;
+  }
+
+  // kept_sandbox_id - computed: true, optional: false, required: false
+  public get keptSandboxId() {
+    return this.getStringAttribute('kept_sandbox_id');
+  }
+
   // metadata - computed: false, optional: true, required: false
   private _metadata?: { [key: string]: string }; 
   public get metadata() {
@@ -904,9 +958,68 @@ export class Provisioner extends cdktf.TerraformResource {
     return this._metadata;
   }
 
-  // kept_sandbox_id - computed: true, optional: false, required: false
-  public get keptSandboxId() {
-    return this.getStringAttribute('kept_sandbox_id');
+  // part_size_mb - computed: false, optional: true, required: false
+  private _partSizeMb?: number; 
+  public get partSizeMb() {
+    return this.getNumberAttribute('part_size_mb');
+  }
+  public set partSizeMb(value: number) {
+    this._partSizeMb = value;
+  }
+  public resetPartSizeMb() {
+    this._partSizeMb = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get partSizeMbInput() {
+    return this._partSizeMb;
+  }
+
+  // sandbox_id - computed: false, optional: true, required: false
+  private _sandboxId?: string; 
+  public get sandboxId() {
+    return this.getStringAttribute('sandbox_id');
+  }
+  public set sandboxId(value: string) {
+    this._sandboxId = value;
+  }
+  public resetSandboxId() {
+    this._sandboxId = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get sandboxIdInput() {
+    return this._sandboxId;
+  }
+
+  // sandbox_timeout_seconds - computed: false, optional: true, required: false
+  private _sandboxTimeoutSeconds?: number; 
+  public get sandboxTimeoutSeconds() {
+    return this.getNumberAttribute('sandbox_timeout_seconds');
+  }
+  public set sandboxTimeoutSeconds(value: number) {
+    this._sandboxTimeoutSeconds = value;
+  }
+  public resetSandboxTimeoutSeconds() {
+    this._sandboxTimeoutSeconds = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get sandboxTimeoutSecondsInput() {
+    return this._sandboxTimeoutSeconds;
+  }
+
+  // snapshot - computed: false, optional: true, required: false
+  private _snapshot = new ProvisionerSnapshotOutputReference(this, "snapshot");
+  public get snapshot() {
+    return this._snapshot;
+  }
+  public putSnapshot(value: ProvisionerSnapshot) {
+    this._snapshot.internalValue = value;
+  }
+  public resetSnapshot() {
+    this._snapshot.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get snapshotInput() {
+    return this._snapshot.internalValue;
   }
 
   // snapshot_id - computed: true, optional: false, required: false
@@ -914,9 +1027,41 @@ export class Provisioner extends cdktf.TerraformResource {
     return this.getStringAttribute('snapshot_id');
   }
 
-  // files_hash - computed: true, optional: false, required: false
-  public get filesHash() {
-    return this.getStringAttribute('files_hash');
+  // snapshot_names - computed: true, optional: false, required: false
+  public get snapshotNames() {
+    return this.getListAttribute('snapshot_names');
+  }
+
+  // template - computed: false, optional: true, required: false
+  private _template?: string; 
+  public get template() {
+    return this.getStringAttribute('template');
+  }
+  public set template(value: string) {
+    this._template = value;
+  }
+  public resetTemplate() {
+    this._template = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get templateInput() {
+    return this._template;
+  }
+
+  // triggers - computed: false, optional: true, required: false
+  private _triggers?: { [key: string]: string }; 
+  public get triggers() {
+    return this.getStringMapAttribute('triggers');
+  }
+  public set triggers(value: { [key: string]: string }) {
+    this._triggers = value;
+  }
+  public resetTriggers() {
+    this._triggers = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get triggersInput() {
+    return this._triggers;
   }
 
   // =========
@@ -925,65 +1070,31 @@ export class Provisioner extends cdktf.TerraformResource {
 
   protected synthesizeAttributes(): { [name: string]: any } {
     return {
-      template: cdktf.stringToTerraform(this._template),
-      sandbox_id: cdktf.stringToTerraform(this._sandboxId),
-      files: cdktf.listMapper(provisionerFilesToTerraform, false)(this._files.internalValue),
       commands: cdktf.listMapper(provisionerCommandsToTerraform, false)(this._commands.internalValue),
-      triggers: cdktf.hashMapper(cdktf.stringToTerraform)(this._triggers),
-      snapshot: provisionerSnapshotToTerraform(this._snapshot.internalValue),
-      keep_sandbox: cdktf.booleanToTerraform(this._keepSandbox),
-      sandbox_timeout_seconds: cdktf.numberToTerraform(this._sandboxTimeoutSeconds),
+      concurrency: cdktf.numberToTerraform(this._concurrency),
       envs: cdktf.hashMapper(cdktf.stringToTerraform)(this._envs),
+      files: cdktf.listMapper(provisionerFilesToTerraform, false)(this._files.internalValue),
+      keep_sandbox: cdktf.booleanToTerraform(this._keepSandbox),
       metadata: cdktf.hashMapper(cdktf.stringToTerraform)(this._metadata),
+      part_size_mb: cdktf.numberToTerraform(this._partSizeMb),
+      sandbox_id: cdktf.stringToTerraform(this._sandboxId),
+      sandbox_timeout_seconds: cdktf.numberToTerraform(this._sandboxTimeoutSeconds),
+      snapshot: provisionerSnapshotToTerraform(this._snapshot.internalValue),
+      template: cdktf.stringToTerraform(this._template),
+      triggers: cdktf.hashMapper(cdktf.stringToTerraform)(this._triggers),
     };
   }
 
   protected synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
-      template: {
-        value: cdktf.stringToHclTerraform(this._template),
-        isBlock: false,
-        type: "simple",
-        storageClassType: "string",
-      },
-      sandbox_id: {
-        value: cdktf.stringToHclTerraform(this._sandboxId),
-        isBlock: false,
-        type: "simple",
-        storageClassType: "string",
-      },
-      files: {
-        value: cdktf.listMapperHcl(provisionerFilesToHclTerraform, false)(this._files.internalValue),
-        isBlock: true,
-        type: "list",
-        storageClassType: "ProvisionerFilesList",
-      },
       commands: {
         value: cdktf.listMapperHcl(provisionerCommandsToHclTerraform, false)(this._commands.internalValue),
         isBlock: true,
         type: "list",
         storageClassType: "ProvisionerCommandsList",
       },
-      triggers: {
-        value: cdktf.hashMapperHcl(cdktf.stringToHclTerraform)(this._triggers),
-        isBlock: false,
-        type: "map",
-        storageClassType: "stringMap",
-      },
-      snapshot: {
-        value: provisionerSnapshotToHclTerraform(this._snapshot.internalValue),
-        isBlock: true,
-        type: "struct",
-        storageClassType: "ProvisionerSnapshot",
-      },
-      keep_sandbox: {
-        value: cdktf.booleanToHclTerraform(this._keepSandbox),
-        isBlock: false,
-        type: "simple",
-        storageClassType: "boolean",
-      },
-      sandbox_timeout_seconds: {
-        value: cdktf.numberToHclTerraform(this._sandboxTimeoutSeconds),
+      concurrency: {
+        value: cdktf.numberToHclTerraform(this._concurrency),
         isBlock: false,
         type: "simple",
         storageClassType: "number",
@@ -994,8 +1105,56 @@ export class Provisioner extends cdktf.TerraformResource {
         type: "map",
         storageClassType: "stringMap",
       },
+      files: {
+        value: cdktf.listMapperHcl(provisionerFilesToHclTerraform, false)(this._files.internalValue),
+        isBlock: true,
+        type: "list",
+        storageClassType: "ProvisionerFilesList",
+      },
+      keep_sandbox: {
+        value: cdktf.booleanToHclTerraform(this._keepSandbox),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "boolean",
+      },
       metadata: {
         value: cdktf.hashMapperHcl(cdktf.stringToHclTerraform)(this._metadata),
+        isBlock: false,
+        type: "map",
+        storageClassType: "stringMap",
+      },
+      part_size_mb: {
+        value: cdktf.numberToHclTerraform(this._partSizeMb),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "number",
+      },
+      sandbox_id: {
+        value: cdktf.stringToHclTerraform(this._sandboxId),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "string",
+      },
+      sandbox_timeout_seconds: {
+        value: cdktf.numberToHclTerraform(this._sandboxTimeoutSeconds),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "number",
+      },
+      snapshot: {
+        value: provisionerSnapshotToHclTerraform(this._snapshot.internalValue),
+        isBlock: true,
+        type: "struct",
+        storageClassType: "ProvisionerSnapshot",
+      },
+      template: {
+        value: cdktf.stringToHclTerraform(this._template),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "string",
+      },
+      triggers: {
+        value: cdktf.hashMapperHcl(cdktf.stringToHclTerraform)(this._triggers),
         isBlock: false,
         type: "map",
         storageClassType: "stringMap",

@@ -9,61 +9,61 @@ import * as cdktf from 'cdktf';
 
 export interface TemplateConfig extends cdktf.TerraformMetaArguments {
   /**
-  * name
+  * What to build: the base (fromTemplate or fromImage), the steps, and the start and ready commands. A change makes a new build of the same template.
   *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#name Template#name}
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#build Template#build}
   */
-  readonly name: string;
+  readonly buildAttribute: TemplateBuild;
   /**
-  * tags
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#tags Template#tags}
-  */
-  readonly tags?: string[];
-  /**
-  * vCPUs
+  * vCPUs of sandboxes of this template. Default: the service's (2).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#cpu_count Template#cpu_count}
   */
   readonly cpuCount?: number;
   /**
-  * MiB
+  * Memory in MiB of sandboxes of this template. Default: the service's.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#memory_mb Template#memory_mb}
   */
   readonly memoryMb?: number;
   /**
-  * What to build
+  * The template name, [namespace/]alias[:tag]; trimmed and lower-cased by the service ("My-App" is "my-app"). Changing it replaces the template.
   *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#build Template#build}
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#name Template#name}
   */
-  readonly buildAttribute: TemplateBuild;
+  readonly name: string;
+  /**
+  * Tags of the built template, besides a tag in `name`; lower-cased. Default: the tag in `name`, else "default".
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#tags Template#tags}
+  */
+  readonly tags?: string[];
 }
 export interface TemplateBuildStepsCopy {
   /**
-  * A local file or directory
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#src Template#src}
-  */
-  readonly src: string;
-  /**
-  * Destination path
+  * Destination path in the template.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#dest Template#dest}
   */
   readonly dest: string;
   /**
-  * Owner
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#user Template#user}
-  */
-  readonly user?: string;
-  /**
-  * Mode
+  * Mode of the copied files: a number (0o755) or octal digits ("0755"). Default: the local files' modes.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#mode Template#mode}
   */
   readonly mode?: string;
+  /**
+  * A local file or directory to copy into the template: relative to the base directory (the Pulumi program or Terraform module directory), or absolute.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#src Template#src}
+  */
+  readonly src: string;
+  /**
+  * Owner of the copied files. Default: the build's current user.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#user Template#user}
+  */
+  readonly user?: string;
 }
 
 export function templateBuildStepsCopyToTerraform(struct?: TemplateBuildStepsCopy | cdktf.IResolvable): any {
@@ -72,10 +72,10 @@ export function templateBuildStepsCopyToTerraform(struct?: TemplateBuildStepsCop
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   return {
-    src: cdktf.stringToTerraform(struct!.src),
     dest: cdktf.stringToTerraform(struct!.dest),
-    user: cdktf.stringToTerraform(struct!.user),
     mode: cdktf.stringToTerraform(struct!.mode),
+    src: cdktf.stringToTerraform(struct!.src),
+    user: cdktf.stringToTerraform(struct!.user),
   }
 }
 
@@ -86,26 +86,26 @@ export function templateBuildStepsCopyToHclTerraform(struct?: TemplateBuildSteps
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   const attrs = {
-    src: {
-      value: cdktf.stringToHclTerraform(struct!.src),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
     dest: {
       value: cdktf.stringToHclTerraform(struct!.dest),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
     },
-    user: {
-      value: cdktf.stringToHclTerraform(struct!.user),
+    mode: {
+      value: cdktf.stringToHclTerraform(struct!.mode),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
     },
-    mode: {
-      value: cdktf.stringToHclTerraform(struct!.mode),
+    src: {
+      value: cdktf.stringToHclTerraform(struct!.src),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    user: {
+      value: cdktf.stringToHclTerraform(struct!.user),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
@@ -134,21 +134,21 @@ export class TemplateBuildStepsCopyOutputReference extends cdktf.ComplexObject {
     }
     let hasAnyValues = this.isEmptyObject;
     const internalValueResult: any = {};
-    if (this._src !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.src = this._src;
-    }
     if (this._dest !== undefined) {
       hasAnyValues = true;
       internalValueResult.dest = this._dest;
     }
-    if (this._user !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.user = this._user;
-    }
     if (this._mode !== undefined) {
       hasAnyValues = true;
       internalValueResult.mode = this._mode;
+    }
+    if (this._src !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.src = this._src;
+    }
+    if (this._user !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.user = this._user;
     }
     return hasAnyValues ? internalValueResult : undefined;
   }
@@ -157,10 +157,10 @@ export class TemplateBuildStepsCopyOutputReference extends cdktf.ComplexObject {
     if (value === undefined) {
       this.isEmptyObject = false;
       this.resolvableValue = undefined;
-      this._src = undefined;
       this._dest = undefined;
-      this._user = undefined;
       this._mode = undefined;
+      this._src = undefined;
+      this._user = undefined;
     }
     else if (cdktf.Tokenization.isResolvable(value)) {
       this.isEmptyObject = false;
@@ -169,24 +169,11 @@ export class TemplateBuildStepsCopyOutputReference extends cdktf.ComplexObject {
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this.resolvableValue = undefined;
-      this._src = value.src;
       this._dest = value.dest;
-      this._user = value.user;
       this._mode = value.mode;
+      this._src = value.src;
+      this._user = value.user;
     }
-  }
-
-  // src - computed: false, optional: false, required: true
-  private _src?: string; 
-  public get src() {
-    return this.getStringAttribute('src');
-  }
-  public set src(value: string) {
-    this._src = value;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get srcInput() {
-    return this._src;
   }
 
   // dest - computed: false, optional: false, required: true
@@ -200,22 +187,6 @@ export class TemplateBuildStepsCopyOutputReference extends cdktf.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get destInput() {
     return this._dest;
-  }
-
-  // user - computed: false, optional: true, required: false
-  private _user?: string; 
-  public get user() {
-    return this.getStringAttribute('user');
-  }
-  public set user(value: string) {
-    this._user = value;
-  }
-  public resetUser() {
-    this._user = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get userInput() {
-    return this._user;
   }
 
   // mode - computed: false, optional: true, required: false
@@ -233,34 +204,63 @@ export class TemplateBuildStepsCopyOutputReference extends cdktf.ComplexObject {
   public get modeInput() {
     return this._mode;
   }
+
+  // src - computed: false, optional: false, required: true
+  private _src?: string; 
+  public get src() {
+    return this.getStringAttribute('src');
+  }
+  public set src(value: string) {
+    this._src = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get srcInput() {
+    return this._src;
+  }
+
+  // user - computed: false, optional: true, required: false
+  private _user?: string; 
+  public get user() {
+    return this.getStringAttribute('user');
+  }
+  public set user(value: string) {
+    this._user = value;
+  }
+  public resetUser() {
+    this._user = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get userInput() {
+    return this._user;
+  }
 }
 export interface TemplateBuildSteps {
   /**
-  * RUN
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#run Template#run}
-  */
-  readonly run?: string[];
-  /**
-  * user
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#user Template#user}
-  */
-  readonly user?: string;
-  /**
-  * COPY
+  * COPY: local files into the template (their content is hashed).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#copy Template#copy}
   */
   readonly copy?: TemplateBuildStepsCopy;
   /**
-  * ENV
+  * ENV: environment variables set for the following steps and for sandboxes of the template.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#env Template#env}
   */
   readonly env?: { [key: string]: string };
   /**
-  * WORKDIR
+  * RUN: a shell command, or a list of commands joined with `&&`. Terraform exposes the list form.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#run Template#run}
+  */
+  readonly run?: string[];
+  /**
+  * With `run`: the user to run that command as. Alone: a USER step changing the current user for the following steps.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#user Template#user}
+  */
+  readonly user?: string;
+  /**
+  * WORKDIR: the working directory of the following steps and of sandboxes of the template.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#workdir Template#workdir}
   */
@@ -273,10 +273,10 @@ export function templateBuildStepsToTerraform(struct?: TemplateBuildSteps | cdkt
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   return {
-    run: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.run),
-    user: cdktf.stringToTerraform(struct!.user),
     copy: templateBuildStepsCopyToTerraform(struct!.copy),
     env: cdktf.hashMapper(cdktf.stringToTerraform)(struct!.env),
+    run: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.run),
+    user: cdktf.stringToTerraform(struct!.user),
     workdir: cdktf.stringToTerraform(struct!.workdir),
   }
 }
@@ -288,18 +288,6 @@ export function templateBuildStepsToHclTerraform(struct?: TemplateBuildSteps | c
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   const attrs = {
-    run: {
-      value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(struct!.run),
-      isBlock: false,
-      type: "list",
-      storageClassType: "stringList",
-    },
-    user: {
-      value: cdktf.stringToHclTerraform(struct!.user),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
     copy: {
       value: templateBuildStepsCopyToHclTerraform(struct!.copy),
       isBlock: true,
@@ -311,6 +299,18 @@ export function templateBuildStepsToHclTerraform(struct?: TemplateBuildSteps | c
       isBlock: false,
       type: "map",
       storageClassType: "stringMap",
+    },
+    run: {
+      value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(struct!.run),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
+    },
+    user: {
+      value: cdktf.stringToHclTerraform(struct!.user),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
     },
     workdir: {
       value: cdktf.stringToHclTerraform(struct!.workdir),
@@ -344,14 +344,6 @@ export class TemplateBuildStepsOutputReference extends cdktf.ComplexObject {
     }
     let hasAnyValues = this.isEmptyObject;
     const internalValueResult: any = {};
-    if (this._run !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.run = this._run;
-    }
-    if (this._user !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.user = this._user;
-    }
     if (this._copy?.internalValue !== undefined) {
       hasAnyValues = true;
       internalValueResult.copy = this._copy?.internalValue;
@@ -359,6 +351,14 @@ export class TemplateBuildStepsOutputReference extends cdktf.ComplexObject {
     if (this._env !== undefined) {
       hasAnyValues = true;
       internalValueResult.env = this._env;
+    }
+    if (this._run !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.run = this._run;
+    }
+    if (this._user !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.user = this._user;
     }
     if (this._workdir !== undefined) {
       hasAnyValues = true;
@@ -371,10 +371,10 @@ export class TemplateBuildStepsOutputReference extends cdktf.ComplexObject {
     if (value === undefined) {
       this.isEmptyObject = false;
       this.resolvableValue = undefined;
-      this._run = undefined;
-      this._user = undefined;
       this._copy.internalValue = undefined;
       this._env = undefined;
+      this._run = undefined;
+      this._user = undefined;
       this._workdir = undefined;
     }
     else if (cdktf.Tokenization.isResolvable(value)) {
@@ -384,44 +384,12 @@ export class TemplateBuildStepsOutputReference extends cdktf.ComplexObject {
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this.resolvableValue = undefined;
-      this._run = value.run;
-      this._user = value.user;
       this._copy.internalValue = value.copy;
       this._env = value.env;
+      this._run = value.run;
+      this._user = value.user;
       this._workdir = value.workdir;
     }
-  }
-
-  // run - computed: false, optional: true, required: false
-  private _run?: string[]; 
-  public get run() {
-    return this.getListAttribute('run');
-  }
-  public set run(value: string[]) {
-    this._run = value;
-  }
-  public resetRun() {
-    this._run = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get runInput() {
-    return this._run;
-  }
-
-  // user - computed: false, optional: true, required: false
-  private _user?: string; 
-  public get user() {
-    return this.getStringAttribute('user');
-  }
-  public set user(value: string) {
-    this._user = value;
-  }
-  public resetUser() {
-    this._user = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get userInput() {
-    return this._user;
   }
 
   // copy - computed: false, optional: true, required: false
@@ -454,6 +422,38 @@ export class TemplateBuildStepsOutputReference extends cdktf.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get envInput() {
     return this._env;
+  }
+
+  // run - computed: false, optional: true, required: false
+  private _run?: string[]; 
+  public get run() {
+    return this.getListAttribute('run');
+  }
+  public set run(value: string[]) {
+    this._run = value;
+  }
+  public resetRun() {
+    this._run = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get runInput() {
+    return this._run;
+  }
+
+  // user - computed: false, optional: true, required: false
+  private _user?: string; 
+  public get user() {
+    return this.getStringAttribute('user');
+  }
+  public set user(value: string) {
+    this._user = value;
+  }
+  public resetUser() {
+    this._user = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get userInput() {
+    return this._user;
   }
 
   // workdir - computed: false, optional: true, required: false
@@ -494,35 +494,35 @@ export class TemplateBuildStepsList extends cdktf.ComplexList {
 }
 export interface TemplateBuild {
   /**
-  * base
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#from_template Template#from_template}
-  */
-  readonly fromTemplate?: string;
-  /**
-  * image
+  * A container image to build from. Exactly one of fromTemplate, fromImage. (The local service cannot pull images.)
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#from_image Template#from_image}
   */
   readonly fromImage?: string;
   /**
-  * steps
+  * The template (name or ID) to build on. Exactly one of fromTemplate, fromImage.
   *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#steps Template#steps}
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#from_template Template#from_template}
   */
-  readonly steps?: TemplateBuildSteps[] | cdktf.IResolvable;
+  readonly fromTemplate?: string;
   /**
-  * start
+  * Command that must succeed before a sandbox counts as ready. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#ready_cmd Template#ready_cmd}
+  */
+  readonly readyCmd?: string;
+  /**
+  * Command started in every sandbox of the template. Default: none.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#start_cmd Template#start_cmd}
   */
   readonly startCmd?: string;
   /**
-  * ready
+  * The build steps, in order. Default: no steps.
   *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#ready_cmd Template#ready_cmd}
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#steps Template#steps}
   */
-  readonly readyCmd?: string;
+  readonly steps?: TemplateBuildSteps[] | cdktf.IResolvable;
 }
 
 export function templateBuildToTerraform(struct?: TemplateBuild | cdktf.IResolvable): any {
@@ -531,11 +531,11 @@ export function templateBuildToTerraform(struct?: TemplateBuild | cdktf.IResolva
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   return {
-    from_template: cdktf.stringToTerraform(struct!.fromTemplate),
     from_image: cdktf.stringToTerraform(struct!.fromImage),
-    steps: cdktf.listMapper(templateBuildStepsToTerraform, false)(struct!.steps),
-    start_cmd: cdktf.stringToTerraform(struct!.startCmd),
+    from_template: cdktf.stringToTerraform(struct!.fromTemplate),
     ready_cmd: cdktf.stringToTerraform(struct!.readyCmd),
+    start_cmd: cdktf.stringToTerraform(struct!.startCmd),
+    steps: cdktf.listMapper(templateBuildStepsToTerraform, false)(struct!.steps),
   }
 }
 
@@ -546,26 +546,14 @@ export function templateBuildToHclTerraform(struct?: TemplateBuild | cdktf.IReso
     throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
   }
   const attrs = {
-    from_template: {
-      value: cdktf.stringToHclTerraform(struct!.fromTemplate),
-      isBlock: false,
-      type: "simple",
-      storageClassType: "string",
-    },
     from_image: {
       value: cdktf.stringToHclTerraform(struct!.fromImage),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
     },
-    steps: {
-      value: cdktf.listMapperHcl(templateBuildStepsToHclTerraform, false)(struct!.steps),
-      isBlock: true,
-      type: "list",
-      storageClassType: "TemplateBuildStepsList",
-    },
-    start_cmd: {
-      value: cdktf.stringToHclTerraform(struct!.startCmd),
+    from_template: {
+      value: cdktf.stringToHclTerraform(struct!.fromTemplate),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
@@ -575,6 +563,18 @@ export function templateBuildToHclTerraform(struct?: TemplateBuild | cdktf.IReso
       isBlock: false,
       type: "simple",
       storageClassType: "string",
+    },
+    start_cmd: {
+      value: cdktf.stringToHclTerraform(struct!.startCmd),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    steps: {
+      value: cdktf.listMapperHcl(templateBuildStepsToHclTerraform, false)(struct!.steps),
+      isBlock: true,
+      type: "list",
+      storageClassType: "TemplateBuildStepsList",
     },
   };
 
@@ -600,25 +600,25 @@ export class TemplateBuildOutputReference extends cdktf.ComplexObject {
     }
     let hasAnyValues = this.isEmptyObject;
     const internalValueResult: any = {};
-    if (this._fromTemplate !== undefined) {
-      hasAnyValues = true;
-      internalValueResult.fromTemplate = this._fromTemplate;
-    }
     if (this._fromImage !== undefined) {
       hasAnyValues = true;
       internalValueResult.fromImage = this._fromImage;
     }
-    if (this._steps?.internalValue !== undefined) {
+    if (this._fromTemplate !== undefined) {
       hasAnyValues = true;
-      internalValueResult.steps = this._steps?.internalValue;
+      internalValueResult.fromTemplate = this._fromTemplate;
+    }
+    if (this._readyCmd !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.readyCmd = this._readyCmd;
     }
     if (this._startCmd !== undefined) {
       hasAnyValues = true;
       internalValueResult.startCmd = this._startCmd;
     }
-    if (this._readyCmd !== undefined) {
+    if (this._steps?.internalValue !== undefined) {
       hasAnyValues = true;
-      internalValueResult.readyCmd = this._readyCmd;
+      internalValueResult.steps = this._steps?.internalValue;
     }
     return hasAnyValues ? internalValueResult : undefined;
   }
@@ -627,11 +627,11 @@ export class TemplateBuildOutputReference extends cdktf.ComplexObject {
     if (value === undefined) {
       this.isEmptyObject = false;
       this.resolvableValue = undefined;
-      this._fromTemplate = undefined;
       this._fromImage = undefined;
-      this._steps.internalValue = undefined;
-      this._startCmd = undefined;
+      this._fromTemplate = undefined;
       this._readyCmd = undefined;
+      this._startCmd = undefined;
+      this._steps.internalValue = undefined;
     }
     else if (cdktf.Tokenization.isResolvable(value)) {
       this.isEmptyObject = false;
@@ -640,28 +640,12 @@ export class TemplateBuildOutputReference extends cdktf.ComplexObject {
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this.resolvableValue = undefined;
-      this._fromTemplate = value.fromTemplate;
       this._fromImage = value.fromImage;
-      this._steps.internalValue = value.steps;
-      this._startCmd = value.startCmd;
+      this._fromTemplate = value.fromTemplate;
       this._readyCmd = value.readyCmd;
+      this._startCmd = value.startCmd;
+      this._steps.internalValue = value.steps;
     }
-  }
-
-  // from_template - computed: false, optional: true, required: false
-  private _fromTemplate?: string; 
-  public get fromTemplate() {
-    return this.getStringAttribute('from_template');
-  }
-  public set fromTemplate(value: string) {
-    this._fromTemplate = value;
-  }
-  public resetFromTemplate() {
-    this._fromTemplate = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get fromTemplateInput() {
-    return this._fromTemplate;
   }
 
   // from_image - computed: false, optional: true, required: false
@@ -680,20 +664,36 @@ export class TemplateBuildOutputReference extends cdktf.ComplexObject {
     return this._fromImage;
   }
 
-  // steps - computed: false, optional: true, required: false
-  private _steps = new TemplateBuildStepsList(this, "steps", false);
-  public get steps() {
-    return this._steps;
+  // from_template - computed: false, optional: true, required: false
+  private _fromTemplate?: string; 
+  public get fromTemplate() {
+    return this.getStringAttribute('from_template');
   }
-  public putSteps(value: TemplateBuildSteps[] | cdktf.IResolvable) {
-    this._steps.internalValue = value;
+  public set fromTemplate(value: string) {
+    this._fromTemplate = value;
   }
-  public resetSteps() {
-    this._steps.internalValue = undefined;
+  public resetFromTemplate() {
+    this._fromTemplate = undefined;
   }
   // Temporarily expose input value. Use with caution.
-  public get stepsInput() {
-    return this._steps.internalValue;
+  public get fromTemplateInput() {
+    return this._fromTemplate;
+  }
+
+  // ready_cmd - computed: false, optional: true, required: false
+  private _readyCmd?: string; 
+  public get readyCmd() {
+    return this.getStringAttribute('ready_cmd');
+  }
+  public set readyCmd(value: string) {
+    this._readyCmd = value;
+  }
+  public resetReadyCmd() {
+    this._readyCmd = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get readyCmdInput() {
+    return this._readyCmd;
   }
 
   // start_cmd - computed: false, optional: true, required: false
@@ -712,20 +712,20 @@ export class TemplateBuildOutputReference extends cdktf.ComplexObject {
     return this._startCmd;
   }
 
-  // ready_cmd - computed: false, optional: true, required: false
-  private _readyCmd?: string; 
-  public get readyCmd() {
-    return this.getStringAttribute('ready_cmd');
+  // steps - computed: false, optional: true, required: false
+  private _steps = new TemplateBuildStepsList(this, "steps", false);
+  public get steps() {
+    return this._steps;
   }
-  public set readyCmd(value: string) {
-    this._readyCmd = value;
+  public putSteps(value: TemplateBuildSteps[] | cdktf.IResolvable) {
+    this._steps.internalValue = value;
   }
-  public resetReadyCmd() {
-    this._readyCmd = undefined;
+  public resetSteps() {
+    this._steps.internalValue = undefined;
   }
   // Temporarily expose input value. Use with caution.
-  public get readyCmdInput() {
-    return this._readyCmd;
+  public get stepsInput() {
+    return this._steps.internalValue;
   }
 }
 
@@ -779,49 +779,38 @@ export class Template extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this._name = config.name;
-    this._tags = config.tags;
+    this._build.internalValue = config.buildAttribute;
     this._cpuCount = config.cpuCount;
     this._memoryMb = config.memoryMb;
-    this._build.internalValue = config.buildAttribute;
+    this._name = config.name;
+    this._tags = config.tags;
   }
 
   // ==========
   // ATTRIBUTES
   // ==========
 
-  // id - computed: true, optional: false, required: false
-  public get id() {
-    return this.getStringAttribute('id');
+  // build - computed: false, optional: false, required: true
+  private _build = new TemplateBuildOutputReference(this, "build");
+  public get buildAttribute() {
+    return this._build;
   }
-
-  // name - computed: false, optional: false, required: true
-  private _name?: string; 
-  public get name() {
-    return this.getStringAttribute('name');
-  }
-  public set name(value: string) {
-    this._name = value;
+  public putBuildAttribute(value: TemplateBuild) {
+    this._build.internalValue = value;
   }
   // Temporarily expose input value. Use with caution.
-  public get nameInput() {
-    return this._name;
+  public get buildAttributeInput() {
+    return this._build.internalValue;
   }
 
-  // tags - computed: false, optional: true, required: false
-  private _tags?: string[]; 
-  public get tags() {
-    return this.getListAttribute('tags');
+  // build_id - computed: true, optional: false, required: false
+  public get buildId() {
+    return this.getStringAttribute('build_id');
   }
-  public set tags(value: string[]) {
-    this._tags = value;
-  }
-  public resetTags() {
-    this._tags = undefined;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get tagsInput() {
-    return this._tags;
+
+  // build_status - computed: true, optional: false, required: false
+  public get buildStatus() {
+    return this.getStringAttribute('build_status');
   }
 
   // cpu_count - computed: false, optional: true, required: false
@@ -840,6 +829,26 @@ export class Template extends cdktf.TerraformResource {
     return this._cpuCount;
   }
 
+  // current_tags - computed: true, optional: false, required: false
+  public get currentTags() {
+    return this.getListAttribute('current_tags');
+  }
+
+  // envd_version - computed: true, optional: false, required: false
+  public get envdVersion() {
+    return this.getStringAttribute('envd_version');
+  }
+
+  // files_hashes - computed: true, optional: false, required: false
+  public get filesHashes() {
+    return this.getListAttribute('files_hashes');
+  }
+
+  // id - computed: true, optional: false, required: false
+  public get id() {
+    return this.getStringAttribute('id');
+  }
+
   // memory_mb - computed: false, optional: true, required: false
   private _memoryMb?: number; 
   public get memoryMb() {
@@ -856,27 +865,17 @@ export class Template extends cdktf.TerraformResource {
     return this._memoryMb;
   }
 
-  // build - computed: false, optional: false, required: true
-  private _build = new TemplateBuildOutputReference(this, "build");
-  public get buildAttribute() {
-    return this._build;
+  // name - computed: false, optional: false, required: true
+  private _name?: string; 
+  public get name() {
+    return this.getStringAttribute('name');
   }
-  public putBuildAttribute(value: TemplateBuild) {
-    this._build.internalValue = value;
+  public set name(value: string) {
+    this._name = value;
   }
   // Temporarily expose input value. Use with caution.
-  public get buildAttributeInput() {
-    return this._build.internalValue;
-  }
-
-  // template_id - computed: true, optional: false, required: false
-  public get templateId() {
-    return this.getStringAttribute('template_id');
-  }
-
-  // build_id - computed: true, optional: false, required: false
-  public get buildId() {
-    return this.getStringAttribute('build_id');
+  public get nameInput() {
+    return this._name;
   }
 
   // names - computed: true, optional: false, required: false
@@ -889,24 +888,25 @@ export class Template extends cdktf.TerraformResource {
     return this.getBooleanAttribute('public');
   }
 
-  // envd_version - computed: true, optional: false, required: false
-  public get envdVersion() {
-    return this.getStringAttribute('envd_version');
+  // tags - computed: false, optional: true, required: false
+  private _tags?: string[]; 
+  public get tags() {
+    return this.getListAttribute('tags');
+  }
+  public set tags(value: string[]) {
+    this._tags = value;
+  }
+  public resetTags() {
+    this._tags = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get tagsInput() {
+    return this._tags;
   }
 
-  // build_status - computed: true, optional: false, required: false
-  public get buildStatus() {
-    return this.getStringAttribute('build_status');
-  }
-
-  // files_hashes - computed: true, optional: false, required: false
-  public get filesHashes() {
-    return this.getListAttribute('files_hashes');
-  }
-
-  // current_tags - computed: true, optional: false, required: false
-  public get currentTags() {
-    return this.getListAttribute('current_tags');
+  // template_id - computed: true, optional: false, required: false
+  public get templateId() {
+    return this.getStringAttribute('template_id');
   }
 
   // =========
@@ -915,27 +915,21 @@ export class Template extends cdktf.TerraformResource {
 
   protected synthesizeAttributes(): { [name: string]: any } {
     return {
-      name: cdktf.stringToTerraform(this._name),
-      tags: cdktf.listMapper(cdktf.stringToTerraform, false)(this._tags),
+      build: templateBuildToTerraform(this._build.internalValue),
       cpu_count: cdktf.numberToTerraform(this._cpuCount),
       memory_mb: cdktf.numberToTerraform(this._memoryMb),
-      build: templateBuildToTerraform(this._build.internalValue),
+      name: cdktf.stringToTerraform(this._name),
+      tags: cdktf.listMapper(cdktf.stringToTerraform, false)(this._tags),
     };
   }
 
   protected synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
-      name: {
-        value: cdktf.stringToHclTerraform(this._name),
-        isBlock: false,
-        type: "simple",
-        storageClassType: "string",
-      },
-      tags: {
-        value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(this._tags),
-        isBlock: false,
-        type: "list",
-        storageClassType: "stringList",
+      build: {
+        value: templateBuildToHclTerraform(this._build.internalValue),
+        isBlock: true,
+        type: "struct",
+        storageClassType: "TemplateBuild",
       },
       cpu_count: {
         value: cdktf.numberToHclTerraform(this._cpuCount),
@@ -949,11 +943,17 @@ export class Template extends cdktf.TerraformResource {
         type: "simple",
         storageClassType: "number",
       },
-      build: {
-        value: templateBuildToHclTerraform(this._build.internalValue),
-        isBlock: true,
-        type: "struct",
-        storageClassType: "TemplateBuild",
+      name: {
+        value: cdktf.stringToHclTerraform(this._name),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "string",
+      },
+      tags: {
+        value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(this._tags),
+        isBlock: false,
+        type: "list",
+        storageClassType: "stringList",
       },
     };
 

@@ -9,7 +9,13 @@ import * as cdktn from 'cdktn';
 
 export interface DataSandboxiacSnapshotsConfig extends cdktn.TerraformMetaArguments {
   /**
-  * sid
+  * Only snapshots with this name. Default: every name.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/snapshots#name DataSandboxiacSnapshots#name}
+  */
+  readonly name?: string;
+  /**
+  * Only snapshots of this sandbox. Default: every sandbox.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/data-sources/snapshots#sandbox_id DataSandboxiacSnapshots#sandbox_id}
   */
@@ -66,14 +72,14 @@ export class DataSandboxiacSnapshotsSnapshotsOutputReference extends cdktn.Compl
     }
   }
 
-  // snapshot_id - computed: true, optional: false, required: false
-  public get snapshotId() {
-    return this.getStringAttribute('snapshot_id');
-  }
-
   // names - computed: true, optional: false, required: false
   public get names() {
     return this.getListAttribute('names');
+  }
+
+  // snapshot_id - computed: true, optional: false, required: false
+  public get snapshotId() {
+    return this.getStringAttribute('snapshot_id');
   }
 }
 
@@ -146,12 +152,29 @@ export class DataSandboxiacSnapshots extends cdktn.TerraformDataSource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this._name = config.name;
     this._sandboxId = config.sandboxId;
   }
 
   // ==========
   // ATTRIBUTES
   // ==========
+
+  // name - computed: false, optional: true, required: false
+  private _name?: string; 
+  public get name() {
+    return this.getStringAttribute('name');
+  }
+  public set name(value: string) {
+    this._name = value;
+  }
+  public resetName() {
+    this._name = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get nameInput() {
+    return this._name;
+  }
 
   // sandbox_id - computed: false, optional: true, required: false
   private _sandboxId?: string; 
@@ -181,12 +204,19 @@ export class DataSandboxiacSnapshots extends cdktn.TerraformDataSource {
 
   protected synthesizeAttributes(): { [name: string]: any } {
     return {
+      name: cdktn.stringToTerraform(this._name),
       sandbox_id: cdktn.stringToTerraform(this._sandboxId),
     };
   }
 
   protected synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
+      name: {
+        value: cdktn.stringToHclTerraform(this._name),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "string",
+      },
       sandbox_id: {
         value: cdktn.stringToHclTerraform(this._sandboxId),
         isBlock: false,

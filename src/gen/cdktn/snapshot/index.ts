@@ -9,17 +9,17 @@ import * as cdktn from 'cdktn';
 
 export interface SnapshotConfig extends cdktn.TerraformMetaArguments {
   /**
-  * sandbox
-  *
-  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/snapshot#sandbox_id Snapshot#sandbox_id}
-  */
-  readonly sandboxId: string;
-  /**
-  * name
+  * The snapshot's name, [namespace/]alias[:tag], lower-cased by the service; sandboxes created from it use it as their template. A change takes a new snapshot.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/snapshot#name Snapshot#name}
   */
   readonly name: string;
+  /**
+  * The sandbox to snapshot (running or paused). A change takes a new snapshot.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/snapshot#sandbox_id Snapshot#sandbox_id}
+  */
+  readonly sandboxId: string;
 }
 
 /**
@@ -72,8 +72,8 @@ export class Snapshot extends cdktn.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this._sandboxId = config.sandboxId;
     this._name = config.name;
+    this._sandboxId = config.sandboxId;
   }
 
   // ==========
@@ -83,19 +83,6 @@ export class Snapshot extends cdktn.TerraformResource {
   // id - computed: true, optional: false, required: false
   public get id() {
     return this.getStringAttribute('id');
-  }
-
-  // sandbox_id - computed: false, optional: false, required: true
-  private _sandboxId?: string; 
-  public get sandboxId() {
-    return this.getStringAttribute('sandbox_id');
-  }
-  public set sandboxId(value: string) {
-    this._sandboxId = value;
-  }
-  // Temporarily expose input value. Use with caution.
-  public get sandboxIdInput() {
-    return this._sandboxId;
   }
 
   // name - computed: false, optional: false, required: true
@@ -111,14 +98,27 @@ export class Snapshot extends cdktn.TerraformResource {
     return this._name;
   }
 
-  // snapshot_id - computed: true, optional: false, required: false
-  public get snapshotId() {
-    return this.getStringAttribute('snapshot_id');
-  }
-
   // names - computed: true, optional: false, required: false
   public get names() {
     return this.getListAttribute('names');
+  }
+
+  // sandbox_id - computed: false, optional: false, required: true
+  private _sandboxId?: string; 
+  public get sandboxId() {
+    return this.getStringAttribute('sandbox_id');
+  }
+  public set sandboxId(value: string) {
+    this._sandboxId = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get sandboxIdInput() {
+    return this._sandboxId;
+  }
+
+  // snapshot_id - computed: true, optional: false, required: false
+  public get snapshotId() {
+    return this.getStringAttribute('snapshot_id');
   }
 
   // =========
@@ -127,21 +127,21 @@ export class Snapshot extends cdktn.TerraformResource {
 
   protected synthesizeAttributes(): { [name: string]: any } {
     return {
-      sandbox_id: cdktn.stringToTerraform(this._sandboxId),
       name: cdktn.stringToTerraform(this._name),
+      sandbox_id: cdktn.stringToTerraform(this._sandboxId),
     };
   }
 
   protected synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
-      sandbox_id: {
-        value: cdktn.stringToHclTerraform(this._sandboxId),
+      name: {
+        value: cdktn.stringToHclTerraform(this._name),
         isBlock: false,
         type: "simple",
         storageClassType: "string",
       },
-      name: {
-        value: cdktn.stringToHclTerraform(this._name),
+      sandbox_id: {
+        value: cdktn.stringToHclTerraform(this._sandboxId),
         isBlock: false,
         type: "simple",
         storageClassType: "string",
