@@ -45,7 +45,7 @@ function indent(text) {
 
 async function demo(steps, runtime, service, terraform) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `sandbox-iac-demo-${runtime}-`));
-  const env = steps.terraformEnv(service);
+  const env = steps.terraformEnv(service, work);
   let stackDir;
   const tf = async (title, args, okCodes = [0]) => {
     console.log(`\n--- terraform ${args.join(" ")}   (${title})`);

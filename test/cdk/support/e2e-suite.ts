@@ -58,7 +58,7 @@ export function describeEndToEnd(runtime: Runtime): void {
       }
       work = fs.mkdtempSync(path.join(os.tmpdir(), `sandbox-iac-${runtime}-e2e-`));
       service = await startService(tempDataDir());
-      env = terraformEnv(service);
+      env = terraformEnv(service, work);
     });
 
     afterAll(async () => {

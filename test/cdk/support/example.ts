@@ -114,14 +114,20 @@ export function findTerraform(): string | undefined {
   return undefined;
 }
 
-/** The environment terraform runs in: the service from `E2B_*`, no telemetry, no prompts. */
-export function terraformEnv(service: {
-  apiUrl: string;
-  sandboxUrl: string;
-  apiKey: string;
-}): NodeJS.ProcessEnv {
+/**
+ * The environment terraform runs in: the service from `E2B_*`, no telemetry,
+ * no prompts, and its own (empty) CLI configuration in `workDir`, so neither
+ * the user's ~/.terraformrc nor its absence changes what terraform prints.
+ */
+export function terraformEnv(
+  service: { apiUrl: string; sandboxUrl: string; apiKey: string },
+  workDir: string,
+): NodeJS.ProcessEnv {
+  const cliConfig = path.join(workDir, "terraform.rc");
+  fs.writeFileSync(cliConfig, "# providers come from terraform init -plugin-dir\n");
   return {
     ...process.env,
+    TF_CLI_CONFIG_FILE: cliConfig,
     E2B_API_URL: service.apiUrl,
     E2B_SANDBOX_URL: service.sandboxUrl,
     E2B_API_KEY: service.apiKey,
