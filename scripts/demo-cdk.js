@@ -47,10 +47,12 @@ async function demo(steps, runtime, service, terraform) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `sandbox-iac-demo-${runtime}-`));
   const env = steps.terraformEnv(service, work);
   let stackDir;
-  const tf = async (title, args, okCodes = [0]) => {
+  // `only` keeps the lines worth reading of a long output (e.g. destroy's summary).
+  const tf = async (title, args, okCodes = [0], only) => {
     console.log(`\n--- terraform ${args.join(" ")}   (${title})`);
-    const ran = await steps.run(terraform, args, stackDir, env);
-    console.log(indent(ran.stdout + ran.stderr));
+    const ran = await steps.run(terraform, [...args, "-no-color"], stackDir, env);
+    const lines = (ran.stdout + ran.stderr).split("\n");
+    console.log(indent((only ? lines.filter((l) => only.test(l)) : lines).join("\n")));
     if (!okCodes.includes(ran.code)) throw new Error(`terraform ${args[0]} exited ${ran.code}`);
     return ran;
   };
@@ -79,7 +81,12 @@ async function demo(steps, runtime, service, terraform) {
       [0, 2],
     );
     if (plan.code !== 0) throw new Error("the second plan wants changes");
-    await tf("removes everything", ["destroy", "-auto-approve", "-input=false"]);
+    await tf(
+      "removes everything",
+      ["destroy", "-auto-approve", "-input=false"],
+      [0],
+      /Destroying|Destruction complete|Destroy complete/,
+    );
   } catch (err) {
     if (stackDir && fs.existsSync(path.join(stackDir, ".terraform"))) {
       await steps.run(terraform, ["destroy", "-auto-approve", "-input=false"], stackDir, env);
