@@ -91,6 +91,38 @@ export function describeSynth(flavour: CdkFlavour): void {
   describe(`sandbox-iac/${flavour.name} synth`, () => {
     beforeAll(() => lib.Testing.setupJest());
 
+    it("exports the classes the generator gives for each Terraform type", () => {
+      const types = {
+        SandboxiacProvider: "sandboxiac",
+        Template: "sandboxiac_template",
+        Snapshot: "sandboxiac_snapshot",
+        Provisioner: "sandboxiac_provisioner",
+        SandboxReader: "sandboxiac_sandbox_reader",
+        DataSandboxiacSandbox: "sandboxiac_sandbox",
+        DataSandboxiacSandboxes: "sandboxiac_sandboxes",
+        DataSandboxiacTemplate: "sandboxiac_template",
+        DataSandboxiacSnapshots: "sandboxiac_snapshots",
+        DataSandboxiacSandboxMetricsA: "sandboxiac_sandbox_metrics",
+      };
+      const exported = bindings as unknown as Record<string, { tfResourceType: string }>;
+      for (const [name, type] of Object.entries(types)) {
+        expect({ name, type: exported[name]?.tfResourceType }).toEqual({ name, type });
+      }
+      // The wrapped classes are the generated ones, with the same getters.
+      expect(
+        new bindings.Template(exampleStack(flavour), "t", {
+          name: "n",
+          buildAttribute: { fromTemplate: "base" },
+        }),
+      ).toBeInstanceOf(bindings.template.Template);
+      for (const getter of ["templateId", "buildId", "cpuCount", "memoryMb", "buildAttribute"]) {
+        expect(getter in bindings.Template.prototype).toBe(true);
+      }
+      for (const getter of ["keptSandboxId", "keepSandbox", "sandboxId", "files", "commands"]) {
+        expect(getter in bindings.Provisioner.prototype).toBe(true);
+      }
+    });
+
     it("synthesizes the issue's stack with the provider's resource types and snake_case attributes", () => {
       const stack = exampleStack(flavour);
       issueStack(stack, flavour);
