@@ -30,15 +30,14 @@ const HEADER =
 /**
  * The provider schema document (`terraform providers schema -json` shape), from
  * the descriptors through the Terraform adapter's `providerSchemaJson()`:
- * src/terraform/schema/schema-json.ts is compiled in memory with esbuild (its
- * packages resolved from this checkout) and called.
+ * src/terraform/schema/schema-json.ts is bundled with esbuild (packages left
+ * external) and run by a Node process started in the repository root, so its
+ * packages resolve from this checkout.
  */
 function providerSchema() {
   const esbuild = require("esbuild");
-  const Module = require("node:module");
-  const entry = path.join(ROOT, "src", "terraform", "schema", "schema-json.ts");
   const { outputFiles } = esbuild.buildSync({
-    entryPoints: [entry],
+    entryPoints: [path.join(ROOT, "src", "terraform", "schema", "schema-json.ts")],
     bundle: true,
     platform: "node",
     format: "cjs",
@@ -47,12 +46,14 @@ function providerSchema() {
     write: false,
     logLevel: "error",
   });
-  const filename = path.join(ROOT, "scripts", ".provider-schema.bundle.js");
-  const bundle = new Module(filename, module);
-  bundle.filename = filename;
-  bundle.paths = Module._nodeModulePaths(path.dirname(filename));
-  bundle._compile(outputFiles[0].text, filename);
-  return bundle.exports.providerSchemaJson();
+  const program = `${outputFiles[0].text}
+process.stdout.write(JSON.stringify(module.exports.providerSchemaJson()));`;
+  const json = execFileSync(process.execPath, ["-"], {
+    cwd: ROOT,
+    input: program,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(json.toString("utf8"));
 }
 
 /** Runs one generator in its own process; its chatter is shown only on failure. */
