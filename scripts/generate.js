@@ -5,6 +5,7 @@
  *   - buf generate schema/terraform (tfplugin6 and go-plugin's services) -> src/gen/terraform/**
  *   - openapi-typescript control.openapi.yaml     -> src/gen/control.gen.ts
  *   - openapi-typescript envd.openapi.yaml        -> src/gen/envd-http.gen.ts
+ *   - the CDK for Terraform binding generators     -> src/gen/cdktn/**, src/gen/cdktf/**
  *
  * `--check` generates into a temporary directory and exits 1, listing the
  * files, when anything differs from src/gen/ (CI runs it). Output is
@@ -83,6 +84,7 @@ function generateInto(genDir) {
       "--alphabetize",
     ]);
   }
+  require("./generate-cdk").generateCdkInto(genDir);
 }
 
 /** Relative paths of every file under `dir`, sorted. */
