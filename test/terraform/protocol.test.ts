@@ -14,6 +14,7 @@ import {
   encodeDynamic,
   type TfValue,
 } from "../../src/terraform/values/dynamic-value";
+import { eventually } from "../local/support";
 import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
 import { PROVIDER_ENTRY, type ProviderProcess, startProvider } from "./provider-process";
 
@@ -336,15 +337,13 @@ describe("terraform provider over gRPC (no terraform)", () => {
     });
     // Stop once the build is running (its request reached the service).
     const building = () => svc.requests.slice(before).some((r) => /\/builds\//.test(r));
-    for (let i = 0; i < 300 && !building(); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(async () => building(), 30_000);
     await p.provider.stopProvider({});
-    expect(building()).toBe(true);
     const apply = await applying;
     expect(errors(apply.diagnostics).join("\n")).toMatch(/cancel|stop|abort/i);
-    // Nothing half-made in state. (The core's clean-up of the half-built
-    // template runs on the aborted signal and leaves the record: a core issue.)
+    // Nothing half-made in state, and the half-built template is gone from the service.
     expect(decodeDynamic(apply.newState)).toBeNull();
+    const lookup = await svc.call("GET", "/templates/aliases/tf-proto-stop");
+    expect(lookup.status).toBe(404);
   });
 });
