@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { EventType, type EntryInfo } from "../../gen/envd/filesystem/filesystem_pb";
 import { entryInfo } from "../entry-info";
+import { isAgentTempName, recentReplace } from "./replaced-files";
 
 /** One filesystem event, `name` relative to the watched directory. */
 export interface WatchEvent {
@@ -85,16 +86,29 @@ export function watchDir(opts: WatchOptions): () => void {
         type = EventType.CHMOD;
       } else type = EventType.WRITE;
     }
-    const event: WatchEvent = { name, type };
-    if (opts.includeEntry && st && type !== EventType.REMOVE)
-      event.entry = await entryInfo(abs).catch(() => undefined);
-    if (!closed) opts.onEvent(event);
+    // An upload or compose renamed into place is a write of this name.
+    const replace = st && fsType === "rename" ? recentReplace(abs) : undefined;
+    const types = !replace
+      ? [type]
+      : replace.created
+        ? [EventType.CREATE, EventType.WRITE]
+        : [EventType.WRITE];
+    const entry =
+      opts.includeEntry && st && type !== EventType.REMOVE
+        ? await entryInfo(abs).catch(() => undefined)
+        : undefined;
+    for (const t of types) {
+      const event: WatchEvent = { name, type: t };
+      if (entry) event.entry = entry;
+      if (!closed) opts.onEvent(event);
+    }
   };
   // Events of one name are processed in arrival order.
   let chain = Promise.resolve();
   const watcher = fs.watch(opts.dir, { recursive: opts.recursive }, (fsType, filename) => {
     if (!filename) return;
     const name = filename.toString();
+    if (isAgentTempName(name)) return;
     chain = chain
       .then(() => emit(name, fsType))
       .catch((err: unknown) => opts.onError(err as Error));
