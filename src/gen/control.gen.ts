@@ -193,7 +193,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Overwrites the TTL (end = now + timeout); it may shorten it. */
+        /** @description Overwrites the TTL (end = now + timeout); it may shorten it. Without a body the sandbox gets the API's default lifetime (15 s) from now. */
         post: operations["setSandboxTimeout"];
         delete?: never;
         options?: never;
@@ -1505,7 +1505,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SandboxTimeoutRequest"];
             };
@@ -1902,7 +1902,10 @@ export interface operations {
                 /** @description Opaque cursor returned in `X-Next-Token` by the previous page */
                 nextToken?: components["parameters"]["nextToken"];
                 order?: components["schemas"]["OrderDirection"];
+                /** @description Only sandboxes started at or after this time (inclusive) */
                 startedAfter?: string;
+                /** @description Only sandboxes started at or before this time (inclusive) */
+                startedBefore?: string;
                 state?: components["schemas"]["SandboxState"][];
                 /** @description Template ID or alias */
                 template?: string;

@@ -43,6 +43,11 @@ export interface ResolvedTemplate {
 export interface TemplateLookup {
   resolve(idOrName: string): ResolvedTemplate | undefined;
   markSpawned(templateID: string): void;
+  /**
+   * Registers a listener awaited before an unused layer is deleted.
+   * @default no notification (nothing is ever deleted under the pool)
+   */
+  onLayerRelease?(listener: (layerId: string) => Promise<void>): void;
 }
 
 /** What a new sandbox is asked to be. */

@@ -106,6 +106,8 @@ export class SandboxManager implements SandboxManagerView {
     });
     m.sampler = setInterval(() => void m.sampleAll(), METRICS_INTERVAL_MS);
     m.sampler.unref();
+    // A deleted template or snapshot is never started ahead of time again.
+    opts.templates.onLayerRelease?.((layerId) => m.pool.forgetLayer(layerId));
     const base = opts.templates.resolve(PRIMED_TEMPLATE);
     if (base) m.pool.prime(warmSpec(base, true));
     return m;
