@@ -517,7 +517,7 @@ export interface components {
         };
         AssignTemplateTagsRequest: {
             tags: string[];
-            /** @description `name:tag` of the build to tag */
+            /** @description `name:tag` of the build to tag. The local service also takes `name:<buildID>`, so a build that lost all its tags can be tagged again (E2B's tags are never UUIDs, so the two cannot clash). */
             target: string;
         };
         AWSRegistry: {

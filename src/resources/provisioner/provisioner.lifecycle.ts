@@ -211,9 +211,17 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     const control = controlFor(ctx);
     const live = olds.keptSandboxID ?? olds.sandboxID;
     const options = { signal: ctx.signal };
+    let outputs = olds;
     if (live !== undefined) {
       const found = await unlessNotFound(control.getSandbox(live, options), undefined);
-      if (!found) return undefined;
+      // Without a snapshot the sandbox was all there was. With one, the
+      // resource stays (minus the sandbox): its delete owns the snapshot,
+      // which would otherwise be orphaned.
+      if (!found && olds.snapshotID === undefined) return undefined;
+      if (!found) {
+        const { keptSandboxID: _gone, ...rest } = olds;
+        outputs = rest;
+      }
     }
     if (olds.snapshotID !== undefined && olds.snapshot) {
       const found = await unlessNotFound(
@@ -222,7 +230,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       );
       if (!found) return undefined;
     }
-    return { id, outputs: olds };
+    return { id, outputs };
   },
 
   async update(_id, olds, news, ctx) {
