@@ -64,6 +64,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxID}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Checkpoints the sandbox's filesystem (its processes are frozen for the copy and go on afterwards) and starts `count` sandboxes from it. The local service cannot copy memory, so forks boot fresh on the parent's files; the checkpoint is kept as an unnamed snapshot of the parent. */
+        post: operations["forkSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandboxID}/logs": {
         parameters: {
             query?: never;
@@ -759,6 +779,25 @@ export interface components {
                 [key: string]: components["schemas"]["SandboxMetric"];
             };
         };
+        SandboxForkRequest: {
+            /**
+             * Format: int32
+             * @description How many sandboxes to start from the checkpoint
+             * @default 1
+             */
+            count?: number;
+            /**
+             * Format: int32
+             * @description Lifetime of each fork in seconds (must be greater than 0)
+             * @default 15
+             */
+            timeout?: number;
+        };
+        /** @description One fork; exactly one of `sandbox` and `error` is set */
+        SandboxForkResult: {
+            error?: components["schemas"]["Error"];
+            sandbox?: components["schemas"]["Sandbox"];
+        };
         SandboxIam: {
             tokens?: {
                 [key: string]: components["schemas"]["SandboxIamToken"];
@@ -1308,6 +1347,39 @@ export interface operations {
             500: components["responses"]["500"];
             503: components["responses"]["503"];
             504: components["responses"]["504"];
+        };
+    };
+    forkSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxForkRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per requested fork */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxForkResult"][];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
         };
     };
     getSandboxLogs: {

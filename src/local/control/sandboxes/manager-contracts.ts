@@ -20,6 +20,12 @@ export interface SandboxManagerView {
   ): Promise<T>;
   /** True when a running or paused sandbox uses the template. */
   isTemplateInUse(templateID: string): boolean;
+  /**
+   * Starts a sandbox from `templateID` (a checkpoint of `parentID`) with the
+   * parent's settings (metadata, environment, security, network, lifecycle)
+   * and returns its `Sandbox` body; ApiError 404 when the parent is unknown.
+   */
+  createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object>;
 }
 
 /** A template as {@link TemplateLookup.resolve} finds it. */

@@ -7,6 +7,7 @@
 import type { Route } from "../http";
 import type { TemplateRouteDeps } from "./deps";
 import { buildRoutes } from "./routes-builds";
+import { forkRoutes } from "./routes-fork";
 import { snapshotRoutes } from "./routes-snapshots";
 import { tagRoutes } from "./routes-tags";
 import { templateCrudRoutes } from "./routes-templates";
@@ -25,5 +26,6 @@ export function templateRoutes(deps: TemplateRouteDeps): Route[] {
     ...templateCrudRoutes(deps, tags.deleteTags),
     ...buildRoutes(deps),
     ...snapshotRoutes(deps),
+    ...forkRoutes(deps),
   ];
 }

@@ -1,0 +1,82 @@
+/**
+ * Conformance: the rest of E2B's contract through both pinned SDKs: fork,
+ * metadata echoed by uploads, a multipart part without a filename, and the
+ * inclusive `startedAfter` filter.
+ */
+import type { Sandbox as SandboxType } from "e2b";
+import { SDK_TARGETS } from "./sdk-targets";
+import { startService, type ServiceFixture } from "./util";
+
+describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
+  const { Sandbox } = sdk;
+  let service: ServiceFixture;
+  let sbx: SandboxType;
+
+  beforeAll(async () => {
+    service = await startService();
+    sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+  });
+  afterAll(async () => {
+    await sbx?.kill().catch(() => undefined);
+    await service?.close();
+  });
+
+  it("forks a sandbox: one sandbox per fork, each with the parent's files but not its processes", async () => {
+    await sbx.files.write("/home/user/parent.txt", "from the parent");
+    const bg = await sbx.commands.run("sleep 300", { background: true });
+    const forks = await sbx.fork({ count: 2, timeoutMs: 120_000 });
+    try {
+      expect(forks).toHaveLength(2);
+      const ids = new Set<string>();
+      for (const fork of forks) {
+        expect(fork).toBeInstanceOf(Sandbox);
+        const f = fork as SandboxType;
+        ids.add(f.sandboxId);
+        expect(await f.files.read("/home/user/parent.txt")).toBe("from the parent");
+        // Processes do not come along: the runtime copies files, not memory.
+        expect((await f.commands.list()).map((p) => p.pid)).not.toContain(bg.pid);
+        await f.files.write("/home/user/parent.txt", `changed in ${f.sandboxId}`);
+      }
+      expect(ids.size).toBe(2);
+      expect(ids.has(sbx.sandboxId)).toBe(false);
+      // The parent goes on untouched, its process still running.
+      expect(await sbx.files.read("/home/user/parent.txt")).toBe("from the parent");
+      expect((await sbx.commands.list()).map((p) => p.pid)).toContain(bg.pid);
+      expect(await sbx.isRunning()).toBe(true);
+    } finally {
+      for (const f of forks) if (f instanceof Sandbox) await f.kill();
+      await bg.kill();
+    }
+  });
+
+  it("answers fork of an unknown sandbox with the SDK's not-found error", async () => {
+    await expect(Sandbox.fork("inotasandbox000000000", service.opts)).rejects.toThrow(
+      /doesn't exist|not found/,
+    );
+  });
+
+  it("echoes the metadata of a written file", async () => {
+    const info = await sbx.files.write("/home/user/meta.txt", "m", {
+      metadata: { color: "blue" },
+    });
+    expect(info.metadata).toEqual({ color: "blue" });
+  });
+
+  it("writes a multipart part without a filename to the upload URL's path", async () => {
+    const form = new FormData();
+    form.append("file", "text without a filename");
+    const url = await sbx.uploadUrl("/home/user/nameless.txt");
+    const res = await fetch(url, { method: "POST", body: form });
+    expect(res.status).toBe(200);
+    expect(await sbx.files.read("/home/user/nameless.txt")).toBe("text without a filename");
+  });
+
+  it("lists a sandbox whose start time equals startedAfter", async () => {
+    const info = await sbx.getInfo();
+    const listed = await Sandbox.list({
+      ...service.opts,
+      query: { startedAfter: info.startedAt },
+    }).nextItems();
+    expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);
+  });
+});
