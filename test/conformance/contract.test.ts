@@ -71,6 +71,33 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     expect(await sbx.files.read("/home/user/nameless.txt")).toBe("text without a filename");
   });
 
+  it("boots fresh after a filesystem-only pause: a new boot id, no old processes, the files kept", async () => {
+    const bootId = async (s: SandboxType) =>
+      (await s.commands.run("cat /proc/sys/kernel/random/boot_id")).stdout.trim();
+    const own = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+    try {
+      const first = await bootId(own);
+      expect(first).toMatch(/^[0-9a-f-]{36}$/);
+      await own.files.write("/home/user/kept.txt", "kept");
+      const bg = await own.commands.run("sleep 300", { background: true });
+      // A pause that keeps memory resumes the same boot: same id, same process.
+      expect(await own.pause({ keepMemory: true })).toBe(true);
+      await own.connect({ timeoutMs: 300_000 });
+      expect(await bootId(own)).toBe(first);
+      expect((await own.commands.list()).map((p) => p.pid)).toContain(bg.pid);
+
+      expect(await own.pause({ keepMemory: false })).toBe(true);
+      await own.connect({ timeoutMs: 300_000 });
+      const second = await bootId(own);
+      expect(second).toMatch(/^[0-9a-f-]{36}$/);
+      expect(second).not.toBe(first);
+      expect((await own.commands.list()).map((p) => p.pid)).not.toContain(bg.pid);
+      expect(await own.files.read("/home/user/kept.txt")).toBe("kept");
+    } finally {
+      await own.kill();
+    }
+  });
+
   it("lists a sandbox whose start time equals startedAfter", async () => {
     const info = await sbx.getInfo();
     const listed = await Sandbox.list({
