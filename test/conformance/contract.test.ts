@@ -98,6 +98,18 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     }
   });
 
+  it("kills a process and returns only once its pid is gone", async () => {
+    for (let i = 0; i < 5; i++) {
+      const handle = await sbx.commands.run("sleep 60", { background: true });
+      expect(await sbx.commands.kill(handle.pid)).toBe(true);
+      const probe = await sbx.commands
+        .run(`kill -0 ${handle.pid}`)
+        .then(() => 0)
+        .catch((err: { exitCode?: number }) => err.exitCode);
+      expect(probe).toBe(1);
+    }
+  });
+
   it("lists a sandbox whose start time equals startedAfter", async () => {
     const info = await sbx.getInfo();
     const listed = await Sandbox.list({

@@ -29,13 +29,17 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Sandbox directories that are no sandbox of the API: the warm pool's members. */
-async function poolMembers(s: LocalService): Promise<string[]> {
-  const listed = await call(s, "GET", "/v2/sandboxes?limit=100");
-  const known = new Set((listed.body as { sandboxID: string }[]).map((x) => x.sandboxID));
-  return fs
-    .readdirSync(path.join(dataDir, "sandboxes"))
-    .filter((n) => /^i[a-z0-9]{20}$/.test(n) && !known.has(n));
+/** Host processes of sandboxes (running or waiting in the pool) that mount `layer`. */
+function launchersOn(layer: string): string[] {
+  const needle = path.join(dataDir, "layers", layer);
+  return fs.readdirSync("/proc").filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(needle);
+    } catch {
+      return false;
+    }
+  });
 }
 
 describe("E2B contract parity", () => {
@@ -85,17 +89,18 @@ describe("E2B contract parity", () => {
     const snapshotID = (snap.body as { snapshotID: string }).snapshotID;
     const layer = fs.readdirSync(path.join(dataDir, "layers")).find((n) => !layersBefore.has(n));
     expect(layer).toBeDefined();
-    // Starting from the snapshot makes the pool keep its layers warm.
-    const baseMembers = (await poolMembers(s)).length;
+    // Starting from the snapshot makes the pool keep its layers warm: its
+    // sandboxes and pool members are the launchers whose overlay options
+    // (in their environment) name the layer.
     const fromSnap = await createSandbox(s, { templateID: snapshotID });
-    await eventually(async () => (await poolMembers(s)).length > baseMembers, 60_000);
+    await eventually(async () => launchersOn(layer!).length >= 2, 60_000);
     await call(s, "DELETE", `/sandboxes/${fromSnap.sandboxID}`);
     await call(s, "DELETE", `/sandboxes/${sandboxID}`);
 
     const del = await call(s, "DELETE", `/templates/${encodeURIComponent(snapshotID)}`);
     expect(del.status).toBe(204);
     expect(fs.existsSync(path.join(dataDir, "layers", layer!))).toBe(false);
-    await eventually(async () => (await poolMembers(s)).length <= baseMembers, 30_000);
+    await eventually(async () => launchersOn(layer!).length === 0, 30_000);
     // A create afterwards (which refills the pool) never tries the deleted layer.
     const after = await createSandbox(s);
     await call(s, "DELETE", `/sandboxes/${after.sandboxID}`);

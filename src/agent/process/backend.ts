@@ -42,6 +42,8 @@ export interface Backend {
   closeStdin(): void;
   resize(cols: number, rows: number): void;
   kill(signal: "SIGTERM" | "SIGKILL"): void;
+  /** Settles once the process itself has exited and been reaped (its output may still flow). */
+  readonly reaped: Promise<void>;
 }
 
 function emitChunks(kind: OutputKind, data: Buffer, max: number, events: BackendEvents): void {
@@ -71,6 +73,11 @@ export function spawnPipes(spec: SpawnSpec, events: BackendEvents): Backend {
   stdout.on("data", (d: Buffer) => emitChunks("stdout", d, PIPE_CHUNK_BYTES, events));
   stderr.on("data", (d: Buffer) => emitChunks("stderr", d, PIPE_CHUNK_BYTES, events));
   child.stdin?.on("error", () => (stdinOpen = false));
+  // libuv reaps the child before it reports "exit" (or "error" for a failed spawn).
+  const reaped = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
   child.on("exit", () => {
     // envd stops the output readers at once after SendSignal, so a background
     // child holding the pipes does not delay `end`.
@@ -104,6 +111,7 @@ export function spawnPipes(spec: SpawnSpec, events: BackendEvents): Backend {
       signalled = true;
       child.kill(signal);
     },
+    reaped,
   };
 }
 
@@ -123,12 +131,15 @@ export function spawnPty(spec: SpawnSpec, events: BackendEvents): Backend {
     encoding: null,
   });
   let open = true;
+  let markReaped!: () => void;
+  const reaped = new Promise<void>((resolve) => (markReaped = resolve));
   term.onData((d: string | Buffer) => {
     const buf = typeof d === "string" ? Buffer.from(d) : d;
     emitChunks("pty", buf, PTY_CHUNK_BYTES, events);
   });
   term.onExit(({ exitCode, signal }) => {
     open = false;
+    markReaped();
     events.onEnd(endValues(exitCode, signal || null));
   });
   return {
@@ -152,5 +163,6 @@ export function spawnPty(spec: SpawnSpec, events: BackendEvents): Backend {
         // already gone
       }
     },
+    reaped,
   };
 }
