@@ -133,8 +133,7 @@ export function processService(
         // Answer only once the pid is gone, so a `kill -0 <pid>` right after fails.
         proc.signal("SIGKILL");
         await proc.waitReaped(KILL_REAP_WAIT_MS);
-      }
-      else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
+      } else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
       else throw new ConnectError(`invalid signal: ${req.signal}`, Code.Unimplemented);
       return {};
     },
