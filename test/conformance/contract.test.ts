@@ -110,6 +110,18 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     }
   });
 
+  it("has sudo: a no-op for root, and for user a failure saying to run as root", async () => {
+    const asRoot = await sbx.commands.run("sudo -E id -u", { user: "root" });
+    expect(asRoot.stdout.trim()).toBe("0");
+    const asUser = await sbx.commands
+      .run("sudo id -u")
+      .then(() => undefined)
+      .catch((err: { exitCode?: number; stderr?: string }) => err);
+    expect(asUser?.exitCode).toBe(1);
+    expect(asUser?.stderr).toMatch(/user: "root"/);
+    expect(asUser?.stderr).not.toMatch(/command not found/);
+  });
+
   it("lists a sandbox whose start time equals startedAfter", async () => {
     const info = await sbx.getInfo();
     const listed = await Sandbox.list({
