@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Local service only: mints an access token for the API key's holder, to hand to the E2B CLI's login. Tokens stay valid for a year and are all revoked by changing the API key. */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes": {
         parameters: {
             query?: never;
@@ -245,6 +262,23 @@ export interface paths {
             cookie?: never;
         };
         get: operations["listSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The caller's teams, each with its API key (the E2B CLI reads it after login). */
+        get: operations["listTeams"];
         put?: never;
         post?: never;
         delete?: never;
@@ -928,6 +962,12 @@ export interface components {
             /** @description `<namespace>/<alias>:<tag>` when named, else `<templateID>:<tag>` */
             snapshotID: string;
         };
+        Team: {
+            apiKey: string;
+            isDefault: boolean;
+            name: string;
+            teamID: string;
+        };
         TeamUser: {
             /** @deprecated */
             email: string | null;
@@ -1197,6 +1237,29 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+        };
+    };
     listSandboxes: {
         parameters: {
             query?: {
@@ -1651,6 +1714,27 @@ export interface operations {
             };
             401: components["responses"]["401"];
             500: components["responses"]["500"];
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The teams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
+                };
+            };
+            401: components["responses"]["401"];
         };
     };
     listTemplates: {

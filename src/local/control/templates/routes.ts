@@ -22,10 +22,18 @@ import { templateCrudRoutes } from "./routes-templates";
 export function templateRoutes(deps: TemplateRouteDeps): Route[] {
   const tags = tagRoutes(deps);
   return [
-    ...tags.routes,
-    ...templateCrudRoutes(deps, tags.deleteTags),
-    ...buildRoutes(deps),
+    ...[...tags.routes, ...templateCrudRoutes(deps, tags.deleteTags), ...buildRoutes(deps)].map(
+      withAccessTokens,
+    ),
     ...snapshotRoutes(deps),
     ...forkRoutes(deps),
   ];
+}
+
+/**
+ * E2B takes an access token (`Authorization: Bearer`) besides the API key on
+ * its template operations; sandbox and snapshot routes stay API-key only.
+ */
+function withAccessTokens(route: Route): Route {
+  return (route.auth ?? "apiKey") === "apiKey" ? { ...route, auth: "apiKeyOrAccessToken" } : route;
 }
