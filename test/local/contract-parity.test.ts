@@ -79,6 +79,15 @@ describe("E2B contract parity", () => {
     await call(s, "DELETE", `/sandboxes/${sandboxID}`);
   });
 
+  it("refuses template names longer than E2B's 128 characters", async () => {
+    const s = svc!;
+    const res = await call(s, "POST", "/v3/templates", { name: "n".repeat(129) });
+    expect(res.status).toBe(400);
+    expect((res.body as { message: string }).message).toMatch(/body\.name/);
+    const ok = await call(s, "POST", "/v3/templates", { name: "n".repeat(128) });
+    expect(ok.status).toBe(202);
+  });
+
   it("stops keeping sandboxes warm for a deleted snapshot and deletes its layer", async () => {
     const s = svc!;
     const { sandboxID } = await createSandbox(s);
