@@ -122,6 +122,26 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     expect(asUser?.stderr).not.toMatch(/command not found/);
   });
 
+  it("reports a rename inside a watched directory as RENAME of the old name and CREATE of the new", async () => {
+    await sbx.files.makeDir("/home/user/renames");
+    await sbx.files.write("/home/user/renames/old.txt", "r");
+    const events: Array<{ name: string; type: string }> = [];
+    const handle = await sbx.files.watchDir("/home/user/renames", (e) => {
+      events.push({ name: e.name, type: String(e.type) });
+    });
+    try {
+      await sbx.files.rename("/home/user/renames/old.txt", "/home/user/renames/new.txt");
+      const deadline = Date.now() + 10_000;
+      while (events.length < 2 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(events).toContainEqual({ name: "old.txt", type: "rename" });
+      expect(events).toContainEqual({ name: "new.txt", type: "create" });
+      expect(events).not.toContainEqual({ name: "old.txt", type: "remove" });
+    } finally {
+      await handle.stop();
+    }
+  });
+
   it("lists a sandbox whose start time equals startedAfter", async () => {
     const info = await sbx.getInfo();
     const listed = await Sandbox.list({
