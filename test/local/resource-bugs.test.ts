@@ -73,6 +73,11 @@ describe("resource bugs", () => {
     expect(read!.outputs.keptSandboxID).toBeUndefined();
     expect(read!.outputs.snapshotID).toBe(created.outputs.snapshotID);
 
+    // The next update provisions a kept sandbox again.
+    const diff = await provisionerLifecycle.diff(read!.outputs, checked.inputs!);
+    expect(diff.changes).toBe(true);
+    expect(diff.updates).toContain("keepSandbox");
+
     await provisionerLifecycle.delete(created.id, read!.outputs, ctx);
     expect((await call(svc, "GET", "/templates/aliases/kept-then-killed")).status).toBe(404);
   });

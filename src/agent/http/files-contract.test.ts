@@ -125,6 +125,16 @@ describe("uploads as envd answers them", () => {
     const dir = await rawRequest(sbx.socketPath, "POST", "/files?path=/tmp", octet, "x");
     expect(dir.status).toBe(400);
     expect(body(dir).message).toBe("cannot write '/tmp': is a directory");
+    const { process: proc } = agentClients(sbx.socketPath);
+    for await (const _ of proc.start({
+      process: { cmd: "/bin/sh", args: ["-c", "mkfifo /tmp/fifo"] },
+      stdin: false,
+    })) {
+      // to the end
+    }
+    const fifo = await rawRequest(sbx.socketPath, "GET", "/files?path=/tmp/fifo");
+    expect(fifo.status).toBe(400);
+    expect(body(fifo).message).toMatch(/not a regular file/);
     const nullBody = await rawRequest(sbx.socketPath, "POST", "/files/compose", json, "null");
     expect(nullBody.status).toBe(400);
     expect(body(nullBody).message).toMatch(/must be a JSON object/);

@@ -52,7 +52,10 @@ export async function getFile(ctx: RouteContext): Promise<void> {
   // The size comes from the open handle, never from a second lookup of the
   // path: a file replaced in between would otherwise get the old size and
   // the new bytes, a response promising more than it sends.
-  const handle = await fs.promises.open(abs, "r").catch((err: unknown) => {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below as not a regular file); it changes nothing for regular files.
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
+  const handle = await fs.promises.open(abs, flags).catch((err: unknown) => {
     const e = err as NodeJS.ErrnoException;
     if (e.code === "ENOENT") throw new HttpError(404, `path '${abs}' does not exist`);
     if (e.code === "EACCES") throw new HttpError(401, `cannot open '${abs}': permission denied`);

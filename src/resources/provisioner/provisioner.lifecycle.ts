@@ -178,6 +178,17 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       ...options,
       deleteBeforeReplace: sameSnapshot,
     });
+    // A kept sandbox killed out of band (read dropped its id) is provisioned again.
+    if (
+      news.keepSandbox === true &&
+      news.sandboxID === undefined &&
+      olds.keptSandboxID === undefined &&
+      !result.replaces.length &&
+      !result.updates.includes("keepSandbox")
+    ) {
+      result.updates.push("keepSandbox");
+      result.changes = true;
+    }
     // Same declarations, different local content: the files must move again.
     if (
       !result.updates.includes("files") &&
