@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Local service only: mints an access token for the API key's holder, to hand to the E2B CLI's login. Tokens stay valid for a year and are all revoked by changing the API key. */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes": {
         parameters: {
             query?: never;
@@ -58,6 +75,26 @@ export interface paths {
         put?: never;
         /** @description Extends a running sandbox's TTL (never shortens it) or resumes a paused one. */
         post: operations["connectSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxID}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Checkpoints the sandbox's filesystem (its processes are frozen for the copy and go on afterwards) and starts `count` sandboxes from it. The local service cannot copy memory, so forks boot fresh on the parent's files; the checkpoint is kept as an unnamed snapshot of the parent. */
+        post: operations["forkSandbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -193,7 +230,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Overwrites the TTL (end = now + timeout); it may shorten it. */
+        /** @description Overwrites the TTL (end = now + timeout); it may shorten it. Without a body the sandbox gets the API's default lifetime (15 s) from now. */
         post: operations["setSandboxTimeout"];
         delete?: never;
         options?: never;
@@ -225,6 +262,23 @@ export interface paths {
             cookie?: never;
         };
         get: operations["listSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The caller's teams, each with its API key (the E2B CLI reads it after login). */
+        get: operations["listTeams"];
         put?: never;
         post?: never;
         delete?: never;
@@ -517,7 +571,7 @@ export interface components {
         };
         AssignTemplateTagsRequest: {
             tags: string[];
-            /** @description `name:tag` of the build to tag */
+            /** @description `name:tag` of the build to tag. The local service also takes `name:<buildID>`, so a build that lost all its tags can be tagged again (E2B's tags are never UUIDs, so the two cannot clash). */
             target: string;
         };
         AWSRegistry: {
@@ -759,6 +813,25 @@ export interface components {
                 [key: string]: components["schemas"]["SandboxMetric"];
             };
         };
+        SandboxForkRequest: {
+            /**
+             * Format: int32
+             * @description How many sandboxes to start from the checkpoint
+             * @default 1
+             */
+            count?: number;
+            /**
+             * Format: int32
+             * @description Lifetime of each fork in seconds (must be greater than 0)
+             * @default 15
+             */
+            timeout?: number;
+        };
+        /** @description One fork; exactly one of `sandbox` and `error` is set */
+        SandboxForkResult: {
+            error?: components["schemas"]["Error"];
+            sandbox?: components["schemas"]["Sandbox"];
+        };
         SandboxIam: {
             tokens?: {
                 [key: string]: components["schemas"]["SandboxIamToken"];
@@ -888,6 +961,12 @@ export interface components {
             names: string[];
             /** @description `<namespace>/<alias>:<tag>` when named, else `<templateID>:<tag>` */
             snapshotID: string;
+        };
+        Team: {
+            apiKey: string;
+            isDefault: boolean;
+            name: string;
+            teamID: string;
         };
         TeamUser: {
             /** @deprecated */
@@ -1158,6 +1237,29 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+        };
+    };
     listSandboxes: {
         parameters: {
             query?: {
@@ -1308,6 +1410,39 @@ export interface operations {
             500: components["responses"]["500"];
             503: components["responses"]["503"];
             504: components["responses"]["504"];
+        };
+    };
+    forkSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxForkRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per requested fork */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxForkResult"][];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
         };
     };
     getSandboxLogs: {
@@ -1505,7 +1640,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SandboxTimeoutRequest"];
             };
@@ -1579,6 +1714,27 @@ export interface operations {
             };
             401: components["responses"]["401"];
             500: components["responses"]["500"];
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The teams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
+                };
+            };
+            401: components["responses"]["401"];
         };
     };
     listTemplates: {
@@ -1902,7 +2058,10 @@ export interface operations {
                 /** @description Opaque cursor returned in `X-Next-Token` by the previous page */
                 nextToken?: components["parameters"]["nextToken"];
                 order?: components["schemas"]["OrderDirection"];
+                /** @description Only sandboxes started at or after this time (inclusive) */
                 startedAfter?: string;
+                /** @description Only sandboxes started at or before this time (inclusive) */
+                startedBefore?: string;
                 state?: components["schemas"]["SandboxState"][];
                 /** @description Template ID or alias */
                 template?: string;

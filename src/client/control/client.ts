@@ -16,6 +16,7 @@ import type { CallContext } from "./call";
 import { metricsMethods, type MetricsMethods } from "./metrics";
 import { sandboxListMethods, type SandboxListMethods } from "./sandbox-list";
 import { sandboxMethods, type SandboxMethods } from "./sandboxes";
+import { forkMethods, type ForkMethods } from "./fork";
 import { snapshotMethods, type SnapshotMethods } from "./snapshots";
 import { tagMethods, type TagMethods } from "./tags";
 import { templateMethods, type TemplateMethods } from "./templates";
@@ -61,6 +62,7 @@ export interface ControlClient
     SandboxListMethods,
     MetricsMethods,
     SnapshotMethods,
+    ForkMethods,
     TemplateMethods,
     BuildMethods,
     TagMethods {
@@ -107,6 +109,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     ...sandboxListMethods(ctx),
     ...metricsMethods(ctx),
     ...snapshotMethods(ctx),
+    ...forkMethods(ctx),
     ...templateMethods(ctx),
     ...buildMethods(ctx),
     ...tagMethods(ctx),

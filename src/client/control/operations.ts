@@ -5,7 +5,7 @@
  * changes nothing more than one call: `sandboxes.connect` (extend or resume to
  * the same end state), `sandboxes.setTimeout` (sets an absolute end) and
  * `sandboxes.refresh` (extends only). Never retried: anything that creates
- * (sandbox, template, snapshot, build start, tag assignment) and the state
+ * (sandbox, fork, template, snapshot, build start, tag assignment) and the state
  * changes whose repetition answers differently (pause, resume: 409).
  *
  * @module
@@ -29,6 +29,7 @@ export const OPERATIONS = {
   "sandboxes.batchMetrics": true,
   "sandboxes.logs": true,
   "sandboxes.logsV2": true,
+  "sandboxes.fork": false,
   "snapshots.create": false,
   "snapshots.list": true,
   "templates.createV3": false,

@@ -62,9 +62,10 @@ export interface Route {
   handler: Handler;
   /**
    * Authentication the route requires.
-   * @default "apiKey": the `X-API-Key` header must equal the service key
+   * @default "apiKey": the `X-API-Key` header must equal the service key;
+   * "apiKeyOrAccessToken" also takes `Authorization: Bearer <access token>`
    */
-  auth?: "apiKey" | "none";
+  auth?: "apiKey" | "apiKeyOrAccessToken" | "none";
 }
 
 /**

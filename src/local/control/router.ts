@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { SandboxIacError, redact, type ErrorCode } from "../../errors";
 import { CONTROL_HEADERS } from "../../wire/control";
 import { ApiError, type ControlRequest, type ControlResponse, type Route } from "./http";
+import { accessTokenValid, bearerToken } from "./access-tokens";
 import { safeEqual } from "./tokens";
 
 /** The body of a 401 for a missing or wrong API key (wire-protocol.md 2.2). */
@@ -73,9 +74,13 @@ async function dispatch(
     if (!params) continue;
     pathMatched = true;
     if (c.route.method !== method) continue;
-    if ((c.route.auth ?? "apiKey") === "apiKey") {
+    const auth = c.route.auth ?? "apiKey";
+    if (auth !== "none") {
       const given = req.headers[CONTROL_HEADERS.apiKey.toLowerCase()];
-      if (typeof given !== "string" || !safeEqual(given, apiKey))
+      const keyOk = typeof given === "string" && safeEqual(given, apiKey);
+      const bearer =
+        auth === "apiKeyOrAccessToken" ? bearerToken(req.headers.authorization) : undefined;
+      if (!keyOk && !(bearer !== undefined && accessTokenValid(apiKey, bearer)))
         throw new ApiError(401, INVALID_API_KEY_MESSAGE);
     }
     const request: ControlRequest = {

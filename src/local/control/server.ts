@@ -12,6 +12,7 @@ import type { Route } from "./http";
 import { sendSandboxJson, sendSandboxNotFound, serveSandboxRequest } from "./proxy";
 import { createRouter } from "./router";
 import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./sandbox-routing";
+import { accessTokenRoutes } from "./access-tokens";
 import type { SandboxManager } from "./sandboxes/manager";
 
 /** What the handler serves. */
@@ -27,7 +28,11 @@ export interface ServiceHandlerOptions {
 export function createServiceHandler(
   opts: ServiceHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const control = createRouter(opts.routes, opts.apiKey, opts.log);
+  const control = createRouter(
+    [...opts.routes, ...accessTokenRoutes(opts.apiKey)],
+    opts.apiKey,
+    opts.log,
+  );
   const m = opts.manager;
   return (req, res) => {
     const done = (err: unknown): void => {

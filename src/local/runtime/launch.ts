@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { bootIdArgs } from "./boot-id";
 import {
   AGENT_BUNDLE_IN_SANDBOX,
   AGENT_MOUNT_DIR,
@@ -28,6 +29,8 @@ export interface LaunchPlan {
   paths: SandboxPaths;
   /** `cgroup.procs` files to join before anything else runs. */
   cgroupProcsFiles: readonly string[];
+  /** Host file shown as the kernel's boot id inside. @default the host's boot id shows */
+  bootIdFile?: string;
   allowInternetAccess: boolean;
   /** Host path of the Node binary (bound read-only). */
   nodeBinary: string;
@@ -68,6 +71,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "/",
     "--proc",
     "/proc",
+    ...bootIdArgs(plan.bootIdFile),
     "--dev",
     "/dev",
     "--perms",

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../agent-launch";
 import { LAYER_ROOT, LAYER_USR, LAYERS_DIR } from "./constants";
-import { execHost } from "./exec";
+import { copyTree, PARTIAL_LAYER_PREFIX } from "./layer-copy";
 import { layerPaths, sandboxPaths } from "./paths";
 
 /**
@@ -35,11 +35,11 @@ export async function captureLayer(dataDir: string, sandboxId: string): Promise<
     );
   }
   const layerId = randomBytes(8).toString("hex");
-  const tmp = path.join(dataDir, LAYERS_DIR, `.tmp-${layerId}`);
+  const tmp = path.join(dataDir, LAYERS_DIR, `${PARTIAL_LAYER_PREFIX}${layerId}`);
   try {
     await fs.mkdir(tmp, { recursive: true });
-    await execHost(operation, "cp", ["-a", sbx.upperRoot, path.join(tmp, LAYER_ROOT)]);
-    await execHost(operation, "cp", ["-a", sbx.upperUsr, path.join(tmp, LAYER_USR)]);
+    await copyTree(operation, sbx.upperRoot, path.join(tmp, LAYER_ROOT));
+    await copyTree(operation, sbx.upperUsr, path.join(tmp, LAYER_USR));
     // Mount points of the agent are the runtime's, not the template's.
     for (const leftover of [AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX]) {
       await fs.rm(path.join(tmp, LAYER_ROOT, leftover), { recursive: true, force: true });

@@ -34,9 +34,10 @@ describe("createRuntime()", () => {
     expect((await fs.stat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
     const home = await fs.stat(path.join(root, "home/user"));
     expect([home.uid, home.gid]).toEqual([1000, 1000]);
-    expect(await fs.readdir(path.join(t.dataDir, "layers", t.runtime.baseLayerId, "usr"))).toEqual(
-      [],
-    );
+    // The base layer's /usr holds only the sudo shim; the rest is the host's /usr.
+    const usr = path.join(t.dataDir, "layers", t.runtime.baseLayerId, "usr");
+    expect(await fs.readdir(usr)).toEqual(["local"]);
+    expect((await fs.stat(path.join(usr, "local/bin/sudo"))).mode & 0o777).toBe(0o755);
   });
 });
 

@@ -12,6 +12,7 @@ import { agentBundleDirOnHost } from "../agent-launch";
 import { ensureBaseLayer } from "./base-layer";
 import { detectCgroups } from "./cgroups";
 import { BASE_LAYER_ID, DEFAULT_START_TIMEOUT_MS, LAYERS_DIR, SANDBOXES_DIR } from "./constants";
+import { removePartialLayers } from "./layer-copy";
 import { captureLayer, layerExists } from "./layers";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
 import { launchSandbox } from "./sandbox";
@@ -66,6 +67,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   await cgroups.removeStale(cgroupPrefix);
   const unmounted = await unmountStale(dataDir);
   if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
+  const partial = await removePartialLayers(dataDir);
+  if (partial > 0) log(`runtime: removed ${partial} half-copied layers under ${dataDir}`);
   await ensureBaseLayer(dataDir);
   const nodeBinary = await fs.realpath(process.execPath);
   const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();

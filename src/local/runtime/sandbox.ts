@@ -12,6 +12,7 @@ import type { CgroupDriver, SandboxCgroup } from "./cgroups";
 import { SANDBOX_PIDS_MAX, STOP_TIMEOUT_MS } from "./constants";
 import { bytesAvailable, bytesUsed } from "./disk-usage";
 import { waitForHealth } from "./health";
+import { writeBootId } from "./boot-id";
 import { buildLaunchCommand } from "./launch";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import type { RuntimeSandbox, SandboxSpec, SandboxStats } from "./types";
@@ -74,6 +75,7 @@ export async function launchSandbox(
     allowInternetAccess: spec.allowInternetAccess,
     nodeBinary: ctx.nodeBinary,
     agentBundleDir: ctx.agentBundleDir,
+    bootIdFile: await writeBootId(paths.dir),
   });
   const agentLog = openAgentLog(paths.log);
   const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ["ignore", "pipe", "pipe"] });

@@ -111,8 +111,11 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       pattern: "/sandboxes/:sandboxID/timeout",
       handler: async (req) => {
         const id = idParam(req);
-        const body = parseWith(timeoutSchema, await requiredBody(req), "body");
-        await m.setTimeout(id, Math.max(0, body.timeout));
+        // E2B takes the request without a body; the API default lifetime applies.
+        const raw = await req.json();
+        const timeout =
+          raw === undefined ? DEFAULT_TIMEOUT_SEC : parseWith(timeoutSchema, raw, "body").timeout;
+        await m.setTimeout(id, Math.max(0, timeout));
         return { status: 204 };
       },
     },

@@ -20,6 +20,12 @@ export interface SandboxManagerView {
   ): Promise<T>;
   /** True when a running or paused sandbox uses the template. */
   isTemplateInUse(templateID: string): boolean;
+  /**
+   * Starts a sandbox from `templateID` (a checkpoint of `parentID`) with the
+   * parent's settings (metadata, environment, security, network, lifecycle)
+   * and returns its `Sandbox` body; ApiError 404 when the parent is unknown.
+   */
+  createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object>;
 }
 
 /** A template as {@link TemplateLookup.resolve} finds it. */
@@ -43,6 +49,11 @@ export interface ResolvedTemplate {
 export interface TemplateLookup {
   resolve(idOrName: string): ResolvedTemplate | undefined;
   markSpawned(templateID: string): void;
+  /**
+   * Registers a listener awaited before an unused layer is deleted.
+   * @default no notification (nothing is ever deleted under the pool)
+   */
+  onLayerRelease?(listener: (layerId: string) => Promise<void>): void;
 }
 
 /** What a new sandbox is asked to be. */

@@ -39,7 +39,7 @@ import {
   stopProcesses,
   type PauseResumeContext,
 } from "./pause-resume";
-import type { SandboxRecord } from "./record";
+import { sandboxView, type SandboxRecord } from "./record";
 import { removeOrphans, restoreRecords, SANDBOXES_STATE_FILE } from "./restore";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
 import { WarmPool } from "./warm-pool";
@@ -54,6 +54,9 @@ export type {
 } from "./manager-contracts";
 export { notFound } from "./live";
 export { SANDBOXES_STATE_FILE } from "./restore";
+
+/** Environment variables create sets per sandbox, never inherited by a fork. */
+const OWN_ENV_KEYS = new Set(["E2B_SANDBOX", "E2B_SANDBOX_ID", "E2B_TEMPLATE_ID"]);
 
 /** Owns every sandbox of the service. */
 export class SandboxManager implements SandboxManagerView {
@@ -106,6 +109,8 @@ export class SandboxManager implements SandboxManagerView {
     });
     m.sampler = setInterval(() => void m.sampleAll(), METRICS_INTERVAL_MS);
     m.sampler.unref();
+    // A deleted template or snapshot is never started ahead of time again.
+    opts.templates.onLayerRelease?.((layerId) => m.pool.forgetLayer(layerId));
     const base = opts.templates.resolve(PRIMED_TEMPLATE);
     if (base) m.pool.prime(warmSpec(base, true));
     return m;
@@ -191,6 +196,28 @@ export class SandboxManager implements SandboxManagerView {
     // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
     await Promise.all([this.writer.flush(), this.sample(l)]);
     return record;
+  }
+
+  /** {@inheritDoc SandboxManagerView.createFork} */
+  async createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object> {
+    const parent = this.live.get(parentID)?.record;
+    if (!parent) {
+      throw new ApiError(404, `Sandbox "${parentID}" doesn't exist or you don't have access to it`);
+    }
+    const record = await this.create({
+      template: templateID,
+      timeoutSec,
+      secure: parent.secure,
+      allowInternetAccess: parent.allowInternetAccess,
+      autoPause: parent.autoPause,
+      autoResume: parent.autoResume,
+      metadata: { ...parent.metadata },
+      // The E2B_* variables name the sandbox itself; create sets the fork's own.
+      envVars: Object.fromEntries(
+        Object.entries(parent.initEnv).filter(([k]) => !OWN_ENV_KEYS.has(k)),
+      ),
+    });
+    return sandboxView(record, this.tokenOf(record));
   }
 
   /** Kills a sandbox and deletes its writable layer. */

@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SANDBOXES_DIR } from "../../runtime/constants";
+import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
 import { readJsonFile } from "../state-file";
 import { appendLog } from "./logs";
@@ -29,12 +31,37 @@ export async function restoreRecords(dataDir: string): Promise<SandboxRecord[]> 
   const records = state?.sandboxes ?? [];
   for (const record of records) {
     if (record.state === "running") {
+      await removeAgentTempFiles(dataDir, record.sandboxID);
       record.state = "paused";
       record.endAt = now;
       appendLog(record, "info", "sandbox paused: the service restarted", {});
     }
   }
   return records;
+}
+
+/** Name prefix of the agent's temporary files (uploads, compose) next to a user's file. */
+const AGENT_TEMP_GLOB = ".sandbox-iac-*";
+
+/**
+ * Deletes the temporary files of uploads a crash cut off: the agent writes
+ * each upload next to its target and renames it into place when complete, so
+ * the user's file is intact and only these hidden halves are left. Only the
+ * writable layer is searched (what the sandbox changed), with `find` so a
+ * layer of many files costs one process.
+ */
+async function removeAgentTempFiles(dataDir: string, sandboxID: string): Promise<void> {
+  const paths = sandboxPaths(dataDir, sandboxID);
+  for (const dir of [paths.upperRoot, paths.upperUsr]) {
+    await new Promise<void>((resolve) => {
+      execFile(
+        "find",
+        [dir, "-xdev", "-type", "f", "-name", AGENT_TEMP_GLOB, "-delete"],
+        // A layer that is missing or unreadable is left to the resume to report.
+        () => resolve(),
+      );
+    });
+  }
 }
 
 /** Options of {@link removeOrphans}. */
