@@ -33,6 +33,7 @@ function context(): ResourceContext {
       env: {},
     }),
     log: () => undefined,
+    baseDir: process.cwd(),
   };
 }
 
@@ -74,7 +75,9 @@ describe("resource bugs", () => {
     expect(read!.outputs.snapshotID).toBe(created.outputs.snapshotID);
 
     // The next update provisions a kept sandbox again.
-    const diff = await provisionerLifecycle.diff(read!.outputs, checked.inputs!);
+    const diff = await provisionerLifecycle.diff(read!.outputs, checked.inputs!, {
+      baseDir: process.cwd(),
+    });
     expect(diff.changes).toBe(true);
     expect(diff.updates).toContain("keepSandbox");
 
