@@ -64,7 +64,6 @@ export function parseArgs(argv: string[]): ListenTarget {
   return { socket };
 }
 
-
 /** Starts the agent on `target` (a socket path or a descriptor); resolves once it listens. */
 export async function startAgent(target: string | ListenTarget): Promise<http.Server> {
   const where = typeof target === "string" ? { socket: target } : target;

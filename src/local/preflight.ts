@@ -99,6 +99,10 @@ const REQUIRED_PROGRAMS: ReadonlyArray<readonly [string, string]> = [
 const KERNEL_FEATURES: ReadonlyArray<readonly [string, string, string]> = [
   ["/proc/self/ns/user", "user namespaces (CONFIG_USER_NS)", "use a kernel built with them"],
   ["/proc/self/ns/net", "network namespaces (CONFIG_NET_NS)", "use a kernel built with them"],
-  ["/dev/loop-control", "loop devices (a disk image per sandbox)", "load the loop module (modprobe loop)"],
+  [
+    "/dev/loop-control",
+    "loop devices (a disk image per sandbox)",
+    "load the loop module (modprobe loop)",
+  ],
   ["/sys/module/overlay", "overlayfs", "load the overlay module (modprobe overlay)"],
 ];

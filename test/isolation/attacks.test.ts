@@ -70,7 +70,12 @@ describe.each(USERS)("as %s inside", (user) => {
 
   it("cannot use io_uring, bpf, perf_event_open or userfaultfd", async () => {
     // io_uring_setup(1, NULL), bpf(0, NULL, 0), perf_event_open(NULL, 0, -1, -1, 0), userfaultfd(0)
-    for (const [nr, ...args] of [[425, 1, 0], [321, 0, 0, 0], [298, 0, 0, -1, -1, 0], [323, 0]]) {
+    for (const [nr, ...args] of [
+      [425, 1, 0],
+      [321, 0, 0, 0],
+      [298, 0, 0, -1, -1, 0],
+      [323, 0],
+    ]) {
       expect((await run(a, syscall(nr, ...args))).stdout.trim()).toBe("-1 1");
     }
   });
@@ -103,14 +108,19 @@ describe.each(USERS)("as %s inside", (user) => {
       const r = await run(a, "cat /proc/net/dev /proc/net/tcp");
       const ifaces = [...r.stdout.matchAll(/^\s*(\S+):\s+\d/gm)].map((m) => m[1]).sort();
       expect(ifaces).toEqual(["eth0", "lo"]);
-      expect(r.stdout.toUpperCase()).not.toContain(`:${port.toString(16).toUpperCase().padStart(4, "0")} `);
+      expect(r.stdout.toUpperCase()).not.toContain(
+        `:${port.toString(16).toUpperCase().padStart(4, "0")} `,
+      );
     } finally {
       server.close();
     }
   });
 
   it("binds its ports in its own namespace: the host's 127.0.0.1 does not get them", async () => {
-    await run(a, `nohup ${NODE} -e 'require("net").createServer((s) => s.end("in")).listen(18081)' >/dev/null 2>&1 &`);
+    await run(
+      a,
+      `nohup ${NODE} -e 'require("net").createServer((s) => s.end("in")).listen(18081)' >/dev/null 2>&1 &`,
+    );
     const r = await new Promise<string>((resolve) => {
       const s = net.connect(18081, "127.0.0.1");
       s.on("connect", () => resolve("connected"));
@@ -194,9 +204,9 @@ describe("disk quota", () => {
       const stats = await small.stats();
       expect(stats.diskTotal).toBeLessThanOrEqual(64 * 2 ** 20);
       await neighbourWorks();
-      expect((await runInSandbox(small.agentSocket, "rm /home/user/fill && echo freed")).stdout).toBe(
-        "freed\n",
-      );
+      expect(
+        (await runInSandbox(small.agentSocket, "rm /home/user/fill && echo freed")).stdout,
+      ).toBe("freed\n");
     } finally {
       await small.stop();
     }

@@ -193,10 +193,21 @@ function sendPortClosed(res: http.ServerResponse, sandboxID: string, port: numbe
 export function servePortRequest(
   target: { record: SandboxRecord; rt: RuntimeSandbox },
   port: number,
+  trafficToken: string | undefined,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
   const sandboxID = target.record.sandboxID;
+  if (trafficToken !== undefined) {
+    const given = req.headers[ENVD_HEADERS.trafficAccessToken.toLowerCase()];
+    if (typeof given !== "string" || !safeEqual(given, trafficToken)) {
+      return sendSandboxJson(res, 403, {
+        sandboxId: sandboxID,
+        message: `The sandbox's ports are not public: send its trafficAccessToken in the ${ENVD_HEADERS.trafficAccessToken} header`,
+        code: 403,
+      });
+    }
+  }
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     return sendPortClosed(res, sandboxID, port);
   }

@@ -49,7 +49,8 @@ export function createServiceHandler(
       if (address) {
         const target = m.reachable(address.sandboxID);
         if (!target) return sendSandboxNotFound(res, address.sandboxID);
-        if (address.port !== ENVD_PORT) return servePortRequest(target, address.port, req, res);
+        if (address.port !== ENVD_PORT)
+          return servePortRequest(target, address.port, m.trafficTokenOf(target.record), req, res);
         serveSandboxRequest(m, target, req, res).catch(done);
         return;
       }

@@ -30,7 +30,12 @@ export function assertNetwork(operation: string, network: unknown): void {
     if (list === undefined) continue;
     const field = `network.${key}`;
     if (!Array.isArray(list) || list.length > MAX_EGRESS_RULES) {
-      throw invalidArgument(operation, field, list, `a list of at most ${MAX_EGRESS_RULES} IPv4 CIDR blocks`);
+      throw invalidArgument(
+        operation,
+        field,
+        list,
+        `a list of at most ${MAX_EGRESS_RULES} IPv4 CIDR blocks`,
+      );
     }
     for (const item of list) {
       if (typeof item !== "string" || !isIpv4Cidr(item)) {

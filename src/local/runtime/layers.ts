@@ -31,14 +31,10 @@ export async function captureLayer(
     () => false,
   );
   if (!present) {
-    throw new SandboxIacError(
-      "not_found",
-      `no disk at ${sbx.disk}: start the sandbox first`,
-      {
-        operation,
-        resourceId: sandboxId,
-      },
-    );
+    throw new SandboxIacError("not_found", `no disk at ${sbx.disk}: start the sandbox first`, {
+      operation,
+      resourceId: sandboxId,
+    });
   }
   const layerId = randomBytes(8).toString("hex");
   const tmp = path.join(dataDir, LAYERS_DIR, `.tmp-${layerId}`);

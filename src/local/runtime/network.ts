@@ -141,7 +141,8 @@ function egressStatements(t: string, slot: Slot, rules: EgressRules): string[] {
     return lines;
   }
   // One rule per block: overlapping blocks in one anonymous set are refused by nft.
-  for (const cidr of rules.allowOut) lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} accept`);
+  for (const cidr of rules.allowOut)
+    lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} accept`);
   for (const cidr of rules.denyOut) lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} drop`);
   lines.push(`add rule inet ${t} ${chain} accept`);
   return lines;

@@ -19,7 +19,14 @@ import { mountSandboxRoot } from "./mounts";
 import { connectSandbox, disconnectSandbox, setEgressRules } from "./network";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
-import type { EgressRules, RuntimeSandbox, SandboxSpec, SandboxStats } from "./types";
+import { assertNetwork } from "./egress-rules";
+import type {
+  EgressRules,
+  NetworkSettings,
+  RuntimeSandbox,
+  SandboxSpec,
+  SandboxStats,
+} from "./types";
 
 const MIB = 1024 * 1024;
 
@@ -50,7 +57,9 @@ interface SandboxHooks {
 }
 
 /** The rules a spec asks for. */
-export function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network">): EgressRules {
+export function egressRulesOf(
+  spec: Pick<SandboxSpec, "allowInternetAccess" | "network">,
+): EgressRules {
   return {
     internet: spec.allowInternetAccess,
     allowOut: spec.network?.allowOut ?? [],
@@ -156,7 +165,9 @@ export async function launchSandbox(
     closeLog: () => agentLog.close(),
     onStopped: ctx.onStopped,
   });
-  ctx.log(`sandbox ${spec.sandboxId}: launched pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}`);
+  ctx.log(
+    `sandbox ${spec.sandboxId}: launched pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}`,
+  );
 
   const health = await waitForHealth(paths.socket, ctx.startTimeoutMs, processExited);
   if (health !== true) {
@@ -270,9 +281,15 @@ class LinuxSandbox implements RuntimeSandbox {
     };
   }
 
-  async setNetwork(network: { allowOut?: string[]; denyOut?: string[] }): Promise<void> {
+  async setNetwork(network: NetworkSettings): Promise<void> {
     this.assertRunning("runtime.setNetwork");
-    await setEgressRules(this.hooks.nftTable, this.slot, egressRulesOf({ ...this.spec, network }));
+    assertNetwork("runtime.setNetwork", network);
+    const allowInternetAccess = network.allowInternetAccess ?? this.spec.allowInternetAccess;
+    await setEgressRules(
+      this.hooks.nftTable,
+      this.slot,
+      egressRulesOf({ allowInternetAccess, network }),
+    );
   }
 
   /** Pid of the holder whose mount namespace has the disk mounted (for copying it while frozen). */

@@ -69,9 +69,21 @@ export async function claimSlot(sandboxId: string): Promise<Slot> {
       if (owner === undefined || ownerPidAlive(owner)) continue;
       // A dead service's claim: take it over atomically (rename wins once).
       const grave = `${dir}.stale-${process.pid}-${Date.now()}`;
-      if (!(await fs.rename(dir, grave).then(() => true, () => false))) continue;
+      if (
+        !(await fs.rename(dir, grave).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
       await fs.rm(grave, { recursive: true, force: true });
-      if (!(await fs.mkdir(dir).then(() => true, () => false))) continue;
+      if (
+        !(await fs.mkdir(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
     }
     await fs.writeFile(path.join(dir, "owner"), `${process.pid} ${sandboxId}\n`);
     return slotAt(i);

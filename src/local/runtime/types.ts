@@ -38,7 +38,7 @@ export interface SandboxSpec {
    * private, loopback and link-local ranges stay unreachable either way.
    * @default no extra rules
    */
-  network?: { allowOut?: string[]; denyOut?: string[] };
+  network?: NetworkSettings;
   /**
    * Size of the sandbox's disk in MiB (an ext4 image holding its writable
    * layer; writes past it fail with ENOSPC inside). Fixed when the disk is
@@ -46,6 +46,14 @@ export interface SandboxSpec {
    * @default 4096
    */
   diskSizeMB?: number;
+}
+
+/** The outbound settings {@link RuntimeSandbox.setNetwork} takes. */
+export interface NetworkSettings {
+  allowOut?: string[] | undefined;
+  denyOut?: string[] | undefined;
+  /** @default the value the sandbox was started with */
+  allowInternetAccess?: boolean | undefined;
 }
 
 /** What may leave a sandbox's network namespace. */
@@ -85,8 +93,8 @@ export interface RuntimeSandbox {
   readonly agentSocket: string;
   /** The sandbox's IPv4 address on its link to the host, where its ports are reached. */
   readonly address: string;
-  /** Replaces the sandbox's outbound rules while it runs. */
-  setNetwork(network: { allowOut?: string[]; denyOut?: string[] }): Promise<void>;
+  /** Replaces the sandbox's outbound rules (and internet access) while it runs. */
+  setNetwork(network: NetworkSettings): Promise<void>;
   /** Resolves when the sandbox's init process has exited (killed, crashed or stopped). */
   readonly exited: Promise<void>;
   /** Freezes every process of the sandbox (cgroup freezer). */
