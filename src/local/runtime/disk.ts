@@ -95,3 +95,33 @@ export async function copyUpperOut(
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * Moves the writable layer of a sandbox made before disks existed
+ * (`<dir>/upper/{root,usr}` on the data dir) into its new disk image, so an
+ * upgrade loses nothing a user wrote. Opaque-directory marks stored as
+ * `trusted.overlay.opaque` are not carried over (the overlays now read
+ * `user.overlay.opaque`): such a directory shows the template's entries again.
+ */
+export async function migrateOldUpper(dir: string, image: string): Promise<boolean> {
+  const old = path.join(dir, "upper");
+  const present = await fs.stat(path.join(old, LAYER_ROOT)).then(
+    () => true,
+    () => false,
+  );
+  if (!present) return false;
+  const mnt = STAGING.disk;
+  await execHost("runtime.disk", "unshare", [
+    "-m",
+    "--propagation",
+    "private",
+    "sh",
+    "-c",
+    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop ${shellQuote(image)} ${mnt} && mkdir -p ${mnt}/work && cp -a ${shellQuote(old)} ${mnt}/upper`,
+  ]);
+  await fs.rm(old, { recursive: true, force: true });
+  await fs.rm(path.join(dir, "work"), { recursive: true, force: true });
+  await fs.rm(path.join(dir, "rootfs"), { recursive: true, force: true });
+  await fs.rm(path.join(dir, "run"), { recursive: true, force: true });
+  return true;
+}

@@ -206,3 +206,24 @@ describe("captureLayer()", () => {
     }
   });
 });
+
+describe("upgrades", () => {
+  it("moves a writable layer made before disk images into the sandbox's new disk", async () => {
+    const dir = path.join(t.dataDir, "sandboxes", "oldlayout");
+    await fs.mkdir(path.join(dir, "upper", "root", "home", "user"), { recursive: true });
+    await fs.mkdir(path.join(dir, "upper", "usr"), { recursive: true });
+    await fs.writeFile(path.join(dir, "upper", "root", "home", "user", "kept.txt"), "mine\n");
+    await fs.chown(path.join(dir, "upper", "root", "home", "user", "kept.txt"), 1000, 1000);
+    const sbx = await t.runtime.start(spec("oldlayout"));
+    try {
+      const r = await runInSandbox(
+        sbx.agentSocket,
+        "cat /home/user/kept.txt; stat -c %U /home/user/kept.txt",
+      );
+      expect(r.stdout).toBe("mine\nuser\n");
+      await expect(fs.stat(path.join(dir, "upper"))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await sbx.stop();
+    }
+  });
+});

@@ -11,7 +11,7 @@ import { SandboxIacError } from "../../errors";
 import { openAgentLog } from "./agent-log";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
 import { DEFAULT_DISK_SIZE_MB, SANDBOX_PIDS_MAX, STOP_TIMEOUT_MS } from "./constants";
-import { diskFigures, ensureDisk } from "./disk";
+import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
 import { waitForHealth } from "./health";
 import { startHolder, type Holder } from "./holder";
 import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
@@ -98,7 +98,10 @@ export async function launchSandbox(
 ): Promise<RuntimeSandbox> {
   const paths = sandboxPaths(ctx.dataDir, spec.sandboxId);
   await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB);
+  if (await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB)) {
+    if (await migrateOldUpper(paths.dir, paths.disk))
+      ctx.log(`sandbox ${spec.sandboxId}: moved its writable layer into its new disk image`);
+  }
   const slot = await claimSlot(spec.sandboxId);
   let holder: Holder | undefined;
   let cgroup: SandboxCgroup | undefined;
