@@ -50,7 +50,7 @@ export interface SandboxRecord {
 export function sandboxView(
   r: SandboxRecord,
   token: string | undefined,
-  trafficToken?: string | undefined,
+  trafficToken?: string,
 ): Record<string, unknown> {
   return {
     templateID: r.templateID,
