@@ -34,10 +34,14 @@ function nftTables(): string {
 function claimsOf(pid: number): string[] {
   return fs
     .readdirSync(SLOTS_DIR)
-    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => /^\d+$/.test(n) && fs.existsSync(path.join(SLOTS_DIR, n, "owner")))
     .filter((n) => {
-      const owner = fs.readFileSync(path.join(SLOTS_DIR, n, "owner"), "utf8").split(" ")[0];
-      return Number(owner) === pid;
+      // Another process may be between creating a claim and writing its owner.
+      const owner = fs.readFileSync(path.join(SLOTS_DIR, n, "owner"), {
+        encoding: "utf8",
+        flag: "r",
+      });
+      return Number(owner.split(" ")[0]) === pid;
     });
 }
 

@@ -18,7 +18,8 @@
  *
  * @module
  */
-import { execFile } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import * as readline from "node:readline";
 import { SandboxIacError } from "../../errors";
 import { STAGING_DIR, SYSTEM_PYTHON } from "./constants";
 
@@ -43,7 +44,7 @@ export const STAGING = {
 } as const;
 
 const HELPER = `
-import ctypes, json, os, subprocess, sys
+import ctypes, fcntl, json, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 class Attr(ctypes.Structure):
@@ -61,61 +62,156 @@ def attach(src, dst, attrs, userns):
     ok(libc.syscall(442, fd, b"", 0x1000, ctypes.byref(a), ctypes.sizeof(a)), "mount_setattr " + src)
     ok(libc.syscall(429, fd, b"", -100, dst.encode(), 4), "move_mount " + dst)
     os.close(fd)
+class LoopConfig(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_uint32), ("block_size", ctypes.c_uint32), ("info", ctypes.c_uint8 * 232), ("reserved", ctypes.c_uint64 * 8)]
+def loop_attach(image):
+    # LOOP_CTL_GET_FREE, then LOOP_CONFIGURE with LO_FLAGS_AUTOCLEAR: the device detaches at unmount.
+    ctl = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+    backing = os.open(image, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        for _ in range(8):
+            n = fcntl.ioctl(ctl, 0x4C82)
+            dev = "/dev/loop%d" % n
+            fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
+            cfg = LoopConfig(backing, 0)
+            ctypes.memmove(ctypes.addressof(cfg.info) + 52, (ctypes.c_uint32 * 1)(4), 4)
+            try:
+                fcntl.ioctl(fd, 0x4C0A, bytes(cfg))
+                return dev, fd
+            except OSError as e:
+                os.close(fd)
+                if e.errno != 16: raise  # EBUSY: another process took it first
+        raise OSError(16, "no free loop device")
+    finally:
+        os.close(ctl); os.close(backing)
 def mount(src, dst, fstype, data):
     ok(libc.mount(src.encode(), dst.encode(), fstype.encode(), NOSUID | NODEV, data.encode()), "mount %s on %s" % (fstype, dst))
-p = json.loads(sys.argv[1])
-S = p["stage"]
-userns = os.open("/proc/%d/ns/user" % p["pid"], os.O_RDONLY)
-ok(libc.setns(os.open("/proc/%d/ns/mnt" % p["pid"], os.O_RDONLY), 0x20000), "setns mnt")
-os.chdir("/")
-mount("none", S, "tmpfs", "mode=755")
-os.mkdir(S + "/disk")
-subprocess.run(["mount", "-o", "loop,nodev,nosuid", p["image"], S + "/disk"], check=True)
-for d in ("upper", "upper/root", "upper/usr", "work", "work/root", "work/usr"):
-    if not os.path.isdir(S + "/disk/" + d): os.mkdir(S + "/disk/" + d, 0o755)
-attach(S + "/disk", S + "/rw", NOSUID | NODEV, userns)
-roots, usrs = [], []
-for i, (r, u) in enumerate(p["layers"] + [[None, "/usr"]]):
-    if r is not None:
-        attach(r, "%s/r%d" % (S, i), RO | NOSUID | NODEV, userns); roots.append("%s/r%d" % (S, i))
-    attach(u, "%s/u%d" % (S, i), RO | NOSUID | NODEV, userns); usrs.append("%s/u%d" % (S, i))
-os.mkdir(S + "/root")
-pid = os.fork()
-if pid == 0:
-    try:
-        ok(libc.setns(userns, 0x10000000), "setns user")
-        os.setgroups([]); os.setresgid(0, 0, 0); os.setresuid(0, 0, 0)
-        W = S + "/rw"
-        mount("overlay", S + "/root", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/root,workdir=%s/work/root" % (":".join(roots), W, W))
-        mount("overlay", S + "/root/usr", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/usr,workdir=%s/work/usr" % (":".join(usrs), W, W))
-        os._exit(0)
-    except BaseException as e:
-        sys.stderr.write("%s\\n" % e); sys.stderr.flush(); os._exit(1)
-if os.waitpid(pid, 0)[1] != 0: sys.exit(1)
-for src, dst in p["binds"]:
-    attach(src, S + "/root" + dst, RO | NOSUID | NODEV, None)
+def build(p):
+    S = p["stage"]
+    userns = os.open("/proc/%d/ns/user" % p["pid"], os.O_RDONLY)
+    ok(libc.setns(os.open("/proc/%d/ns/mnt" % p["pid"], os.O_RDONLY), 0x20000), "setns mnt")
+    os.chdir("/")
+    mount("none", S, "tmpfs", "mode=755")
+    os.mkdir(S + "/disk")
+    dev, devfd = loop_attach(p["image"])
+    mount(dev, S + "/disk", "ext4", "")
+    os.close(devfd)
+    for d in ("upper", "upper/root", "upper/usr", "work", "work/root", "work/usr"):
+        if not os.path.isdir(S + "/disk/" + d): os.mkdir(S + "/disk/" + d, 0o755)
+    attach(S + "/disk", S + "/rw", NOSUID | NODEV, userns)
+    roots, usrs = [], []
+    for i, (r, u) in enumerate(p["layers"] + [[None, "/usr"]]):
+        if r is not None:
+            attach(r, "%s/r%d" % (S, i), RO | NOSUID | NODEV, userns); roots.append("%s/r%d" % (S, i))
+        attach(u, "%s/u%d" % (S, i), RO | NOSUID | NODEV, userns); usrs.append("%s/u%d" % (S, i))
+    os.mkdir(S + "/root")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ok(libc.setns(userns, 0x10000000), "setns user")
+            os.setgroups([]); os.setresgid(0, 0, 0); os.setresuid(0, 0, 0)
+            W = S + "/rw"
+            mount("overlay", S + "/root", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/root,workdir=%s/work/root" % (":".join(roots), W, W))
+            mount("overlay", S + "/root/usr", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/usr,workdir=%s/work/usr" % (":".join(usrs), W, W))
+            os._exit(0)
+        except BaseException as e:
+            os.write(ERRFD, str(e).encode()[:4000]); os._exit(1)
+    if os.waitpid(pid, 0)[1] != 0: raise OSError(0, "mounting the overlays in the user namespace failed")
+    for src, dst in p["binds"]:
+        attach(src, S + "/root" + dst, RO | NOSUID | NODEV, None)
+
+
+ERRFD = 2
+def serve():
+    global ERRFD
+    for line in sys.stdin:
+        req = json.loads(line)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            ERRFD = w
+            try:
+                build(req)
+                os._exit(0)
+            except BaseException as e:
+                os.write(w, str(e).encode()[:4000])
+                os._exit(1)
+        os.close(w)
+        err = b""
+        while True:
+            chunk = os.read(r, 4096)
+            if not chunk: break
+            err += chunk
+        os.close(r)
+        st = os.waitpid(pid, 0)[1]
+        msg = None if st == 0 else (err.decode(errors="replace") or "status %d" % st)
+        sys.stdout.write(json.dumps({"id": req["id"], "error": msg}) + "\\n")
+        sys.stdout.flush()
+serve()
 `;
 
-/** Runs the helper; rejects with its stderr when a step fails. */
-export function mountSandboxRoot(plan: MountPlan): Promise<void> {
-  const arg = JSON.stringify({
-    pid: plan.holderPid,
-    stage: STAGING_DIR,
-    image: plan.image,
-    layers: plan.layers,
-    binds: plan.binds,
-  });
-  return new Promise((resolve, reject) => {
+/** One long-lived helper process per runtime (forking per request: `import ctypes` alone costs tens of ms). */
+export class MountHelper {
+  private child: ChildProcess | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+
+  private ensure(): ChildProcess {
+    if (this.child && this.child.exitCode === null && !this.child.killed) return this.child;
     // -I -S: no site packages or user paths, the standard library is enough (and starts faster).
-    execFile(SYSTEM_PYTHON, ["-I", "-S", "-c", HELPER, arg], (err, _out, stderr) => {
-      if (!err) return resolve();
-      reject(
-        new SandboxIacError(
-          "internal",
-          `mounting the sandbox's root filesystem failed: ${String(stderr).trim().slice(-2000) || err.message}`,
-          { operation: "runtime.start", cause: err },
-        ),
+    const child = spawn(SYSTEM_PYTHON, ["-I", "-S", "-c", HELPER], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    readline.createInterface({ input: child.stdout }).on("line", (line) => {
+      const answer = JSON.parse(line) as { id: number; error: string | null };
+      const p = this.pending.get(answer.id);
+      this.pending.delete(answer.id);
+      if (answer.error === null) p?.resolve();
+      else p?.reject(mountError(answer.error));
+    });
+    child.on("exit", () => {
+      for (const p of this.pending.values())
+        p.reject(mountError(`the mount helper exited: ${stderr.trim() || "no output"}`));
+      this.pending.clear();
+    });
+    child.stdin.on("error", () => undefined);
+    this.child = child;
+    return child;
+  }
+
+  /** Builds the sandbox's root in its holder's mount namespace; rejects with what failed. */
+  mount(plan: MountPlan): Promise<void> {
+    const child = this.ensure();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      child.stdin?.write(
+        `${JSON.stringify({
+          id,
+          pid: plan.holderPid,
+          stage: STAGING_DIR,
+          image: plan.image,
+          layers: plan.layers,
+          binds: plan.binds,
+        })}\n`,
       );
     });
-  });
+  }
+
+  /** Stops the helper (it also stops on its own when the service's end of its stdin closes). */
+  close(): void {
+    this.child?.stdin?.end();
+    this.child?.kill("SIGKILL");
+  }
+}
+
+function mountError(detail: string): SandboxIacError {
+  return new SandboxIacError(
+    "internal",
+    `mounting the sandbox's root filesystem failed: ${detail.trim().slice(-2000)}`,
+    { operation: "runtime.start" },
+  );
 }

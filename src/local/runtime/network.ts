@@ -18,6 +18,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import { SandboxIacError } from "../../errors";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
@@ -160,7 +161,9 @@ export async function connectSandbox(
   rules: EgressRules,
 ): Promise<void> {
   // A veth of an earlier holder with this slot dies with its namespace; this one may not have yet.
-  await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+  if (existsSync(`/sys/class/net/${slot.veth}`)) {
+    await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+  }
   await run(
     "ip",
     ["-batch", "-"],
@@ -207,5 +210,8 @@ export async function disconnectSandbox(t: string, slot: Slot): Promise<void> {
       `delete chain inet ${t} ${egressChain(slot)}`,
     ].join("\n"),
   ).catch(() => undefined);
-  await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+  // Normally gone with the holder's namespace already.
+  if (existsSync(`/sys/class/net/${slot.veth}`)) {
+    await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+  }
 }

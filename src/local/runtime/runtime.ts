@@ -21,6 +21,7 @@ import {
 import { assertDiskSize } from "./disk";
 import { assertNetwork } from "./egress-rules";
 import { captureLayer, layerExists } from "./layers";
+import { MountHelper } from "./mounts";
 import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
 import { launchSandbox } from "./sandbox";
@@ -84,6 +85,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   const nftTable = newTableName();
   const { resolvers } = await setUpHostNetwork(nftTable);
   const seccompFile = await ensureSeccompFilter(dataDir);
+  const mounts = new MountHelper();
   const nodeBinary = await fs.realpath(process.execPath);
   const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
@@ -118,6 +120,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         agentBundleDir,
         seccompFile,
         nftTable,
+        mounts,
         startTimeoutMs,
         log,
         onStopped: () => {
@@ -171,6 +174,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     for (const sandbox of [...running.values()]) await sandbox.stop();
     running.clear();
     await tearDownHostNetwork(nftTable);
+    mounts.close();
   }
 
   return {

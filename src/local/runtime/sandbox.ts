@@ -15,7 +15,7 @@ import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
 import { waitForHealth } from "./health";
 import { startHolder, type Holder } from "./holder";
 import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
-import { mountSandboxRoot } from "./mounts";
+import type { MountHelper } from "./mounts";
 import { connectSandbox, disconnectSandbox, setEgressRules } from "./network";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
@@ -42,6 +42,8 @@ export interface LaunchContext {
   seccompFile: string;
   /** The runtime's nftables table. */
   nftTable: string;
+  /** Builds root filesystems in holders' mount namespaces. */
+  mounts: MountHelper;
   startTimeoutMs: number;
   log: (line: string) => void;
   /** Called once the sandbox is stopped and its cgroup removed (the id may start again). */
@@ -97,17 +99,22 @@ export async function launchSandbox(
   ctx: LaunchContext,
 ): Promise<RuntimeSandbox> {
   const paths = sandboxPaths(ctx.dataDir, spec.sandboxId);
+  const t0 = performance.now();
+  const phases: string[] = [];
+  const phase = (name: string) => phases.push(`${name} ${(performance.now() - t0).toFixed(0)}`);
   await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
   if (await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB)) {
     if (await migrateOldUpper(paths.dir, paths.disk))
       ctx.log(`sandbox ${spec.sandboxId}: moved its writable layer into its new disk image`);
   }
+  phase("disk");
   const slot = await claimSlot(spec.sandboxId);
   let holder: Holder | undefined;
   let cgroup: SandboxCgroup | undefined;
   let listener: net.Server | undefined;
   try {
     holder = await startHolder(slot.idBase, spec.sandboxId);
+    phase("namespaces");
     const rules = egressRulesOf(spec);
     const layers = spec.layers
       .map((id) => layerPaths(ctx.dataDir, id))
@@ -115,7 +122,7 @@ export async function launchSandbox(
       .map((l) => [l.root, l.usr] as const);
     [, , cgroup, listener] = await Promise.all([
       connectSandbox(ctx.nftTable, slot, holder.pid, rules),
-      mountSandboxRoot({
+      ctx.mounts.mount({
         holderPid: holder.pid,
         image: paths.disk,
         layers,
@@ -131,6 +138,7 @@ export async function launchSandbox(
       }),
       listeningSocket(paths.socket),
     ]);
+    phase("mounts+network+cgroup");
   } catch (err) {
     holder?.kill();
     await holder?.exited;
@@ -168,11 +176,11 @@ export async function launchSandbox(
     closeLog: () => agentLog.close(),
     onStopped: ctx.onStopped,
   });
-  ctx.log(
-    `sandbox ${spec.sandboxId}: launched pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}`,
-  );
-
   const health = await waitForHealth(paths.socket, ctx.startTimeoutMs, processExited);
+  phase("agent");
+  ctx.log(
+    `sandbox ${spec.sandboxId}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}`,
+  );
   if (health !== true) {
     await sandbox.stop();
     const why =
