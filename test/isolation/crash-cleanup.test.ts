@@ -77,9 +77,14 @@ describe("after kill -9 of the service", () => {
     expect(nftTables()).toContain(`sandbox_iac_${pid}_`);
     const claimed = claimsOf(pid);
     expect(claimed.length).toBeGreaterThan(0);
+    // A veth is identified by its ifindex: once the claim is dead, another service may reuse the name.
+    const ifindex = (v: string) =>
+      fs.existsSync(`/sys/class/net/${v}`)
+        ? fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim()
+        : undefined;
     const veths = claimed.map((n) => `${VETH_PREFIX}${n}`);
-    const links = () => execFileSync("ip", ["-o", "link"], { encoding: "utf8" });
-    for (const v of veths) expect(links()).toContain(`${v}@`);
+    const indexes = veths.map(ifindex);
+    for (const i of indexes) expect(i).toBeDefined();
     const diskImage = path.join(dataDir, "sandboxes", sandboxID, "disk.img");
     const holders = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(pid)], {
       encoding: "utf8",
@@ -101,7 +106,7 @@ describe("after kill -9 of the service", () => {
     for (let i = 0; i < 100 && loops().includes(diskImage); i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(loops()).not.toContain(diskImage);
-    for (const v of veths) expect(links()).not.toContain(`${v}@`);
+    veths.forEach((v, k) => expect(ifindex(v)).not.toBe(indexes[k]));
 
     svc = await startService(dataDir);
     expect(nftTables()).not.toContain(`sandbox_iac_${pid}_`);

@@ -191,6 +191,27 @@ describe("captureLayer()", () => {
     });
   });
 
+  it("captures a stopped sandbox's disk, with owners and an opaque directory, as a layer", async () => {
+    const src = await t.runtime.start(spec("stoppedsrc"));
+    await runInSandbox(
+      src.agentSocket,
+      "rm -r /etc/apt && mkdir /etc/apt && echo fresh > /etc/apt/only.txt && echo mine > /home/user/mine.txt && chown user:user /home/user/mine.txt",
+      { user: "root" },
+    );
+    await src.stop();
+    const layerId = await t.runtime.captureLayer("stoppedsrc");
+    const child = await t.runtime.start(spec("stoppedkid", [t.runtime.baseLayerId, layerId]));
+    try {
+      const r = await runInSandbox(
+        child.agentSocket,
+        "ls /etc/apt; stat -c %U /home/user/mine.txt; cat /home/user/mine.txt",
+      );
+      expect(r.stdout).toBe("only.txt\nuser\nmine\n");
+    } finally {
+      await child.stop();
+    }
+  });
+
   it("fails when deleting the base layer", async () => {
     await expect(t.runtime.deleteLayer(t.runtime.baseLayerId)).rejects.toMatchObject({
       code: "invalid_argument",
