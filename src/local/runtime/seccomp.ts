@@ -31,6 +31,7 @@ export const DENIED_SYSCALLS = [
   "clock_settime",
   "create_module",
   "delete_module",
+  "fanotify_init",
   "finit_module",
   "fsconfig",
   "fsmount",
@@ -59,6 +60,7 @@ export const DENIED_SYSCALLS = [
   "open_by_handle_at",
   "open_tree",
   "perf_event_open",
+  "pidfd_getfd",
   "pivot_root",
   "process_vm_readv",
   "process_vm_writev",
@@ -82,6 +84,7 @@ export const DENIED_SYSCALLS = [
   "uselib",
   "userfaultfd",
   "ustat",
+  "vhangup",
   "vm86",
   "vm86old",
 ] as const;
