@@ -164,8 +164,21 @@ describe.each(USERS)("as %s inside", (user) => {
     expect((await run(a, "echo still mine")).stdout).toBe("still mine\n");
   });
 
-  it("has RLIMIT_NOFILE 4096 and its own inotify instances", async () => {
+  it("hits its own RLIMIT_NOFILE (4096) and inotify limits, and the neighbour still opens files and watches", async () => {
     expect((await run(a, "ulimit -n; ulimit -Hn")).stdout).toBe("4096\n4096\n");
+    const fds = await run(
+      a,
+      `python3 -c 'import os
+fds = []
+try:
+    while True: fds.append(os.open("/dev/null", os.O_RDONLY))
+except OSError as e: print(len(fds), e.errno)'`,
+    );
+    const [opened, fdErrno] = fds.stdout.trim().split(" ").map(Number);
+    expect(opened).toBeGreaterThan(4000);
+    expect(opened).toBeLessThan(4096);
+    expect(fdErrno).toBe(24); // EMFILE
+    expect((await run(b, "cat /etc/hostname >/dev/null && echo opened")).stdout).toBe("opened\n");
     // Exhaust this sandbox's inotify instances and keep them, then the neighbour makes one.
     const hog = `python3 -c 'import ctypes, time; l = ctypes.CDLL(None, use_errno=True); fds = []
 while True:
