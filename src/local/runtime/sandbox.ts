@@ -103,18 +103,29 @@ export async function launchSandbox(
   const phases: string[] = [];
   const phase = (name: string) => phases.push(`${name} ${(performance.now() - t0).toFixed(0)}`);
   await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  if (await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB)) {
-    if (await migrateOldUpper(paths.dir, paths.disk))
-      ctx.log(`sandbox ${spec.sandboxId}: moved its writable layer into its new disk image`);
+  // The disk is made while the namespaces are created; both are needed before the mounts.
+  const diskReady = (async () => {
+    if (await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB)) {
+      if (await migrateOldUpper(paths.dir, paths.disk))
+        ctx.log(`sandbox ${spec.sandboxId}: moved its writable layer into its new disk image`);
+    }
+    phase("disk");
+  })();
+  diskReady.catch(() => undefined);
+  let slot: Slot;
+  try {
+    slot = await claimSlot(spec.sandboxId);
+  } catch (err) {
+    await diskReady.catch(() => undefined);
+    throw err;
   }
-  phase("disk");
-  const slot = await claimSlot(spec.sandboxId);
   let holder: Holder | undefined;
   let cgroup: SandboxCgroup | undefined;
   let listener: net.Server | undefined;
   try {
     holder = await startHolder(slot.idBase, spec.sandboxId);
     phase("namespaces");
+    await diskReady;
     const rules = egressRulesOf(spec);
     const layers = spec.layers
       .map((id) => layerPaths(ctx.dataDir, id))
@@ -140,6 +151,7 @@ export async function launchSandbox(
     ]);
     phase("mounts+network+cgroup");
   } catch (err) {
+    await diskReady.catch(() => undefined);
     holder?.kill();
     await holder?.exited;
     listener?.close();
