@@ -2,8 +2,9 @@
  * The contract between the local control service and the Linux sandbox runtime.
  *
  * The runtime turns a {@link SandboxSpec} into a running, isolated Linux
- * environment (bubblewrap namespaces, an overlay root filesystem, cgroup
- * limits) with the in-sandbox agent listening on a Unix socket. It knows
+ * environment (its own user and network namespaces, an idmapped overlay root
+ * filesystem on its own disk image, seccomp, cgroup limits) with the
+ * in-sandbox agent listening on a Unix socket. It knows
  * nothing about the control API, tokens or timeouts: the control service owns
  * those.
  *
