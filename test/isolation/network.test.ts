@@ -1,7 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
-import { startStandInInternet, type StandIn } from "./stand-in-internet";
+import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
+
+/** Retries `check` until it passes (2 s at most). */
+async function eventually(check: () => void): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      return check();
+    } catch (err) {
+      if (i >= 40) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
 
 jest.setTimeout(120_000);
 
@@ -73,6 +85,30 @@ describe("a sandbox's own network", () => {
     expect(await fetchInside(sbx, `${inet.url}/2`)).toMatch(/^failed /);
     await sbx.setNetwork({ denyOut: ["0.0.0.0/0"], allowOut: ["198.51.100.0/24"] });
     expect(await fetchInside(sbx, `${inet.url}/3`)).toBe("internet /3");
+  });
+
+  it("drops packets root inside forges with another source address", async () => {
+    const sbx = await start("netspoof");
+    // A UDP datagram in a hand-made IPv4 header (raw socket, CAP_NET_RAW), from `src`.
+    const send = (src: string, tag: string) =>
+      runInSandbox(
+        sbx.agentSocket,
+        `python3 -c 'import socket, struct
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xFFFF); s += s >> 16
+    return ~s & 0xFFFF
+src, dst, data = socket.inet_aton("${src}"), socket.inet_aton("198.51.100.2"), b"${tag}"
+udp = struct.pack("!HHHH", 40000, ${inet.udpPort}, 8 + len(data), 0) + data
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0, src, dst)
+ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+s.sendto(ip + udp, ("198.51.100.2", 0))'`,
+        { user: "root" },
+      );
+    await send(sbx.address, "honest");
+    await send("203.0.113.9", "forged");
+    await eventually(() => expect(inet.datagrams()).toContain(`${STAND_IN.hostAddress} honest`));
+    expect(inet.datagrams().join("\n")).not.toContain("forged");
   });
 
   it("refuses rules that are not IPv4 CIDR blocks before starting anything", async () => {

@@ -7,11 +7,20 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 
 /** The stand-in's address and the host's address on its link. */
-export const STAND_IN = { address: "198.51.100.2", hostAddress: "198.51.100.1", port: 8080 };
+export const STAND_IN = {
+  address: "198.51.100.2",
+  hostAddress: "198.51.100.1",
+  port: 8080,
+  udpPort: 9999,
+};
 
 /** A running stand-in; `close` removes the namespace and its veth. */
 export interface StandIn {
   url: string;
+  /** UDP port where datagrams are received and recorded. */
+  udpPort: number;
+  /** `"<source address> <payload>"` of every datagram received so far. */
+  datagrams(): string[];
   close(): void;
 }
 
@@ -35,6 +44,7 @@ export async function startStandInInternet(): Promise<StandIn> {
     }
   };
   let server: ChildProcess | undefined;
+  const datagrams: string[] = [];
   try {
     ip("netns", "add", ns);
     ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
@@ -43,9 +53,16 @@ export async function startStandInInternet(): Promise<StandIn> {
     ip("-n", ns, "addr", "add", `${STAND_IN.address}/24`, "dev", "eth0");
     ip("-n", ns, "link", "set", "eth0", "up");
     ip("-n", ns, "link", "set", "lo", "up");
-    const code = `require("http").createServer((q, s) => s.end("internet " + q.url)).listen(${STAND_IN.port}, "0.0.0.0", () => console.log("up"))`;
+    const code = [
+      `require("dgram").createSocket("udp4").on("message", (m, r) => console.log("udp " + r.address + " " + m)).bind(${STAND_IN.udpPort});`,
+      `require("http").createServer((q, s) => s.end("internet " + q.url)).listen(${STAND_IN.port}, "0.0.0.0", () => console.log("up"))`,
+    ].join(" ");
     server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], {
       stdio: ["ignore", "pipe", "inherit"],
+    });
+    server.stdout!.on("data", (d: Buffer) => {
+      for (const line of d.toString().split("\n"))
+        if (line.startsWith("udp ")) datagrams.push(line.slice(4));
     });
     await new Promise<void>((resolve, reject) => {
       server!.stdout!.once("data", () => resolve());
@@ -55,5 +72,10 @@ export async function startStandInInternet(): Promise<StandIn> {
     close();
     throw err;
   }
-  return { url: `http://${STAND_IN.address}:${STAND_IN.port}`, close };
+  return {
+    url: `http://${STAND_IN.address}:${STAND_IN.port}`,
+    udpPort: STAND_IN.udpPort,
+    datagrams: () => [...datagrams],
+    close,
+  };
 }

@@ -141,6 +141,8 @@ function egressStatements(t: string, slot: Slot, rules: EgressRules): string[] {
     lines.push(`add rule inet ${t} ${chain} drop`);
     return lines;
   }
+  // Root inside has CAP_NET_RAW: packets with another source than its own address are forged.
+  lines.push(`add rule inet ${t} ${chain} ip saddr != ${slot.sandboxAddress} drop`);
   // One rule per block: overlapping blocks in one anonymous set are refused by nft.
   for (const cidr of rules.allowOut)
     lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} accept`);
