@@ -238,7 +238,7 @@ function describeIsolation(nftTable: string, resolvers: string[]): string {
   return [
     "isolation: user namespace per sandbox (root inside = an unprivileged host uid range)",
     "idmapped read-only layers",
-    "seccomp (Docker default semantics)",
+    "seccomp (the refusals of Docker's default profile)",
     "/proc masked as runc does",
     `own network namespace per sandbox (veth + nftables table ${nftTable}${resolvers.length ? `, DNS via ${resolvers.join(" ")}` : ""})`,
     "disk quota (ext4 image per sandbox)",
