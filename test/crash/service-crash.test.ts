@@ -101,8 +101,8 @@ describe("kill -9 of the service", () => {
       200,
     );
 
-    // A big upload, cut off by the crash after part of it is on disk.
-    const upper = path.join(dataDir, "sandboxes", sandboxID, "upper", "root", "home", "user");
+    // A big upload, cut off by the crash after part of it is on disk (its temporary
+    // file is seen from inside: the writable layer lives in the sandbox's disk image).
     const url = new URL(`${remote.sandboxUrl}/files?path=/home/user/doc.txt`);
     const req = http.request({
       host: url.hostname,
@@ -119,7 +119,9 @@ describe("kill -9 of the service", () => {
     req.on("error", () => undefined);
     req.write(Buffer.alloc(4 * 1024 * 1024, "x"));
     await eventually(async () =>
-      fs.readdirSync(upper).some((n) => n.startsWith(".sandbox-iac-upload-")),
+      (await runThroughProxy(remote, sandboxID, "ls -A /home/user")).stdout.includes(
+        ".sandbox-iac-upload-",
+      ),
     );
     await kill9();
     req.destroy();

@@ -9,20 +9,25 @@
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs/promises";
-import * as path from "node:path";
+import { STAGING_DIR } from "./constants";
 
 /** Where the kernel shows its boot id. */
 export const BOOT_ID_IN_SANDBOX = "/proc/sys/kernel/random/boot_id";
 
-/** Writes a fresh boot id next to the sandbox's state (never inside it) and returns the file. */
-export async function writeBootId(sandboxDir: string): Promise<string> {
-  const file = path.join(sandboxDir, "boot_id");
-  await fs.rm(file, { force: true });
+/** Where, in the holder's mount namespace (see mounts.ts), the boot id file is staged. */
+const BOOT_ID_STAGED = `${STAGING_DIR}/boot_id`;
+
+/**
+ * Writes a fresh boot id into the staging tmpfs of the holder's mount
+ * namespace (root-owned, invisible inside the sandbox once bubblewrap has
+ * pivoted), readable by the unprivileged bubblewrap that binds it.
+ */
+export async function writeBootId(holderPid: number): Promise<void> {
+  const file = `/proc/${holderPid}/root${BOOT_ID_STAGED}`;
   await fs.writeFile(file, `${randomUUID()}\n`, { mode: 0o444 });
-  return file;
 }
 
-/** The bwrap arguments that show `file` as the boot id; they must follow `--proc`. */
-export function bootIdArgs(file: string | undefined): string[] {
-  return file ? ["--ro-bind", file, BOOT_ID_IN_SANDBOX] : [];
+/** The bwrap arguments that show the staged boot id; they must follow `--proc`. */
+export function bootIdArgs(): string[] {
+  return ["--ro-bind", BOOT_ID_STAGED, BOOT_ID_IN_SANDBOX];
 }

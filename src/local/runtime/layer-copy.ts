@@ -9,30 +9,17 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { LAYERS_DIR } from "./constants";
-import { execHost } from "./exec";
 
 /** Prefix of a layer being assembled; only a complete layer is renamed to its id. */
 export const PARTIAL_LAYER_PREFIX = ".tmp-";
 
-/** util-linux's setpriv, which can set the parent-death signal before exec. */
-const SETPRIV = "/usr/bin/setpriv";
-
-let setprivPresent: Promise<boolean> | undefined;
-
 /**
- * `cp -a src dst`, killed with the service: a copy that outlived it would
- * keep writing into a directory the next start removes.
+ * `argv` run so that it dies with the service (util-linux's setpriv sets the
+ * parent-death signal, which survives exec): a copy that outlived the service
+ * would keep writing into a directory the next start removes.
  */
-export async function copyTree(operation: string, src: string, dst: string): Promise<void> {
-  setprivPresent ??= fs.access(SETPRIV).then(
-    () => true,
-    () => false,
-  );
-  if (await setprivPresent) {
-    await execHost(operation, SETPRIV, ["--pdeathsig", "KILL", "--", "cp", "-a", src, dst]);
-  } else {
-    await execHost(operation, "cp", ["-a", src, dst]);
-  }
+export function diesWithService(argv: readonly string[]): string[] {
+  return ["setpriv", "--pdeathsig", "KILL", "--", ...argv];
 }
 
 /** Removes the partial layers a crashed service left; returns how many. */

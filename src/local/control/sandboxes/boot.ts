@@ -52,8 +52,13 @@ export async function bootSandbox(
       cpuCount: record.cpuCount,
       memoryMB: record.memoryMB,
       allowInternetAccess: record.allowInternetAccess,
+      ...(record.network ? { network: record.network } : {}),
     }));
   try {
+    // A warm-pool member started without rules: they are dynamic, so set them now.
+    if (opts.started && (record.network?.allowOut?.length || record.network?.denyOut?.length)) {
+      await rt.setNetwork(record.network);
+    }
     await agentInit(rt.agentSocket, {
       envVars: record.initEnv,
       ...(opts.token ? { accessToken: opts.token } : {}),

@@ -8,6 +8,7 @@ import { DEFAULT_TEMPLATE } from "../../../wire/control";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import { parseSandboxID } from "./ids";
 import type { SandboxManager } from "./manager";
+import { networkRoutes, parseCreateNetwork } from "./network";
 import { sandboxView } from "./record";
 import {
   DEFAULT_TIMEOUT_SEC,
@@ -59,8 +60,12 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       autoResume: body.autoResume?.enabled ?? false,
       metadata: body.metadata ?? {},
       envVars: body.envVars ?? {},
+      network: parseCreateNetwork(body.network),
     });
-    return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+    return {
+      status: 201,
+      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+    };
   };
 
   const connect = (v2: boolean) => async (req: ControlRequest) => {
@@ -70,7 +75,10 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       : parseWith(connectSchema, await requiredBody(req), "body");
     // Without a timeout, a running sandbox keeps its end (connect never shortens it).
     const { record, resumed } = await m.connect(id, body.timeout ?? (v2 ? undefined : 0));
-    return { status: resumed ? 201 : 200, body: sandboxView(record, m.tokenOf(record)) };
+    return {
+      status: resumed ? 201 : 200,
+      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+    };
   };
 
   return [
@@ -101,7 +109,10 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
         const id = idParam(req);
         const body = parseWith(resumeSchema, await optionalBody(req), "body");
         const record = await m.resume(id, positiveTimeout(body.timeout));
-        return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+        return {
+          status: 201,
+          body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+        };
       },
     },
     { method: "POST", pattern: "/sandboxes/:sandboxID/connect", handler: connect(false) },
@@ -129,5 +140,6 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
         return { status: 204 };
       },
     },
+    ...networkRoutes(m, idParam),
   ];
 }

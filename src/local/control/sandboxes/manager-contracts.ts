@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { SandboxNetwork } from "./network";
 import type { SandboxRuntime } from "../../runtime/types";
 
 /** What the templates side may ask of the sandboxes side. */
@@ -66,6 +67,8 @@ export interface CreateSandboxInput {
   autoResume: boolean;
   metadata: Record<string, string>;
   envVars: Record<string, string>;
+  /** E2B's `network` options. @default none: no outbound rules, public ports */
+  network?: SandboxNetwork | undefined;
 }
 
 /** Options of `SandboxManager.open`. */

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SANDBOXES_DIR } from "../../runtime/constants";
+import { removeFilesInUpper } from "../../runtime/disk";
 import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
 import { readJsonFile } from "../state-file";
@@ -47,21 +47,13 @@ const AGENT_TEMP_GLOB = ".sandbox-iac-*";
  * Deletes the temporary files of uploads a crash cut off: the agent writes
  * each upload next to its target and renames it into place when complete, so
  * the user's file is intact and only these hidden halves are left. Only the
- * writable layer is searched (what the sandbox changed), with `find` so a
- * layer of many files costs one process.
+ * writable layer in the sandbox's disk image is searched (what the sandbox
+ * changed), with one `find`.
  */
 async function removeAgentTempFiles(dataDir: string, sandboxID: string): Promise<void> {
-  const paths = sandboxPaths(dataDir, sandboxID);
-  for (const dir of [paths.upperRoot, paths.upperUsr]) {
-    await new Promise<void>((resolve) => {
-      execFile(
-        "find",
-        [dir, "-xdev", "-type", "f", "-name", AGENT_TEMP_GLOB, "-delete"],
-        // A layer that is missing or unreadable is left to the resume to report.
-        () => resolve(),
-      );
-    });
-  }
+  const { disk } = sandboxPaths(dataDir, sandboxID);
+  // A disk that is missing or unreadable is left to the resume to report.
+  await removeFilesInUpper(disk, AGENT_TEMP_GLOB).catch(() => undefined);
 }
 
 /** Options of {@link removeOrphans}. */
