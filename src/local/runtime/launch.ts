@@ -19,6 +19,7 @@ import {
 } from "../agent-launch";
 import { AGENT_OOM_SCORE_ADJ, SANDBOX_CAPABILITIES, SANDBOX_PATH } from "./constants";
 import type { LayerPaths, SandboxPaths } from "./paths";
+import type { SandboxBind } from "./types";
 
 /** Everything the launch command depends on. */
 export interface LaunchPlan {
@@ -29,6 +30,11 @@ export interface LaunchPlan {
   /** `cgroup.procs` files to join before anything else runs. */
   cgroupProcsFiles: readonly string[];
   allowInternetAccess: boolean;
+  /**
+   * Host directories bound read-write (volumes).
+   * @default []
+   */
+  binds?: readonly SandboxBind[] | undefined;
   /** Host path of the Node binary (bound read-only). */
   nodeBinary: string;
   /** Host directory holding `agent.js` (bound read-only). */
@@ -88,6 +94,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "--bind",
     paths.run,
     AGENT_RUN_DIR_IN_SANDBOX,
+    ...(plan.binds ?? []).flatMap((b) => ["--bind", b.source, b.target]),
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",

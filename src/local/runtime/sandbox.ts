@@ -72,6 +72,7 @@ export async function launchSandbox(
     paths,
     cgroupProcsFiles: cgroup.procsFiles,
     allowInternetAccess: spec.allowInternetAccess,
+    binds: spec.binds,
     nodeBinary: ctx.nodeBinary,
     agentBundleDir: ctx.agentBundleDir,
   });

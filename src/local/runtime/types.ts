@@ -29,6 +29,19 @@ export interface SandboxSpec {
   memoryMB: number;
   /** When false the sandbox gets an empty network namespace (loopback only). */
   allowInternetAccess: boolean;
+  /**
+   * Host directories bind-mounted read-write into the sandbox (volumes).
+   * @default [] (nothing mounted)
+   */
+  binds?: readonly SandboxBind[] | undefined;
+}
+
+/** A host directory mounted read-write at `target` inside a sandbox. */
+export interface SandboxBind {
+  /** Absolute host path. */
+  source: string;
+  /** Absolute path inside the sandbox. */
+  target: string;
 }
 
 /** Resource usage sampled from the cgroup and the writable layer. */

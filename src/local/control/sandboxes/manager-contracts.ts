@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ResolvedVolumeMount } from "../volumes/mounts";
 import type { SandboxRuntime } from "../../runtime/types";
 
 /** What the templates side may ask of the sandboxes side. */
@@ -55,6 +56,11 @@ export interface CreateSandboxInput {
   autoResume: boolean;
   metadata: Record<string, string>;
   envVars: Record<string, string>;
+  /**
+   * Volumes to mount, already resolved.
+   * @default [] (none)
+   */
+  volumeMounts?: ResolvedVolumeMount[] | undefined;
 }
 
 /** Options of `SandboxManager.open`. */

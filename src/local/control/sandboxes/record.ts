@@ -5,6 +5,7 @@
  * @module
  */
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
+import type { ResolvedVolumeMount } from "../volumes/mounts";
 
 /** One lifecycle log entry (`SandboxLogEntry`). */
 export interface LifecycleLogEntry {
@@ -40,6 +41,8 @@ export interface SandboxRecord {
   defaultUser: string;
   defaultWorkdir?: string | undefined;
   startCmd?: string | undefined;
+  /** Volumes mounted into the sandbox, with their host directories. */
+  volumeMounts?: ResolvedVolumeMount[] | undefined;
   logs: LifecycleLogEntry[];
 }
 
@@ -72,6 +75,9 @@ export function listedView(r: SandboxRecord): Record<string, unknown> {
     state: r.state,
     envdVersion: r.envdVersion,
     metadata: r.metadata,
+    ...(r.volumeMounts?.length
+      ? { volumeMounts: r.volumeMounts.map(({ name, path }) => ({ name, path })) }
+      : {}),
   };
 }
 
