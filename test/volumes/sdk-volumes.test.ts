@@ -3,7 +3,7 @@
  * management, every content operation, mounts into sandboxes (shared,
  * written back), confinement of content paths, and a restart.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { Sandbox, Volume, VolumeError, VolumeNotFoundError, VolumePathNotFoundError } from "e2b";
@@ -110,8 +110,10 @@ describe("volumes with e2b@2.51.0", () => {
     await expect(vol.readFile("/pw", c)).rejects.toThrow(/symlink/);
     await expect(vol.readFile("/etc-dir/passwd", c)).rejects.toThrow(/symlink/);
     await expect(vol.writeFile("/etc-dir/planted", "x", c)).rejects.toThrow(/symlink/);
+    expect(existsSync("/etc/planted")).toBe(false);
     await expect(vol.list("/etc-dir", c)).rejects.toThrow(/symlink/);
     await expect(vol.remove("/etc-dir/hostname", c)).rejects.toThrow(/symlink/);
+    expect(existsSync("/etc/hostname")).toBe(true);
     const link = await vol.getInfo("/pw", c);
     expect(link).toMatchObject({ type: "symlink", target: "/etc/passwd" });
     await expect(vol.updateMetadata("/pw", { mode: 0o777 }, c)).rejects.toThrow(/symlink/);

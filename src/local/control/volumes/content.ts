@@ -10,7 +10,6 @@ import { randomBytes } from "node:crypto";
 import { constants as fsConstants, createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { ApiError } from "../http";
 import {
   assertFdInside,
@@ -46,11 +45,14 @@ export async function listDir(
   p: VolumePath,
   depth: number,
 ): Promise<VolumeEntryStat[]> {
-  const dir = await openInside(root, p, DIR_FLAGS).catch((err: unknown) => {
-    if ((err as NodeJS.ErrnoException).code === "ENOTDIR")
-      throw new ApiError(400, `path '${p.shown}' is not a directory`);
-    throw err;
-  });
+  const st = await lstatInside(root, p);
+  if (st.isSymbolicLink())
+    throw new ApiError(
+      400,
+      `path '${p.shown}' is a symlink: the content API does not follow symlinks`,
+    );
+  if (!st.isDirectory()) throw new ApiError(400, `path '${p.shown}' is not a directory`);
+  const dir = await openInside(root, p, DIR_FLAGS);
   try {
     return await listTree(`/proc/self/fd/${dir.fd}`, p.shown, depth);
   } finally {
@@ -145,7 +147,8 @@ export async function writeFile(
     const tmp = `${parent}/.${name}.${randomBytes(6).toString("hex")}.upload`;
     const handle = await fs.open(tmp, "wx", 0o600);
     try {
-      await pipeline(body, handle.createWriteStream({ autoClose: false }));
+      // One chunk at a time: the upload is never held in memory whole.
+      for await (const chunk of body as AsyncIterable<Buffer>) await handle.write(chunk);
       await handle.chown(opts.uid ?? SANDBOX_USER_IDS.uid, opts.gid ?? SANDBOX_USER_IDS.gid);
       await handle.chmod(opts.mode ?? 0o644);
       await handle.sync();
