@@ -22,7 +22,7 @@ async function bodyOf(req: ControlRequest): Promise<unknown> {
     return await req.json();
   } catch (err) {
     if (err instanceof ApiError && err.status === 400)
-      throw new ApiError(400, "request body is not valid JSON; send {\"name\", \"value\"} as JSON");
+      throw new ApiError(400, 'request body is not valid JSON; send {"name", "value"} as JSON');
     throw err;
   }
 }
@@ -42,7 +42,10 @@ export function secretRoutes(store: SecretStore): Route[] {
           const after = Buffer.from(q.nextToken, "base64url").toString("utf8");
           const at = all.findIndex((s) => s.secretID === after);
           if (at < 0 && !after.startsWith("sec_"))
-            throw new ApiError(400, "query.nextToken: invalid; pass the X-Next-Token of the previous page");
+            throw new ApiError(
+              400,
+              "query.nextToken: invalid; pass the X-Next-Token of the previous page",
+            );
           // A token whose secret was deleted meanwhile restarts after the secrets created before it.
           start = at >= 0 ? at + 1 : 0;
         }

@@ -75,7 +75,9 @@ export class SecretStore {
   /** Every secret, oldest first. */
   list(): SecretView[] {
     return [...this.secrets.values()]
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.secretID.localeCompare(b.secretID))
+      .sort(
+        (a, b) => a.createdAt.localeCompare(b.createdAt) || a.secretID.localeCompare(b.secretID),
+      )
       .map(view);
   }
 
@@ -170,7 +172,10 @@ function aadOf(secretID: string, version: number): string {
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== "object" || Array.isArray(body))
-    throw new ApiError(400, 'body: expected a JSON object like {"name": "api-key", "value": "..."}');
+    throw new ApiError(
+      400,
+      'body: expected a JSON object like {"name": "api-key", "value": "..."}',
+    );
   return body as Record<string, unknown>;
 }
 
@@ -222,7 +227,10 @@ function secretMetadata(metadata: unknown): Record<string, string> | undefined {
     const kb = Buffer.byteLength(k);
     const vb = Buffer.byteLength(v);
     if (kb > METADATA_KEY_MAX_BYTES)
-      throw new ApiError(400, `body.metadata: key '${k.slice(0, 40)}...' is longer than ${METADATA_KEY_MAX_BYTES} bytes`);
+      throw new ApiError(
+        400,
+        `body.metadata: key '${k.slice(0, 40)}...' is longer than ${METADATA_KEY_MAX_BYTES} bytes`,
+      );
     if (vb > METADATA_VALUE_MAX_BYTES)
       throw new ApiError(400, `body.metadata.${k}: longer than ${METADATA_VALUE_MAX_BYTES} bytes`);
     total += kb + vb;

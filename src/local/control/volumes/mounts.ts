@@ -43,7 +43,8 @@ export function resolveVolumeMounts(
         `${field}.path: ${JSON.stringify(p)} is inside ${reserved}, which the sandbox needs; mount the volume elsewhere, e.g. /mnt/${m.name}`,
       );
     const clash = out.find(
-      (o) => o.path === target || o.path.startsWith(`${target}/`) || target.startsWith(`${o.path}/`),
+      (o) =>
+        o.path === target || o.path.startsWith(`${target}/`) || target.startsWith(`${o.path}/`),
     );
     if (clash)
       throw new ApiError(
@@ -56,7 +57,12 @@ export function resolveVolumeMounts(
         400,
         `${field}.name: volume '${m.name}' not found; create it first (POST /volumes) or fix the name`,
       );
-    out.push({ name: m.name, path: target, volumeID: v.volumeID, source: store.dataPath(v.volumeID) });
+    out.push({
+      name: m.name,
+      path: target,
+      volumeID: v.volumeID,
+      source: store.dataPath(v.volumeID),
+    });
   });
   return out;
 }
