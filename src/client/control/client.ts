@@ -16,9 +16,11 @@ import type { CallContext } from "./call";
 import { metricsMethods, type MetricsMethods } from "./metrics";
 import { sandboxListMethods, type SandboxListMethods } from "./sandbox-list";
 import { sandboxMethods, type SandboxMethods } from "./sandboxes";
+import { secretMethods, type SecretMethods } from "./secrets";
 import { snapshotMethods, type SnapshotMethods } from "./snapshots";
 import { tagMethods, type TagMethods } from "./tags";
 import { templateMethods, type TemplateMethods } from "./templates";
+import { volumeMethods, type VolumeMethods } from "./volumes";
 
 /** Options of {@link createControlClient}. */
 export interface ControlClientOptions {
@@ -63,7 +65,9 @@ export interface ControlClient
     SnapshotMethods,
     TemplateMethods,
     BuildMethods,
-    TagMethods {
+    TagMethods,
+    VolumeMethods,
+    SecretMethods {
   /** The configuration the client uses (its API key is not shown when printed). */
   readonly config: ResolvedConfig;
 }
@@ -110,5 +114,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     ...templateMethods(ctx),
     ...buildMethods(ctx),
     ...tagMethods(ctx),
+    ...volumeMethods(ctx),
+    ...secretMethods(ctx),
   };
 }
