@@ -44,10 +44,10 @@ function plaintextOccurrences(value: unknown, secret: string): number {
   return 0;
 }
 
-/** The seeded file's content, read through the content API with the volume's token. */
-async function seeded(volumeID: string): Promise<string> {
+/** A file of the volume, read through the content API with the volume's token. */
+async function seeded(volumeID: string, file = "/seed/seed.txt"): Promise<string> {
   const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
-  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=/seed/seed.txt`, {
+  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
     headers: { Authorization: `Bearer ${vol.token}` },
   });
   expect(res.status).toBe(200);
@@ -62,9 +62,17 @@ describe("Volume and Secret through Pulumi", () => {
     });
 
     const created = await up(dir, opts(VALUE_1));
-    expect(ops(created).sort()).toEqual(["create sec", "create vol"]);
+    expect(ops(created).sort()).toEqual([
+      "create reader",
+      "create sec",
+      "create vol",
+      "create writer",
+    ]);
     const volumeID = created.outputs["volumeID"] as string;
     expect(await seeded(volumeID)).toBe("first seed\n");
+    // The provisioner's sandbox mounted the volume and wrote into it; the reader reports the mount.
+    expect(await seeded(volumeID, "/copied-by-provisioner.txt")).toBe("first seed\n");
+    expect(created.outputs["mounts"]).toEqual([{ name: "pulumi-vol", path: "/mnt/vol" }]);
     expect(created.outputs["secretVersion"]).toBe(1);
     const stateText = readFileSync(opts(VALUE_1).stateFile, "utf8");
     expect(plaintextOccurrences(JSON.parse(stateText), VALUE_1)).toBe(0);
@@ -72,12 +80,21 @@ describe("Volume and Secret through Pulumi", () => {
     expect(stateText).not.toContain(svc.apiKey);
 
     // WHEN nothing changed THEN nothing happens
-    expect(ops(await up(dir, opts(VALUE_1))).sort()).toEqual(["same sec", "same vol"]);
+    expect(ops(await up(dir, opts(VALUE_1))).sort()).toEqual([
+      "same reader",
+      "same sec",
+      "same vol",
+      "same writer",
+    ]);
 
     // WHEN the seed file's content and the secret's value change THEN both update in place
     writeFileSync(path.join(dir, "seed.txt"), "second seed\n");
     const updated = await up(dir, opts(VALUE_2));
-    expect(ops(updated).sort()).toEqual(["update sec", "update vol"]);
+    expect(
+      ops(updated)
+        .filter((o) => !o.startsWith("same"))
+        .sort(),
+    ).toEqual(["update sec", "update vol"]);
     expect(updated.outputs["volumeID"]).toBe(volumeID);
     expect(await seeded(volumeID)).toBe("second seed\n");
     expect(updated.outputs["secretVersion"]).toBe(2);
@@ -89,11 +106,19 @@ describe("Volume and Secret through Pulumi", () => {
     expect((await svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
     expect((await svc.call("DELETE", `/secrets/${secretID}`)).status).toBe(204);
     const refreshed = await refresh(dir, opts(VALUE_2));
-    expect(ops(refreshed).sort()).toEqual(["refresh-deleted sec", "refresh-deleted vol"]);
+    expect(
+      ops(refreshed)
+        .filter((o) => o.startsWith("refresh-deleted"))
+        .sort(),
+    ).toEqual(["refresh-deleted sec", "refresh-deleted vol"]);
 
     // WHEN applied again THEN both are created again; WHEN destroyed THEN nothing is left
     const again = await up(dir, opts(VALUE_2));
-    expect(ops(again).sort()).toEqual(["create sec", "create vol"]);
+    expect(
+      ops(again)
+        .filter((o) => o.startsWith("create"))
+        .sort(),
+    ).toEqual(["create sec", "create vol"]);
     const destroyed = await destroy(dir, opts(VALUE_2));
     expect(destroyed.state.resources).toEqual([]);
     expect((await svc.call("GET", "/volumes")).body).toEqual([]);
