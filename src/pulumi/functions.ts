@@ -7,9 +7,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ResourceContext } from "../resources/core/lifecycle";
-import { readSandbox, type SandboxFields } from "../resources/data/sandbox";
-import { readSandboxMetrics } from "../resources/data/sandbox-metrics";
-import { readSandboxes, type ListedSandboxFields } from "../resources/data/sandboxes";
+import { queryDataSource } from "../resources/core/query";
+import { sandboxDataSource, type SandboxFields } from "../resources/data/sandbox";
+import {
+  sandboxMetricsDataSource,
+  type SandboxMetricsDataResult,
+} from "../resources/data/sandbox-metrics";
+import { sandboxesDataSource, type ListedSandboxFields } from "../resources/data/sandboxes";
 import { CONFIG_KEYS } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
 
@@ -47,7 +51,10 @@ export async function getSandbox(
   sandboxID: string,
   options?: FunctionOptions,
 ): Promise<SandboxInfo> {
-  return { sandboxID, ...(await readSandbox({ sandboxID }, context(options))) };
+  return {
+    sandboxID,
+    ...(await queryDataSource(sandboxDataSource, { sandboxID }, context(options))),
+  };
 }
 
 /** Filters of {@link listSandboxes}. */
@@ -63,11 +70,11 @@ export async function listSandboxes(
   query: ListSandboxesQuery = {},
   options?: FunctionOptions,
 ): Promise<ListedSandboxFields[]> {
-  return (await readSandboxes(query, context(options))).sandboxes;
+  return (await queryDataSource(sandboxesDataSource, query, context(options))).sandboxes;
 }
 
 /** One metric sample, as {@link getSandboxMetrics} returns it. */
-export type SandboxMetricInfo = Awaited<ReturnType<typeof readSandboxMetrics>>["metrics"][number];
+export type SandboxMetricInfo = SandboxMetricsDataResult["metrics"][number];
 
 /**
  * The metric samples of a sandbox between `start` and `end` (unix seconds),
@@ -79,5 +86,6 @@ export async function getSandboxMetrics(
   range: { start?: number; end?: number } = {},
   options?: FunctionOptions,
 ): Promise<SandboxMetricInfo[]> {
-  return (await readSandboxMetrics({ sandboxID, ...range }, context(options))).metrics;
+  const args = { sandboxID, ...range };
+  return (await queryDataSource(sandboxMetricsDataSource, args, context(options))).metrics;
 }

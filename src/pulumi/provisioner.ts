@@ -5,38 +5,23 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
-import type { provisionerArgsSchema } from "../resources/provisioner/provisioner.args";
-import type { ManifestDigest } from "../resources/provisioner/manifest";
+import type {
+  ProvisionerArgs as ProvisionerInputArgs,
+  ProvisionerOutputs,
+} from "../resources/provisioner/provisioner.args";
 import { TYPE_MODULE } from "./constants";
-import type { ResourceArgs } from "./inputs";
+import type { OutputProperties, ResourceArgs } from "./inputs";
 import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
 /** Args of {@link Provisioner}. */
-export type ProvisionerArgs = ResourceArgs<z.input<typeof provisionerArgsSchema>>;
+export type ProvisionerArgs = ResourceArgs<ProvisionerInputArgs>;
 
 const provider = createDynamicProvider("Provisioner");
 
 /** Files and commands applied to a sandbox, optionally ending in a snapshot. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Provisioner extends pulumi.dynamic.Resource {
-  /** The sandbox kept running after provisioning (with `keepSandbox`). */
-  declare readonly keptSandboxID: pulumi.Output<string | undefined>;
-  /** Content hash, mode and size of every uploaded file, by sandbox path. */
-  declare readonly fileDigest: pulumi.Output<ManifestDigest>;
-  /** The snapshot taken, usable as a template, when `snapshot` is set. */
-  declare readonly snapshotID: pulumi.Output<string | undefined>;
-  /** Names of the snapshot, when `snapshot` is set. */
-  declare readonly snapshotNames: pulumi.Output<string[] | undefined>;
-  /** How many setup commands ran in the last run. */
-  declare readonly commandsRun: pulumi.Output<number>;
-  /** Bytes uploaded by the last run. */
-  declare readonly bytesUploaded: pulumi.Output<number>;
-  /** The template the sandbox was created from. */
-  declare readonly template: pulumi.Output<string | undefined>;
-  /** The existing sandbox worked in, when one was given. */
-  declare readonly sandboxID: pulumi.Output<string | undefined>;
-
   constructor(name: string, args: ProvisionerArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
@@ -48,3 +33,10 @@ export class Provisioner extends pulumi.dynamic.Resource {
     );
   }
 }
+
+/**
+ * The properties of {@link Provisioner}: every input and output, typed and described
+ * by the core's descriptor (see `src/resources/provisioner/provisioner.args.ts`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Provisioner extends OutputProperties<ProvisionerOutputs> {}

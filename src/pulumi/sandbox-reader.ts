@@ -7,10 +7,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type {
   SandboxReaderArgs as SandboxReaderInputArgs,
-  SandboxReaderMetrics,
+  SandboxReaderOutputs,
 } from "../resources/sandbox-reader/sandbox-reader.args";
 import { TYPE_MODULE } from "./constants";
-import type { ResourceArgs } from "./inputs";
+import type { OutputProperties, ResourceArgs } from "./inputs";
 import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
@@ -23,28 +23,8 @@ const provider = createDynamicProvider("SandboxReader");
  * Reads an existing sandbox. It never changes the sandbox, and deleting it
  * deletes nothing. `envdAccessToken` is a secret output.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class SandboxReader extends pulumi.dynamic.Resource {
-  declare readonly sandboxID: pulumi.Output<string>;
-  declare readonly includeMetrics: pulumi.Output<boolean | undefined>;
-  declare readonly templateID: pulumi.Output<string>;
-  declare readonly alias: pulumi.Output<string | undefined>;
-  declare readonly clientID: pulumi.Output<string>;
-  declare readonly startedAt: pulumi.Output<string>;
-  declare readonly endAt: pulumi.Output<string>;
-  declare readonly envdVersion: pulumi.Output<string>;
-  declare readonly cpuCount: pulumi.Output<number>;
-  declare readonly memoryMB: pulumi.Output<number>;
-  declare readonly diskSizeMB: pulumi.Output<number>;
-  /** `running` or `paused`. */
-  declare readonly state: pulumi.Output<string>;
-  declare readonly metadata: pulumi.Output<Record<string, string>>;
-  /** Token of the sandbox interface (secret); empty when the sandbox has none. */
-  declare readonly envdAccessToken: pulumi.Output<string>;
-  declare readonly domain: pulumi.Output<string | null>;
-  declare readonly volumeMounts: pulumi.Output<Array<{ name: string; path: string }>>;
-  /** The latest metric sample, with `includeMetrics`. */
-  declare readonly metrics: pulumi.Output<SandboxReaderMetrics | undefined>;
-
   constructor(name: string, args: SandboxReaderArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
@@ -56,3 +36,10 @@ export class SandboxReader extends pulumi.dynamic.Resource {
     );
   }
 }
+
+/**
+ * The properties of {@link SandboxReader}: every input and output, typed and described
+ * by the core's descriptor (see `src/resources/sandbox-reader/sandbox-reader.args.ts`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface SandboxReader extends OutputProperties<SandboxReaderOutputs> {}

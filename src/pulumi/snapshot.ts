@@ -5,9 +5,12 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { SnapshotArgs as SnapshotInputArgs } from "../resources/snapshot/snapshot.args";
+import type {
+  SnapshotArgs as SnapshotInputArgs,
+  SnapshotOutputs,
+} from "../resources/snapshot/snapshot.args";
 import { TYPE_MODULE } from "./constants";
-import type { ResourceArgs } from "./inputs";
+import type { OutputProperties, ResourceArgs } from "./inputs";
 import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
@@ -17,16 +20,8 @@ export type SnapshotArgs = ResourceArgs<SnapshotInputArgs>;
 const provider = createDynamicProvider("Snapshot");
 
 /** A snapshot of a sandbox. Any input change takes a new snapshot (replace). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Snapshot extends pulumi.dynamic.Resource {
-  /** The snapshotted sandbox. */
-  declare readonly sandboxID: pulumi.Output<string>;
-  /** The snapshot's name. */
-  declare readonly name: pulumi.Output<string>;
-  /** The snapshot ID; pass it as the template of new sandboxes. */
-  declare readonly snapshotID: pulumi.Output<string>;
-  /** Every name of the snapshot. */
-  declare readonly names: pulumi.Output<string[]>;
-
   constructor(name: string, args: SnapshotArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
@@ -38,3 +33,10 @@ export class Snapshot extends pulumi.dynamic.Resource {
     );
   }
 }
+
+/**
+ * The properties of {@link Snapshot}: every input and output, typed and described
+ * by the core's descriptor (see `src/resources/snapshot/snapshot.args.ts`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Snapshot extends OutputProperties<SnapshotOutputs> {}

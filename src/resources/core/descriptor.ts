@@ -13,9 +13,10 @@
  * no value); a field's `@default` behaviour is said in its description.
  *
  * Types are expressible in Terraform's type system: strings, numbers,
- * booleans, lists, string-keyed maps, strict objects, `nullable` strings; the
- * one union is Template step `run` (`string | string[]`), which Terraform
- * exposes as its list form.
+ * booleans, lists, string-keyed maps, strict objects, `nullable` strings and
+ * string enums. Two unions remain, for Pulumi users: Template step `run`
+ * (`string | string[]`, Terraform exposes the list form) and COPY `mode`
+ * (`number | octal string`, Terraform exposes the string form).
  *
  * Plan-time values: outputs computed from local files alone (Template
  * `filesHashes`, Provisioner `fileDigest`) come from the lifecycle's optional

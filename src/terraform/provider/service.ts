@@ -16,14 +16,8 @@ import type { TfValue } from "../values/dynamic-value";
 import { readDataSource, validateDataSource } from "./data-sources";
 import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
 import { resolve, validateProviderConfig } from "./provider-config";
-import {
-  applyResource,
-  importResource,
-  planResource,
-  readResource,
-  upgradeResource,
-  validateResource,
-} from "./resources";
+import { planResource, validateResource } from "./plan";
+import { applyResource, importResource, readResource, upgradeResource } from "./resources";
 import type { ProviderRuntime } from "./runtime";
 
 function unknownType(kind: string, typeName: string, known: Iterable<string>): Diagnostic {

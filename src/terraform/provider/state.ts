@@ -57,9 +57,9 @@ export function withOutputs(
   for (const attr of block.attributes) {
     if (!attr.computed) continue;
     const computedOnly = !attr.required && !attr.optional;
-    if (!computedOnly && planned[attr.name] !== undefined && !isUnknownValue(planned[attr.name])) {
-      continue;
-    }
+    const given = planned[attr.name];
+    // An optional + computed attribute the user set keeps the user's value.
+    if (!computedOnly && given !== undefined && given !== null && !isUnknownValue(given)) continue;
     out[attr.name] =
       attr.name === ID_ATTRIBUTE && id !== undefined
         ? id
