@@ -1,7 +1,9 @@
 /**
  * Entry point of the in-sandbox agent (our envd): serves HTTP/1.1 on a Unix
- * socket. Started by the runtime as
- * `node agent.js --socket /run/sandbox-iac/agent.sock`, as root, cwd `/`.
+ * socket. Started by the runtime as `node agent.js --listen-fd 3`, as root,
+ * cwd `/`: the service created the listening socket in a host directory the
+ * sandbox cannot see and passed it down, so the only way in is the service's.
+ * (`--socket <path>` listens on a path instead; the agent's own tests use it.)
  *
  * @module
  */
@@ -15,11 +17,25 @@ import { createAgentState } from "./state";
 /** Idle keep-alive timeout of envd's server. */
 const IDLE_TIMEOUT_MS = 640_000;
 
-/** Parses `--socket <path>`. @default the socket path of agent-launch.ts */
-export function parseArgs(argv: string[]): { socket: string } {
+/** Where the agent listens: an inherited listening descriptor, or a socket path. */
+export type ListenTarget = { fd: number } | { socket: string };
+
+/** Parses `--listen-fd <n>` or `--socket <path>`. @default the socket path of agent-launch.ts */
+export function parseArgs(argv: string[]): ListenTarget {
   let socket = AGENT_SOCKET_IN_SANDBOX;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === "--listen-fd") {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < 3) {
+        throw new SandboxIacError(
+          "invalid_argument",
+          `--listen-fd needs a descriptor number >= 3, got ${JSON.stringify(argv[i])}: pass --listen-fd <n>`,
+          { operation: "agent.start", field: "--listen-fd" },
+        );
+      }
+      return { fd: v };
+    }
     if (a === "--socket") {
       const v = argv[++i];
       if (!v) {
@@ -37,7 +53,7 @@ export function parseArgs(argv: string[]): { socket: string } {
     else {
       throw new SandboxIacError(
         "invalid_argument",
-        `unknown argument ${JSON.stringify(a)}: only --socket <path> is accepted`,
+        `unknown argument ${JSON.stringify(a)}: only --listen-fd <n> or --socket <path> is accepted`,
         {
           operation: "agent.start",
           field: a,
@@ -48,13 +64,22 @@ export function parseArgs(argv: string[]): { socket: string } {
   return { socket };
 }
 
-/** Starts the agent on `socket`; resolves once it listens. */
-export async function startAgent(socket: string): Promise<http.Server> {
+/** Starts the agent on `target` (a socket path or a descriptor); resolves once it listens. */
+export async function startAgent(target: string | ListenTarget): Promise<http.Server> {
+  const where = typeof target === "string" ? { socket: target } : target;
   const server = http.createServer(createAgentHandler({ state: createAgentState() }));
   // Streams (commands, watches) stay open for as long as they run.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = IDLE_TIMEOUT_MS;
+  if ("fd" in where) {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ fd: where.fd }, () => resolve());
+    });
+    return server;
+  }
+  const socket = where.socket;
   fs.rmSync(socket, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -66,14 +91,15 @@ export async function startAgent(socket: string): Promise<http.Server> {
 }
 
 function main(): void {
-  const { socket } = parseArgs(process.argv.slice(2));
+  const target = parseArgs(process.argv.slice(2));
+  const socket = "fd" in target ? `descriptor ${target.fd}` : target.socket;
   process.on("uncaughtException", (err) =>
     console.error(redact(`agent: uncaught: ${err.stack ?? err.message}`)),
   );
   process.on("unhandledRejection", (err) =>
     console.error(redact(`agent: unhandled rejection: ${String(err)}`)),
   );
-  startAgent(socket).then(
+  startAgent(target).then(
     (server) => {
       const stop = () => server.close(() => process.exit(0));
       process.on("SIGTERM", stop);

@@ -103,6 +103,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxID}/network": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Replaces the outbound rules of a sandbox (at once when it runs, at its next start when paused); allow_internet_access, when given, changes it too. */
+        put: operations["updateSandboxNetwork"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandboxID}/pause": {
         parameters: {
             query?: never;
@@ -1005,6 +1025,11 @@ export interface components {
                 };
             };
         };
+        SandboxNetworkUpdate: {
+            allow_internet_access?: boolean;
+            allowOut?: string[];
+            denyOut?: string[];
+        };
         /** @enum {string} */
         SandboxOnTimeout: "kill" | "pause";
         SandboxPauseRequest: {
@@ -1600,6 +1625,35 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SandboxMetric"][];
                 };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    updateSandboxNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxNetworkUpdate"];
+            };
+        };
+        responses: {
+            /** @description The rules were replaced */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];

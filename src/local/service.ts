@@ -112,6 +112,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     logger: log,
     ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
   });
+  log(runtime.isolation);
   let manager: SandboxManager;
   let server: http.Server;
   try {

@@ -54,8 +54,13 @@ export async function bootSandbox(
       memoryMB: record.memoryMB,
       allowInternetAccess: record.allowInternetAccess,
       binds: presentBinds(record),
+      ...(record.network ? { network: record.network } : {}),
     }));
   try {
+    // A warm-pool member started without rules: they are dynamic, so set them now.
+    if (opts.started && (record.network?.allowOut?.length || record.network?.denyOut?.length)) {
+      await rt.setNetwork(record.network);
+    }
     await agentInit(rt.agentSocket, {
       envVars: record.initEnv,
       ...(opts.token ? { accessToken: opts.token } : {}),

@@ -10,6 +10,7 @@ import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
 import { parseSandboxID } from "./ids";
 import type { SandboxManager } from "./manager";
+import { networkRoutes, parseCreateNetwork } from "./network";
 import { sandboxView } from "./record";
 import {
   DEFAULT_TIMEOUT_SEC,
@@ -76,8 +77,12 @@ export function lifecycleRoutes(
       metadata: body.metadata ?? {},
       envVars: body.envVars ?? {},
       volumeMounts,
+      network: parseCreateNetwork(body.network),
     });
-    return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+    return {
+      status: 201,
+      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+    };
   };
 
   const connect = (v2: boolean) => async (req: ControlRequest) => {
@@ -87,7 +92,10 @@ export function lifecycleRoutes(
       : parseWith(connectSchema, await requiredBody(req), "body");
     // Without a timeout, a running sandbox keeps its end (connect never shortens it).
     const { record, resumed } = await m.connect(id, body.timeout ?? (v2 ? undefined : 0));
-    return { status: resumed ? 201 : 200, body: sandboxView(record, m.tokenOf(record)) };
+    return {
+      status: resumed ? 201 : 200,
+      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+    };
   };
 
   return [
@@ -118,7 +126,10 @@ export function lifecycleRoutes(
         const id = idParam(req);
         const body = parseWith(resumeSchema, await optionalBody(req), "body");
         const record = await m.resume(id, positiveTimeout(body.timeout));
-        return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+        return {
+          status: 201,
+          body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+        };
       },
     },
     { method: "POST", pattern: "/sandboxes/:sandboxID/connect", handler: connect(false) },
@@ -143,5 +154,6 @@ export function lifecycleRoutes(
         return { status: 204 };
       },
     },
+    ...networkRoutes(m, idParam),
   ];
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ResolvedVolumeMount } from "../volumes/mounts";
+import type { SandboxNetwork } from "./network";
 import type { SandboxRuntime } from "../../runtime/types";
 
 /** What the templates side may ask of the sandboxes side. */
@@ -61,6 +62,8 @@ export interface CreateSandboxInput {
    * @default [] (none)
    */
   volumeMounts?: ResolvedVolumeMount[] | undefined;
+  /** E2B's `network` options. @default none: no outbound rules, public ports */
+  network?: SandboxNetwork | undefined;
 }
 
 /** Options of `SandboxManager.open`. */

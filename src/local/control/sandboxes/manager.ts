@@ -8,11 +8,12 @@
  *
  * @module
  */
+import { needsTrafficToken, type NetworkUpdate } from "./network";
 import * as path from "node:path";
 import type { RuntimeSandbox } from "../../runtime/types";
 import { ApiError } from "../http";
 import { JsonStateWriter } from "../state-file";
-import { envdAccessToken } from "../tokens";
+import { envdAccessToken, trafficAccessToken } from "../tokens";
 import { bootSandbox } from "./boot";
 import { newSandboxID } from "./ids";
 import { arm, extendTo } from "./lifetime";
@@ -119,6 +120,30 @@ export class SandboxManager implements SandboxManagerView {
   /** The access token of a secure sandbox. */
   tokenOf(record: SandboxRecord): string | undefined {
     return record.secure ? envdAccessToken(this.opts.tokenSecret, record.sandboxID) : undefined;
+  }
+
+  /** The traffic access token of a sandbox whose ports are not public. */
+  trafficTokenOf(record: SandboxRecord): string | undefined {
+    return needsTrafficToken(record)
+      ? trafficAccessToken(this.opts.tokenSecret, record.sandboxID)
+      : undefined;
+  }
+
+  /**
+   * Replaces a sandbox's outbound rules (and, when given, its internet
+   * access): at once when it runs, at its next start when paused.
+   */
+  async updateNetwork(sandboxID: string, update: NetworkUpdate): Promise<void> {
+    await this.locked(sandboxID, async (l) => {
+      const r = l.record;
+      r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut };
+      if (update.allowInternetAccess !== undefined)
+        r.allowInternetAccess = update.allowInternetAccess;
+      if (l.rt && r.state === "running") {
+        await l.rt.setNetwork({ ...r.network, allowInternetAccess: r.allowInternetAccess });
+      }
+      await this.writer.flush();
+    });
   }
 
   /** A sandbox's record, when it is running or paused. */

@@ -30,6 +30,7 @@ export function newSandboxRecord(
     envdVersion: tpl.envdVersion,
     secure: input.secure,
     allowInternetAccess: input.allowInternetAccess,
+    ...(input.network ? { network: input.network } : {}),
     autoPause: input.autoPause,
     autoResume: input.autoResume,
     metadata: input.metadata,

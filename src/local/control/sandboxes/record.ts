@@ -6,6 +6,7 @@
  */
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
+import type { SandboxNetwork } from "./network";
 
 /** One lifecycle log entry (`SandboxLogEntry`). */
 export interface LifecycleLogEntry {
@@ -32,6 +33,8 @@ export interface SandboxRecord {
   envdVersion: string;
   secure: boolean;
   allowInternetAccess: boolean;
+  /** Outbound rules and public-traffic setting; absent: no rules, public ports. */
+  network?: SandboxNetwork | undefined;
   autoPause: boolean;
   autoResume: boolean;
   metadata: Record<string, string>;
@@ -47,7 +50,11 @@ export interface SandboxRecord {
 }
 
 /** The `Sandbox` body of create, resume and connect. */
-export function sandboxView(r: SandboxRecord, token: string | undefined): Record<string, unknown> {
+export function sandboxView(
+  r: SandboxRecord,
+  token: string | undefined,
+  trafficToken?: string,
+): Record<string, unknown> {
   return {
     templateID: r.templateID,
     sandboxID: r.sandboxID,
@@ -55,7 +62,7 @@ export function sandboxView(r: SandboxRecord, token: string | undefined): Record
     envdVersion: r.envdVersion,
     ...(r.alias ? { alias: r.alias } : {}),
     ...(token ? { envdAccessToken: token } : {}),
-    trafficAccessToken: null,
+    trafficAccessToken: trafficToken ?? null,
     domain: null,
   };
 }
@@ -87,6 +94,7 @@ export function detailView(r: SandboxRecord, token: string | undefined): Record<
     ...listedView(r),
     ...(token ? { envdAccessToken: token } : {}),
     allowInternetAccess: r.allowInternetAccess,
+    ...(r.network ? { network: r.network } : {}),
     domain: null,
     lifecycle: { autoResume: r.autoResume, onTimeout: r.autoPause ? "pause" : "kill" },
   };
