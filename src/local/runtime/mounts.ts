@@ -120,6 +120,14 @@ def build(p):
             W = S + "/rw"
             mount("overlay", S + "/root", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/root,workdir=%s/work/root" % (":".join(roots), W, W))
             mount("overlay", S + "/root/usr", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/usr,workdir=%s/work/usr" % (":".join(usrs), W, W))
+            # Volume mount points are made here, as root of the user namespace (host root is not mapped in it).
+            for _, dst in p.get("volumes") or []:
+                cur = S + "/root"
+                for part in dst.strip("/").split("/"):
+                    cur += "/" + part
+                    # The root's content may come from a sandbox (a snapshot): never follow its symlinks.
+                    if os.path.islink(cur): raise OSError(40, "volume mount path %s goes through a symlink in the template" % dst)
+                    if not os.path.isdir(cur): os.mkdir(cur, 0o755)
             os._exit(0)
         except BaseException as e:
             os.write(ERRFD, str(e).encode()[:4000]); os._exit(1)
@@ -127,12 +135,10 @@ def build(p):
     for src, dst in p["binds"]:
         attach(src, S + "/root" + dst, RO | NOSUID | NODEV, None)
     for src, dst in p.get("volumes") or []:
-        # The root's content may come from a sandbox (a snapshot): never follow its symlinks.
         cur = S + "/root"
         for part in dst.strip("/").split("/"):
             cur += "/" + part
-            if os.path.islink(cur): raise OSError(40, "volume mount path %s goes through a symlink in the template" % dst)
-            if not os.path.isdir(cur): os.mkdir(cur, 0o755)
+            if os.path.islink(cur) or not os.path.isdir(cur): raise OSError(40, "volume mount path %s is not a directory of the sandbox" % dst)
         attach(src, cur, NOSUID | NODEV, userns)
 
 
