@@ -110,9 +110,10 @@ describe("secrets with e2b@2.51.0", () => {
   });
 
   it("keeps values encrypted at rest under a 0600 key and out of every response and log", () => {
-    // The service's own files (the layers are a copy of the host's, untouched by secrets).
+    // The service's own files: not the layers (a copy of the host's) nor the
+    // sandboxes' disk images (sparse, GiBs; no secret is ever given to a sandbox).
     const files = readdirSync(dataDir, { recursive: true, encoding: "utf8" })
-      .filter((f) => !f.startsWith("layers"))
+      .filter((f) => !f.startsWith("layers") && !f.startsWith("sandboxes"))
       .map((f) => path.join(dataDir, f))
       .filter((f) => lstatSync(f).isFile());
     expect(files).toContain(path.join(dataDir, "secrets.json"));
