@@ -103,7 +103,9 @@ describe("volumes with e2b@2.51.0", () => {
       timeoutMs: 120_000,
     });
     try {
-      await sbx.commands.run("ln -s /etc /mnt/esc/etc-dir && ln -s /etc/passwd /mnt/esc/pw");
+      await sbx.commands.run(
+        "ln -s /etc /mnt/esc/etc-dir && ln -s /etc/passwd /mnt/esc/pw && mkfifo /mnt/esc/fifo",
+      );
     } finally {
       await sbx.kill();
     }
@@ -114,6 +116,8 @@ describe("volumes with e2b@2.51.0", () => {
     await expect(vol.list("/etc-dir", c)).rejects.toThrow(/symlink/);
     await expect(vol.remove("/etc-dir/hostname", c)).rejects.toThrow(/symlink/);
     expect(existsSync("/etc/hostname")).toBe(true);
+    // A FIFO is refused at once instead of hanging the service.
+    await expect(vol.readFile("/fifo", c)).rejects.toThrow(/not a regular file/);
     const link = await vol.getInfo("/pw", c);
     expect(link).toMatchObject({ type: "symlink", target: "/etc/passwd" });
     await expect(vol.updateMetadata("/pw", { mode: 0o777 }, c)).rejects.toThrow(/symlink/);

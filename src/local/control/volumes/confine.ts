@@ -92,7 +92,8 @@ export async function openInside(
   if (!(await parentsAreDirectories(root, p))) throw notFound(p);
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(p.host, flags | fsConstants.O_NOFOLLOW, mode);
+    // O_NONBLOCK: a FIFO planted by a sandbox must not hang the open (and a libuv thread).
+    handle = await fs.open(p.host, flags | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK, mode);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw notFound(p);
