@@ -17,9 +17,11 @@ import { metricsMethods, type MetricsMethods } from "./metrics";
 import { sandboxListMethods, type SandboxListMethods } from "./sandbox-list";
 import { sandboxMethods, type SandboxMethods } from "./sandboxes";
 import { forkMethods, type ForkMethods } from "./fork";
+import { secretMethods, type SecretMethods } from "./secrets";
 import { snapshotMethods, type SnapshotMethods } from "./snapshots";
 import { tagMethods, type TagMethods } from "./tags";
 import { templateMethods, type TemplateMethods } from "./templates";
+import { volumeMethods, type VolumeMethods } from "./volumes";
 
 /** Options of {@link createControlClient}. */
 export interface ControlClientOptions {
@@ -65,7 +67,9 @@ export interface ControlClient
     ForkMethods,
     TemplateMethods,
     BuildMethods,
-    TagMethods {
+    TagMethods,
+    VolumeMethods,
+    SecretMethods {
   /** The configuration the client uses (its API key is not shown when printed). */
   readonly config: ResolvedConfig;
 }
@@ -113,5 +117,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     ...templateMethods(ctx),
     ...buildMethods(ctx),
     ...tagMethods(ctx),
+    ...volumeMethods(ctx),
+    ...secretMethods(ctx),
   };
 }

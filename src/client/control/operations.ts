@@ -47,6 +47,24 @@ export const OPERATIONS = {
   "tags.assign": false,
   "tags.delete": true,
   "tags.list": true,
+  "volumes.create": false,
+  "volumes.get": true,
+  "volumes.list": true,
+  "volumes.delete": true,
+  "volumes.stat": true,
+  "volumes.listDir": true,
+  "volumes.makeDir": false,
+  "volumes.updatePath": true,
+  "volumes.removePath": true,
+  "volumes.readFile": true,
+  // A buffered body can be sent again; a stream is consumed by the first attempt.
+  "volumes.writeFile": true,
+  "volumes.writeFileStream": false,
+  "secrets.create": false,
+  "secrets.get": true,
+  "secrets.list": true,
+  "secrets.update": false,
+  "secrets.delete": true,
 } as const satisfies Record<string, boolean>;
 
 /** One of the {@link OPERATIONS}. */

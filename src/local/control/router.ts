@@ -6,6 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
 import { SandboxIacError, redact, type ErrorCode } from "../../errors";
 import { CONTROL_HEADERS } from "../../wire/control";
 import { ApiError, type ControlRequest, type ControlResponse, type Route } from "./http";
@@ -205,8 +206,18 @@ export function jsonError(status: number, message: string, errorCode?: string): 
 
 /** Writes a {@link ControlResponse}; JSON bodies get the charset content type. */
 export function writeResponse(res: ServerResponse, response: ControlResponse): void {
-  if (res.headersSent || res.destroyed) return;
+  if (res.headersSent || res.destroyed) {
+    response.stream?.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...(response.headers ?? {}) };
+  if (response.stream) {
+    const stream = response.stream;
+    res.writeHead(response.status, headers);
+    // A client going away or a read failure ends the response; the file descriptor is closed either way.
+    pipeline(stream, res).catch(() => res.destroy());
+    return;
+  }
   let payload: Buffer | undefined;
   if (response.body !== undefined) {
     if (typeof response.body === "string" && headers["Content-Type"])

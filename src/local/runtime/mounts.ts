@@ -33,6 +33,13 @@ export interface MountPlan {
   layers: ReadonlyArray<readonly [string, string]>;
   /** `[host path, path inside]` read-only binds added last. */
   binds: ReadonlyArray<readonly [string, string]>;
+  /**
+   * `[host path, path inside]` read-write volume binds, idmapped like the
+   * layers (host 1000 is 1000 inside), so one volume is shared by sandboxes
+   * with different host uid ranges.
+   * @default []
+   */
+  volumes?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** Where, inside the holder's mount namespace, things end up. */
@@ -113,12 +120,26 @@ def build(p):
             W = S + "/rw"
             mount("overlay", S + "/root", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/root,workdir=%s/work/root" % (":".join(roots), W, W))
             mount("overlay", S + "/root/usr", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/usr,workdir=%s/work/usr" % (":".join(usrs), W, W))
+            # Volume mount points are made here, as root of the user namespace (host root is not mapped in it).
+            for _, dst in p.get("volumes") or []:
+                cur = S + "/root"
+                for part in dst.strip("/").split("/"):
+                    cur += "/" + part
+                    # The root's content may come from a sandbox (a snapshot): never follow its symlinks.
+                    if os.path.islink(cur): raise OSError(40, "volume mount path %s goes through a symlink in the template" % dst)
+                    if not os.path.isdir(cur): os.mkdir(cur, 0o755)
             os._exit(0)
         except BaseException as e:
             os.write(ERRFD, str(e).encode()[:4000]); os._exit(1)
     if os.waitpid(pid, 0)[1] != 0: raise OSError(0, "mounting the overlays in the user namespace failed")
     for src, dst in p["binds"]:
         attach(src, S + "/root" + dst, RO | NOSUID | NODEV, None)
+    for src, dst in p.get("volumes") or []:
+        cur = S + "/root"
+        for part in dst.strip("/").split("/"):
+            cur += "/" + part
+            if os.path.islink(cur) or not os.path.isdir(cur): raise OSError(40, "volume mount path %s is not a directory of the sandbox" % dst)
+        attach(src, cur, NOSUID | NODEV, userns)
 
 
 ERRFD = 2
@@ -196,6 +217,7 @@ export class MountHelper {
           image: plan.image,
           layers: plan.layers,
           binds: plan.binds,
+          volumes: plan.volumes ?? [],
         })}\n`,
       );
     });

@@ -142,6 +142,7 @@ export async function launchSandbox(
           [ctx.nodeBinary, "/.sandbox-iac/node"],
           [ctx.agentBundleDir, "/.sandbox-iac/agent"],
         ],
+        volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
       }),
       ctx.cgroups.create(ctx.cgroupName, {
         cpuCount: spec.cpuCount,

@@ -34,6 +34,11 @@ export interface SandboxSpec {
    */
   allowInternetAccess: boolean;
   /**
+   * Host directories bind-mounted read-write into the sandbox (volumes).
+   * @default [] (nothing mounted)
+   */
+  binds?: readonly SandboxBind[] | undefined;
+  /**
    * Outbound rules on top of {@link allowInternetAccess}: CIDRs (or bare IPv4
    * addresses) always allowed, and CIDRs dropped. `allowOut` wins over `denyOut`;
    * private, loopback and link-local ranges stay unreachable either way.
@@ -47,6 +52,14 @@ export interface SandboxSpec {
    * @default 4096
    */
   diskSizeMB?: number;
+}
+
+/** A host directory mounted read-write at `target` inside a sandbox. */
+export interface SandboxBind {
+  /** Absolute host path. */
+  source: string;
+  /** Absolute path inside the sandbox. */
+  target: string;
 }
 
 /** The outbound settings {@link RuntimeSandbox.setNetwork} takes. */

@@ -112,6 +112,7 @@ async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<Wor
     timeoutSeconds: args.sandboxTimeoutSeconds,
     envs: args.envs,
     metadata: args.metadata,
+    volumeMounts: args.volumeMounts,
   });
 }
 

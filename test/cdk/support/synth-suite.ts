@@ -98,6 +98,8 @@ export function describeSynth(flavour: CdkFlavour): void {
         Snapshot: "sandboxiac_snapshot",
         Provisioner: "sandboxiac_provisioner",
         SandboxReader: "sandboxiac_sandbox_reader",
+        Volume: "sandboxiac_volume",
+        Secret: "sandboxiac_secret",
         DataSandboxiacSandbox: "sandboxiac_sandbox",
         DataSandboxiacSandboxes: "sandboxiac_sandboxes",
         DataSandboxiacTemplate: "sandboxiac_template",
@@ -211,6 +213,41 @@ export function describeSynth(flavour: CdkFlavour): void {
       const src: string = json.resource.sandboxiac_template.tools.build.steps[1].copy.src;
       expect(path.isAbsolute(src)).toBe(false);
       expect(fs.readdirSync(path.join(stackDir, src)).sort()).toEqual(["README.txt", "hello.sh"]);
+    });
+
+    it("packages a volume's seed files as assets relative to the stack directory", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Volume(stack, "workspace", {
+        name: "cdk-workspace",
+        files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
+      });
+      const outdir = lib.Testing.fullSynth(stack);
+      const stackDir = path.join(outdir, "stacks", "sandboxes");
+      const json = JSON.parse(fs.readFileSync(path.join(stackDir, "cdk.tf.json"), "utf8"));
+      const source: string = json.resource.sandboxiac_volume.workspace.files[0].source;
+      expect(path.isAbsolute(source)).toBe(false);
+      expect(fs.readFileSync(path.join(stackDir, source), "utf8")).toBe(
+        fs.readFileSync(path.join(EXAMPLE_DIR, "files", "config", "settings.json"), "utf8"),
+      );
+    });
+
+    it("refuses a literal secret value at synth, without repeating it", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Secret(stack, "token", { name: "cdk-token", value: SECRET });
+      const message = validationError(flavour, stack);
+      expect(message).toContain("sandboxiac_secret.token: value is a literal");
+      expect(message).not.toContain(SECRET);
+    });
+
+    it("takes a secret value from a sensitive variable as a reference, never its value", () => {
+      const stack = stackWithProvider(flavour);
+      const value = new lib.TerraformVariable(stack, "token_value", {
+        type: "string",
+        sensitive: true,
+      });
+      new bindings.Secret(stack, "token", { name: "cdk-token", value: value.stringValue });
+      const json = synthJson(flavour, stack);
+      expect(json.resource.sandboxiac_secret.token.value).toBe("${var.token_value}");
     });
 
     it("fails synth validation on cpuCount 0 with the attribute path", () => {

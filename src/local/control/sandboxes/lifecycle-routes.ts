@@ -4,8 +4,10 @@
  *
  * @module
  */
+import type { z } from "zod";
 import { DEFAULT_TEMPLATE } from "../../../wire/control";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import type { ResolvedVolumeMount } from "../volumes/mounts";
 import { parseSandboxID } from "./ids";
 import type { SandboxManager } from "./manager";
 import { networkRoutes, parseCreateNetwork } from "./network";
@@ -47,10 +49,24 @@ function positiveTimeout(timeout: number | undefined): number {
   return t;
 }
 
+/** The create body's type. */
+type NewSandboxBody = z.infer<typeof newSandboxSchema>;
+
+/** Without a volume store, naming a volume is a 400. */
+function noMounts(raw: NewSandboxBody["volumeMounts"]): ResolvedVolumeMount[] {
+  if (raw?.length)
+    throw new ApiError(400, "body.volumeMounts: this service has no volumes; remove volumeMounts");
+  return [];
+}
+
 /** The lifecycle routes. */
-export function lifecycleRoutes(m: SandboxManager): Route[] {
+export function lifecycleRoutes(
+  m: SandboxManager,
+  resolveMounts: (raw: NewSandboxBody["volumeMounts"]) => ResolvedVolumeMount[] = noMounts,
+): Route[] {
   const create = (alwaysSecure: boolean) => async (req: ControlRequest) => {
     const body = parseWith(newSandboxSchema, await requiredBody(req), "body");
+    const volumeMounts = resolveMounts(body.volumeMounts);
     const record = await m.create({
       template: body.templateID || DEFAULT_TEMPLATE,
       timeoutSec: positiveTimeout(body.timeout),
@@ -60,6 +76,7 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       autoResume: body.autoResume?.enabled ?? false,
       metadata: body.metadata ?? {},
       envVars: body.envVars ?? {},
+      volumeMounts,
       network: parseCreateNetwork(body.network),
     });
     return {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ResolvedVolumeMount } from "../volumes/mounts";
 import type { SandboxNetwork } from "./network";
 import type { SandboxRuntime } from "../../runtime/types";
 
@@ -67,6 +68,11 @@ export interface CreateSandboxInput {
   autoResume: boolean;
   metadata: Record<string, string>;
   envVars: Record<string, string>;
+  /**
+   * Volumes to mount, already resolved.
+   * @default [] (none)
+   */
+  volumeMounts?: ResolvedVolumeMount[] | undefined;
   /** E2B's `network` options. @default none: no outbound rules, public ports */
   network?: SandboxNetwork | undefined;
 }

@@ -196,7 +196,10 @@ export class SandboxManager implements SandboxManagerView {
     this.assertOpen();
     const tpl = this.opts.templates.resolve(input.template);
     if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
-    const started = this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
+    // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
+    const started = input.volumeMounts?.length
+      ? undefined
+      : this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
     const sandboxID = started?.sandboxId ?? newSandboxID();
     const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
     let rt: RuntimeSandbox;

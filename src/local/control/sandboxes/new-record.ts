@@ -45,6 +45,7 @@ export function newSandboxRecord(
     defaultUser: tpl.defaultUser,
     defaultWorkdir: tpl.defaultWorkdir,
     startCmd: tpl.startCmd,
+    ...(input.volumeMounts?.length ? { volumeMounts: input.volumeMounts } : {}),
     logs: [],
   };
 }

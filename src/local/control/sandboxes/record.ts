@@ -5,6 +5,7 @@
  * @module
  */
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
+import type { ResolvedVolumeMount } from "../volumes/mounts";
 import type { SandboxNetwork } from "./network";
 
 /** One lifecycle log entry (`SandboxLogEntry`). */
@@ -43,6 +44,8 @@ export interface SandboxRecord {
   defaultUser: string;
   defaultWorkdir?: string | undefined;
   startCmd?: string | undefined;
+  /** Volumes mounted into the sandbox, with their host directories. */
+  volumeMounts?: ResolvedVolumeMount[] | undefined;
   logs: LifecycleLogEntry[];
 }
 
@@ -79,6 +82,9 @@ export function listedView(r: SandboxRecord): Record<string, unknown> {
     state: r.state,
     envdVersion: r.envdVersion,
     metadata: r.metadata,
+    ...(r.volumeMounts?.length
+      ? { volumeMounts: r.volumeMounts.map(({ name, path }) => ({ name, path })) }
+      : {}),
   };
 }
 
