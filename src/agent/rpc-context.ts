@@ -5,7 +5,7 @@
  */
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { ENVD_HEADERS } from "../wire/envd";
-import { errnoReport } from "./errno";
+import { errnoReport } from "../wire/errno";
 import { PathError, resolvePath } from "./paths";
 import { UnknownUserError, resolveUser, usernameFromAuthorization } from "./request-user";
 import type { AgentState } from "./state";

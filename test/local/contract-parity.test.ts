@@ -30,16 +30,24 @@ afterAll(async () => {
 });
 
 /** Host processes of sandboxes (running or waiting in the pool) that mount `layer`. */
-function launchersOn(layer: string): string[] {
+/**
+ * The sandboxes (by mount namespace) that have `layer` mounted: each
+ * sandbox's holder mounts its template layers in its own mount namespace,
+ * where mountinfo names the layer's directory.
+ */
+function sandboxesOn(layer: string): string[] {
   const needle = path.join(dataDir, "layers", layer);
-  return fs.readdirSync("/proc").filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false;
+  const namespaces = new Set<string>();
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
     try {
-      return fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(needle);
+      if (!fs.readFileSync(`/proc/${pid}/mountinfo`, "utf8").includes(needle)) continue;
+      namespaces.add(fs.readlinkSync(`/proc/${pid}/ns/mnt`));
     } catch {
-      return false;
+      // gone meanwhile
     }
-  });
+  }
+  return [...namespaces];
 }
 
 describe("E2B contract parity", () => {
@@ -99,17 +107,16 @@ describe("E2B contract parity", () => {
     const layer = fs.readdirSync(path.join(dataDir, "layers")).find((n) => !layersBefore.has(n));
     expect(layer).toBeDefined();
     // Starting from the snapshot makes the pool keep its layers warm: its
-    // sandboxes and pool members are the launchers whose overlay options
-    // (in their environment) name the layer.
+    // sandboxes and pool members are the mount namespaces with the layer mounted.
     const fromSnap = await createSandbox(s, { templateID: snapshotID });
-    await eventually(async () => launchersOn(layer!).length >= 2, 60_000);
+    await eventually(async () => sandboxesOn(layer!).length >= 2, 60_000);
     await call(s, "DELETE", `/sandboxes/${fromSnap.sandboxID}`);
     await call(s, "DELETE", `/sandboxes/${sandboxID}`);
 
     const del = await call(s, "DELETE", `/templates/${encodeURIComponent(snapshotID)}`);
     expect(del.status).toBe(204);
     expect(fs.existsSync(path.join(dataDir, "layers", layer!))).toBe(false);
-    await eventually(async () => launchersOn(layer!).length === 0, 30_000);
+    await eventually(async () => sandboxesOn(layer!).length === 0, 30_000);
     // A create afterwards (which refills the pool) never tries the deleted layer.
     const after = await createSandbox(s);
     await call(s, "DELETE", `/sandboxes/${after.sandboxID}`);

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CONTENT_TYPES } from "../../wire/envd";
-import { errnoReport } from "../errno";
+import { errnoReport } from "../../wire/errno";
 
 /** An HTTP failure with envd's JSON error body. */
 export class HttpError extends Error {

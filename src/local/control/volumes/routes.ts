@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { errnoReport } from "../../../wire/errno";
 import { z } from "zod";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import { parseVolumePath, type VolumePath } from "./confine";
@@ -104,7 +105,7 @@ export function volumeContentRoutes(store: VolumeStore): Route[] {
     return { uid: q.uid, gid: q.gid, mode: q.mode, force: q.force === "true" };
   };
   const base = "/volumecontent/:volumeID";
-  return [
+  const routes: Route[] = [
     {
       method: "GET",
       pattern: `${base}/path`,
@@ -174,4 +175,23 @@ export function volumeContentRoutes(store: VolumeStore): Route[] {
       },
     },
   ];
+  return routes.map((route) => ({ ...route, handler: clientFsErrors(route.handler) }));
+}
+
+/**
+ * A file-system error caused by the path a client asked for (a name too long,
+ * a file where a directory is needed, ...) is the client's mistake: it answers
+ * 4xx with the errno table's reason (`src/wire/errno.ts`) and the path as the
+ * client wrote it, never a 500 (nor the host path Node's message holds).
+ */
+function clientFsErrors(handler: Route["handler"]): Route["handler"] {
+  return async (req) => {
+    try {
+      return await handler(req);
+    } catch (err) {
+      const report = errnoReport(err);
+      if (!report) throw err;
+      throw new ApiError(report.status, `'${req.query.get("path") ?? ""}': ${report.reason}`);
+    }
+  };
 }
