@@ -50,8 +50,25 @@ export function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): voi
   const kept = new bindings.DataSandboxiacSandbox(scope, "kept", {
     sandboxId: setup.keptSandboxId,
   });
+  const workspace = new bindings.Volume(scope, "workspace", {
+    name: "cdk-workspace",
+    files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
+  });
+  const mounts = [{ name: workspace.name, path: "/mnt/workspace" }];
+  const writer = new bindings.Provisioner(scope, "writer", {
+    template: "base",
+    volumeMounts: mounts,
+    commands: [{ run: "echo 'written by the writer' > /mnt/workspace/note.txt" }],
+  });
+  new bindings.Provisioner(scope, "reader", {
+    template: "base",
+    volumeMounts: mounts,
+    commands: [{ run: "grep -x 'written by the writer' /mnt/workspace/note.txt" }],
+    triggers: { written: writer.id },
+  });
   new lib.TerraformOutput(scope, "template_id", { value: tools.templateId });
   new lib.TerraformOutput(scope, "state", { value: kept.state });
+  new lib.TerraformOutput(scope, "volume_id", { value: workspace.volumeId });
 }
 
 /** A stack in an app whose cdktf.json is the example's (so `files/...` resolves there). */
@@ -159,6 +176,14 @@ export function describeSynth(flavour: CdkFlavour): void {
       });
       expect(Object.keys(tools.build.steps[1].copy).sort()).toEqual(["dest", "src"]);
       expect(json.output.state.value).toBe("${data.sandboxiac_sandbox.kept.state}");
+      expect(json.resource.sandboxiac_volume.workspace.name).toBe("cdk-workspace");
+      const mounts = [{ name: "${sandboxiac_volume.workspace.name}", path: "/mnt/workspace" }];
+      expect(json.resource.sandboxiac_provisioner.writer.volume_mounts).toEqual(mounts);
+      expect(json.resource.sandboxiac_provisioner.reader).toMatchObject({
+        volume_mounts: mounts,
+        triggers: { written: "${sandboxiac_provisioner.writer.id}" },
+      });
+      expect(json.output.volume_id.value).toBe("${sandboxiac_volume.workspace.volume_id}");
       expect(json.terraform.required_providers.sandboxiac).toEqual({
         source: "sandbox-iac/sandboxiac",
         version: "~> 0.1",
