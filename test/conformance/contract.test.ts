@@ -131,6 +131,9 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
       stdout: "out\n",
       stderr: "err\n",
     });
+    // Megabytes each way, through both directions' flow control.
+    expect((await outcome("head -c 3000000 /dev/zero | sudo wc -c")).stdout).toBe("3000000\n");
+    expect((await outcome("sudo head -c 5000000 /dev/zero | wc -c")).stdout).toBe("5000000\n");
     expect((await outcome("sudo no-such-command-here")).exitCode).toBe(127);
     expect((await outcome("echo written | sudo tee /etc/x >/dev/null")).exitCode).toBe(0);
     expect((await outcome("stat -c '%U:%G %a' /etc/x")).stdout).toBe("root:root 644\n");

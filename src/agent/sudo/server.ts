@@ -16,6 +16,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
+import * as path from "node:path";
 import { SHELL_WRAPPER } from "../constants";
 import { processCwd, processEnv } from "../process/spawn";
 import type { AgentState } from "../state";
@@ -58,10 +59,12 @@ export interface SudoServerOptions {
 
 /** Starts the sudo socket; resolves once it listens with its final permissions. */
 export async function startSudoServer(opts: SudoServerOptions): Promise<net.Server> {
-  const dir = opts.socket.slice(0, opts.socket.lastIndexOf("/")) || "/";
+  const dir = path.dirname(opts.socket);
   // The directory is on the sandbox's disk, which untrusted code could have
   // changed before a snapshot: never reuse it, whatever it has become.
   fs.rmSync(dir, { recursive: true, force: true });
+  // A template may have removed `/run/sandbox-iac`; root creates it again.
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o755 });
   fs.mkdirSync(dir, { mode: 0o700 });
   fs.chownSync(dir, 0, 0);
   const server = net.createServer((sock) => serveConnection(sock, opts));
