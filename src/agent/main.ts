@@ -4,6 +4,8 @@
  * cwd `/`: the service created the listening socket in a host directory the
  * sandbox cannot see and passed it down, so the only way in is the service's.
  * (`--socket <path>` listens on a path instead; the agent's own tests use it.)
+ * Started in a sandbox, it also serves `sudo` for `user` (./sudo/server.ts);
+ * `node agent.js --sudo [sudo options] command...` is that command's client.
  *
  * @module
  */
@@ -11,8 +13,13 @@ import * as fs from "node:fs";
 import * as http from "node:http";
 import { redact, SandboxIacError } from "../errors";
 import { AGENT_SOCKET_IN_SANDBOX } from "../local/agent-launch";
+import { DEFAULT_USER } from "../wire/envd";
 import { createAgentHandler } from "./server";
-import { createAgentState } from "./state";
+import { createAgentState, type AgentState } from "./state";
+import { runSudoClient } from "./sudo/client";
+import { SUDO_SOCKET_IN_SANDBOX } from "./sudo/protocol";
+import { startSudoServer } from "./sudo/server";
+import { lookupUser } from "./users";
 
 /** Idle keep-alive timeout of envd's server. */
 const IDLE_TIMEOUT_MS = 640_000;
@@ -64,10 +71,24 @@ export function parseArgs(argv: string[]): ListenTarget {
   return { socket };
 }
 
+/** Options of {@link startAgent}. */
+export interface StartAgentOptions {
+  /**
+   * Also serve `sudo` for `user` on this socket path (the agent must be root).
+   * @default undefined (no sudo socket; the agent's own tests run without one)
+   */
+  sudoSocket?: string;
+}
+
 /** Starts the agent on `target` (a socket path or a descriptor); resolves once it listens. */
-export async function startAgent(target: string | ListenTarget): Promise<http.Server> {
+export async function startAgent(
+  target: string | ListenTarget,
+  options: StartAgentOptions = {},
+): Promise<http.Server> {
   const where = typeof target === "string" ? { socket: target } : target;
-  const server = http.createServer(createAgentHandler({ state: createAgentState() }));
+  const state = createAgentState();
+  const server = http.createServer(createAgentHandler({ state }));
+  if (options.sudoSocket) await startSudo(options.sudoSocket, state);
   // Streams (commands, watches) stay open for as long as they run.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -90,7 +111,36 @@ export async function startAgent(target: string | ListenTarget): Promise<http.Se
   return server;
 }
 
+/**
+ * Starts the sudo socket for `user`. A sandbox without that user, or a failure
+ * here, leaves `sudo` saying it cannot reach the agent: never the agent down.
+ */
+async function startSudo(socket: string, state: AgentState): Promise<void> {
+  const owner = lookupUser(DEFAULT_USER);
+  if (!owner || owner.uid === 0) return;
+  try {
+    const server = await startSudoServer({ socket, owner, state });
+    server.unref();
+  } catch (err) {
+    console.error(redact(`agent: sudo socket at ${socket} not started: ${(err as Error).message}`));
+  }
+}
+
+function sudoMain(args: string[]): void {
+  runSudoClient(args).then(
+    (code) => process.stdout.write("", () => process.stderr.write("", () => process.exit(code))),
+    (err: unknown) => {
+      process.stderr.write(`sudo: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}
+
 function main(): void {
+  if (process.argv[2] === "--sudo") {
+    sudoMain(process.argv.slice(3));
+    return;
+  }
   const target = parseArgs(process.argv.slice(2));
   const socket = "fd" in target ? `descriptor ${target.fd}` : target.socket;
   process.on("uncaughtException", (err) =>
@@ -99,7 +149,7 @@ function main(): void {
   process.on("unhandledRejection", (err) =>
     console.error(redact(`agent: unhandled rejection: ${String(err)}`)),
   );
-  startAgent(target).then(
+  startAgent(target, { sudoSocket: SUDO_SOCKET_IN_SANDBOX }).then(
     (server) => {
       const stop = () => server.close(() => process.exit(0));
       process.on("SIGTERM", stop);

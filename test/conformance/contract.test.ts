@@ -110,16 +110,64 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     }
   });
 
-  it("has sudo: a no-op for root, and for user a failure saying to run as root", async () => {
-    const asRoot = await sbx.commands.run("sudo -E id -u", { user: "root" });
-    expect(asRoot.stdout.trim()).toBe("0");
-    const asUser = await sbx.commands
-      .run("sudo id -u")
-      .then(() => undefined)
-      .catch((err: { exitCode?: number; stderr?: string }) => err);
-    expect(asUser?.exitCode).toBe(1);
-    expect(asUser?.stderr).toMatch(/user: "root"/);
-    expect(asUser?.stderr).not.toMatch(/command not found/);
+  /** Runs `cmd` and returns what the user sees, whether it exits 0 or not. */
+  const outcome = (cmd: string, opts?: { user?: "root" | "user" }) =>
+    sbx.commands.run(cmd, opts).then(
+      (r) => ({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }),
+      (err: { exitCode?: number; stdout?: string; stderr?: string }) => ({
+        exitCode: err.exitCode,
+        stdout: err.stdout ?? "",
+        stderr: err.stderr ?? "",
+      }),
+    );
+
+  it("gives user passwordless sudo: the command runs as root, with stdin, output and exit code relayed", async () => {
+    expect((await outcome("sudo whoami")).stdout).toBe("root\n");
+    expect((await outcome("sudo -u root id -u")).stdout).toBe("0\n");
+    expect((await outcome("sudo -n -- id -u")).stdout).toBe("0\n");
+    expect((await outcome("echo hi | sudo cat")).stdout).toBe("hi\n");
+    expect(await outcome("sudo sh -c 'echo out; echo err >&2; exit 3'")).toEqual({
+      exitCode: 3,
+      stdout: "out\n",
+      stderr: "err\n",
+    });
+    // Megabytes each way, through both directions' flow control.
+    expect((await outcome("head -c 3000000 /dev/zero | sudo wc -c")).stdout).toBe("3000000\n");
+    expect((await outcome("sudo head -c 5000000 /dev/zero | wc -c")).stdout).toBe("5000000\n");
+    expect((await outcome("sudo no-such-command-here")).exitCode).toBe(127);
+    expect((await outcome("echo written | sudo tee /etc/x >/dev/null")).exitCode).toBe(0);
+    expect((await outcome("stat -c '%U:%G %a' /etc/x")).stdout).toBe("root:root 644\n");
+    expect(await sbx.files.read("/etc/x")).toBe("written\n");
+    expect((await outcome("sudo sh -c 'echo $SUDO_USER:$HOME:$PWD'", {})).stdout).toBe(
+      "user:/root:/home/user\n",
+    );
+    expect((await outcome("FOO=kept sudo -E sh -c 'echo [$FOO]'")).stdout).toBe("[kept]\n");
+    expect((await outcome("FOO=kept sudo sh -c 'echo [$FOO]'")).stdout).toBe("[]\n");
+    expect((await outcome("sudo -i pwd")).stdout).toBe("/root\n");
+    expect((await outcome("sudo -u nobody id -u")).stdout).toBe("65534\n");
+    expect((await outcome("sudo -u nosuchuser id")).stderr).toMatch(/unknown user nosuchuser/);
+    expect((await outcome("sudo")).stderr).toMatch(/usage: sudo/);
+  });
+
+  it("keeps sudo a no-op for root, and hands root's sudo -u user to the agent", async () => {
+    expect((await outcome("sudo -E id -u", { user: "root" })).stdout).toBe("0\n");
+    expect((await outcome("sudo -u user id -u", { user: "root" })).stdout).toBe("1000\n");
+  });
+
+  it("lets no uid but user and root reach the sudo socket", async () => {
+    expect(
+      (await outcome("stat -c '%U %a' /run/sandbox-iac/sudo /run/sandbox-iac/sudo/sudo.sock"))
+        .stdout,
+    ).toBe("root 755\nuser 600\n");
+    const asNobody = await outcome(
+      "setpriv --reuid=65534 --regid=65534 --clear-groups sudo id -u",
+      { user: "root" },
+    );
+    expect(asNobody.exitCode).toBe(1);
+    expect(asNobody.stdout).toBe("");
+    expect(asNobody.stderr).toMatch(/only the user `user` \(and root\) may use sudo/);
+    // user cannot swap the socket for one of its own.
+    expect((await outcome("rm -f /run/sandbox-iac/sudo/sudo.sock")).exitCode).not.toBe(0);
   });
 
   it("reports a rename inside a watched directory as RENAME of the old name and CREATE of the new", async () => {
