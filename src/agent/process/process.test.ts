@@ -222,6 +222,15 @@ describe("Process.Connect and List", () => {
     const mine = list.processes.find((p) => p.pid === pid);
     expect(mine?.tag).toBe("svc");
     expect(mine?.config?.args).toEqual(["-l", "-c", "echo early; read line; echo $line"]);
+    // The late subscriber attaches once "early" was printed (a login shell can be slow to get there).
+    let early = "";
+    while (!early.includes("early\n")) {
+      const next = await it.next();
+      const ev = next.value?.event?.event;
+      if (next.done || ev?.case === "end") throw new Error(`ended before "early": ${early}`);
+      if (ev?.case === "data" && ev.value.output.case === "stdout")
+        early += Buffer.from(ev.value.output.value).toString();
+    }
     const attached = clients.process.connect({
       process: { selector: { case: "tag", value: "svc" } },
     });
@@ -236,7 +245,7 @@ describe("Process.Connect and List", () => {
     const live = await collect({ [Symbol.asyncIterator]: () => ait });
     expect(live.stdout).toBe("late\n");
     const orig = await collect({ [Symbol.asyncIterator]: () => it });
-    expect(orig.stdout).toBe("early\nlate\n");
+    expect(early + orig.stdout).toBe("early\nlate\n");
     expect((await clients.process.list({})).processes.some((p) => p.pid === pid)).toBe(false);
   });
 
