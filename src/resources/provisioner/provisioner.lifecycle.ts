@@ -27,6 +27,7 @@ import type {
   ResourceLifecycle,
 } from "../core/lifecycle";
 import { runCommands } from "./commands";
+import { HashCache } from "./hash-cache";
 import {
   buildManifest,
   compareManifest,
@@ -62,7 +63,8 @@ function syncOptions(args: ProvisionerArgs, ctx: ResourceContext): SyncOptions {
 }
 
 async function manifestOf(args: ProvisionerArgs, baseDir: string): Promise<Manifest> {
-  return buildManifest(args.files ?? [], baseDir);
+  // Hashes of files unchanged since the last plan or apply come from the local cache.
+  return buildManifest(args.files ?? [], baseDir, { cache: await HashCache.open(baseDir) });
 }
 
 /** One provisioning pass in `session`: sync, run, snapshot. */

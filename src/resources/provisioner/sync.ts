@@ -1,28 +1,36 @@
 /**
  * Puts a manifest's files into the sandbox: directories first, then files
- * with bounded concurrency; files larger than the part size are split into
- * ranges uploaded in parallel and joined with `/files/compose`, small files
- * travel many per multipart request. Modes are applied in one batch per mode
- * at the end.
+ * with bounded concurrency. Many small files of one user travel as one tar
+ * archive extracted in the sandbox (see `archive.ts`); fewer go many per
+ * multipart request. Files larger than the part size (when one is set) are
+ * split into ranges uploaded in parallel and joined with `/files/compose`;
+ * otherwise a large file goes up as one stream. Modes are applied in one
+ * batch per mode at the end.
  *
  * @module
  */
 import * as posix from "node:path/posix";
 import { isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
+import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
 /** Tunables of a sync. */
 export interface SyncOptions {
   /** Uploads in flight at once. */
   concurrency: number;
-  /** Files above this many bytes are uploaded in parts. */
-  partSizeBytes: number;
+  /** Files above this many bytes are uploaded in parts; undefined: every file as one stream. */
+  partSizeBytes: number | undefined;
+  /**
+   * From this many small files of one user on, they go up as one archive.
+   * @default {@link ARCHIVE_MIN_FILES}
+   */
+  archiveMinFiles?: number | undefined;
   log: (line: string) => void;
   signal?: AbortSignal | undefined;
 }
 
-/** Paths per chmod invocation, well under the argument-length limit. */
+/** Paths per chmod or mkdir invocation, well under the argument-length limit. */
 const CHMOD_BATCH = 200;
 /**
  * Small files go up many per multipart request, up to this many files and
@@ -42,7 +50,9 @@ type UploadUnit =
       range?: { start: number; end: number };
     }
   /** Small files of one user in one multipart request. */
-  | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number };
+  | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
+  /** Many small files of one user in one archive. */
+  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[] };
 
 function quote(p: string): string {
   return `'${p.replace(/'/g, `'\\''`)}'`;
@@ -54,15 +64,33 @@ function quote(p: string): string {
  */
 function planUploads(
   files: readonly ManifestEntry[],
-  partSizeBytes: number,
+  partSizeBytes: number | undefined,
+  archiveMinFiles: number,
 ): { units: UploadUnit[]; composed: Map<ManifestEntry, string[]> } {
+  // Small files per user: an archive when there are enough of them.
+  const small = new Map<string, ManifestEntry[]>();
+  for (const entry of files) {
+    if (entry.size > ARCHIVE_MAX_FILE_BYTES || !isArchivable(entry.remotePath)) continue;
+    const key = entry.user ?? "";
+    const list = small.get(key) ?? [];
+    list.push(entry);
+    small.set(key, list);
+  }
+  const archives: UploadUnit[] = [];
+  const archived = new Set<ManifestEntry>();
+  for (const entries of small.values()) {
+    if (entries.length < archiveMinFiles) continue;
+    archives.push({ kind: "archive", user: entries[0]!.user, entries });
+    for (const e of entries) archived.add(e);
+  }
   const parts: UploadUnit[] = [];
   const singles: UploadUnit[] = [];
   const batches: Array<UploadUnit & { kind: "batch" }> = [];
   const open = new Map<string, UploadUnit & { kind: "batch" }>();
   const composed = new Map<ManifestEntry, string[]>();
   for (const entry of files) {
-    if (entry.size > partSizeBytes) {
+    if (archived.has(entry)) continue;
+    if (partSizeBytes !== undefined && entry.size > partSizeBytes) {
       const names: string[] = [];
       for (let start = 0, i = 0; start < entry.size; start += partSizeBytes, i++) {
         const remotePath = `${entry.remotePath}.sandbox-iac-part-${i}`;
@@ -95,7 +123,7 @@ function planUploads(
     batch.entries.push(entry);
     batch.bytes += entry.size;
   }
-  return { units: [...parts, ...singles, ...batches], composed };
+  return { units: [...parts, ...singles, ...archives, ...batches], composed };
 }
 
 /** Sends one unit; returns the bytes it carried. */
@@ -104,6 +132,7 @@ async function upload(
   unit: UploadUnit,
   signal: AbortSignal | undefined,
 ): Promise<number> {
+  if (unit.kind === "archive") return uploadArchive(sandbox, unit.user, unit.entries, signal);
   if (unit.kind === "batch") {
     await sandbox.uploadFiles(
       unit.entries.map((e) => ({ localPath: e.localPath, remotePath: e.remotePath })),
@@ -138,26 +167,32 @@ function dirsWithoutUploads(
 }
 
 /**
- * Creates directories with bounded concurrency; a directory whose parent is
- * listed before it waits for that parent, so ownership comes out as if they
- * were made one by one in order.
+ * Creates directories: one `mkdir -p` per user and batch of paths, run as
+ * that user in its home (where relative paths start), so every directory and
+ * missing parent is owned by its declared user and made in the listed order,
+ * parents first; existing ones are left as they are. Modes come after.
  */
 async function makeDirs(
   sandbox: SandboxClient,
   dirs: readonly ManifestDir[],
   options: SyncOptions,
 ): Promise<void> {
-  const made = new Map<string, Promise<unknown>>();
-  await mapLimit(dirs, options.concurrency, async (dir) => {
-    const parent = made.get(posix.dirname(posix.normalize(dir.remotePath)));
-    const done = (async () => {
-      // The parent was listed earlier, so it is already being made: no lane waits on a lane that has not started.
-      if (parent) await parent;
-      await sandbox.makeDir(dir.remotePath, { user: dir.user, signal: options.signal });
-    })();
-    made.set(posix.normalize(dir.remotePath), done);
-    await done;
-  });
+  const byUser = new Map<string, { user: string | undefined; paths: string[] }>();
+  for (const dir of dirs) {
+    const key = dir.user ?? "";
+    const group = byUser.get(key) ?? { user: dir.user, paths: [] };
+    group.paths.push(dir.remotePath);
+    byUser.set(key, group);
+  }
+  for (const group of byUser.values()) {
+    for (let i = 0; i < group.paths.length; i += CHMOD_BATCH) {
+      const batch = group.paths.slice(i, i + CHMOD_BATCH);
+      await sandbox.run(`cd && umask 022 && mkdir -p -- ${batch.map(quote).join(" ")}`, {
+        user: group.user,
+        signal: options.signal,
+      });
+    }
+  }
 }
 
 /** Uploads `files` and creates `dirs`; returns the number of bytes sent. */
@@ -171,7 +206,14 @@ export async function syncFiles(
   // creates its missing parents the same way (0755, owned by its user), so
   // only directories no uploaded file lies under need a call of their own.
   await makeDirs(sandbox, dirsWithoutUploads(dirs, files), options);
-  const { units, composed } = planUploads(files, options.partSizeBytes);
+  const { units, composed } = planUploads(
+    files,
+    options.partSizeBytes,
+    options.archiveMinFiles ?? ARCHIVE_MIN_FILES,
+  );
+  for (const unit of units)
+    if (unit.kind === "archive")
+      options.log(`uploading ${unit.entries.length} files in one archive`);
   const sent = await mapLimit(units, options.concurrency, (unit) =>
     upload(sandbox, unit, options.signal),
   );
