@@ -24,6 +24,8 @@ import type { ManifestEntry } from "./manifest";
  * extracting an archive.
  */
 export const ARCHIVE_MIN_FILES = 200;
+/** Many small files go up in at most this many archives, handled in parallel. */
+export const ARCHIVE_MAX_PARTS = 4;
 /** Larger files go up on their own stream: an archive would copy their bytes once more. */
 export const ARCHIVE_MAX_FILE_BYTES = 1024 * 1024;
 

@@ -77,11 +77,14 @@ async function provisionIn(
   const options = syncOptions(args, ctx);
   const changes = compareManifest(plan.previous, plan.manifest);
   if (changes.remove.length > 0) await removeFiles(session.sandbox, changes.remove, options);
+  const uploading = new Set(changes.upload);
   const bytesUploaded = await syncFiles(
     session.sandbox,
     plan.manifest.dirs,
     changes.upload,
     options,
+    // Unchanged files of the previous run are in place, and so are their directories.
+    plan.previous ? plan.manifest.files.filter((f) => !uploading.has(f)) : [],
   );
   ctx.log(
     `uploaded ${changes.upload.length} file(s), ${bytesUploaded} bytes; removed ${changes.remove.length}`,

@@ -12,7 +12,13 @@
 import * as posix from "node:path/posix";
 import { isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
-import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
+import {
+  ARCHIVE_MAX_FILE_BYTES,
+  ARCHIVE_MAX_PARTS,
+  ARCHIVE_MIN_FILES,
+  isArchivable,
+  uploadArchive,
+} from "./archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
 /** Tunables of a sync. */
@@ -80,7 +86,20 @@ function planUploads(
   const archived = new Set<ManifestEntry>();
   for (const entries of small.values()) {
     if (entries.length < archiveMinFiles) continue;
-    archives.push({ kind: "archive", user: entries[0]!.user, entries });
+    // A few archives rather than one: each is packed while others travel and
+    // extract, and extractions run side by side. Contiguous slices keep a
+    // directory's files mostly in one archive.
+    const count = Math.max(
+      1,
+      Math.min(ARCHIVE_MAX_PARTS, Math.floor(entries.length / archiveMinFiles)),
+    );
+    const per = Math.ceil(entries.length / count);
+    for (let i = 0; i < entries.length; i += per)
+      archives.push({
+        kind: "archive",
+        user: entries[0]!.user,
+        entries: entries.slice(i, i + per),
+      });
     for (const e of entries) archived.add(e);
   }
   const parts: UploadUnit[] = [];
@@ -195,17 +214,22 @@ async function makeDirs(
   }
 }
 
-/** Uploads `files` and creates `dirs`; returns the number of bytes sent. */
+/**
+ * Uploads `files` and creates `dirs`; returns the number of bytes sent.
+ * `present` are files already in place from an earlier run: directories they
+ * lie under exist already.
+ */
 export async function syncFiles(
   sandbox: SandboxClient,
   dirs: readonly ManifestDir[],
   files: readonly ManifestEntry[],
   options: SyncOptions,
+  present: readonly ManifestEntry[] = [],
 ): Promise<number> {
   // Parents first, so each directory's owner is the declared user. An upload
   // creates its missing parents the same way (0755, owned by its user), so
-  // only directories no uploaded file lies under need a call of their own.
-  await makeDirs(sandbox, dirsWithoutUploads(dirs, files), options);
+  // only directories no uploaded (or present) file lies under need making.
+  await makeDirs(sandbox, dirsWithoutUploads(dirs, [...files, ...present]), options);
   const { units, composed } = planUploads(
     files,
     options.partSizeBytes,
