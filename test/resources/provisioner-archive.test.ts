@@ -147,7 +147,7 @@ describe("Provisioner archive path", () => {
     const updated = await provisionerLifecycle.update(
       created.id,
       created.outputs,
-      { ...inputs, files: [inputs.files![0]!] },
+      { ...inputs, files: [inputs.files![0]] },
       context().ctx,
     );
     expect(updated.bytesUploaded).toBe("edited\n".length);

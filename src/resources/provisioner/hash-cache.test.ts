@@ -73,7 +73,7 @@ describe("hash cache of the Provisioner's manifest", () => {
     const body = JSON.parse(readFileSync(file, "utf8")) as {
       entries: Record<string, [string, string, string]>;
     };
-    body.entries[path.join(root, "a.txt")]![1] = "f".repeat(64);
+    body.entries[path.join(root, "a.txt")][1] = "f".repeat(64);
     writeFileSync(file, JSON.stringify(body));
 
     const { manifest, cache } = await run();

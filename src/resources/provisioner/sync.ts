@@ -97,7 +97,7 @@ function planUploads(
     for (let i = 0; i < entries.length; i += per)
       archives.push({
         kind: "archive",
-        user: entries[0]!.user,
+        user: entries[0].user,
         entries: entries.slice(i, i + per),
       });
     for (const e of entries) archived.add(e);
