@@ -69,8 +69,8 @@ async function ownSandbox(): Promise<SandboxClient> {
 }
 
 /** More files than the threshold, in nested directories, with a few modes and an empty directory. */
-function manyFiles(): string {
-  const root = path.join(work, "many");
+function manyFiles(name: string): string {
+  const root = path.join(work, name);
   const count = ARCHIVE_MIN_FILES + 20;
   for (let i = 0; i < count; i++) {
     const dir = path.join(root, `d${i % 7}`, i % 2 ? "deep" : "");
@@ -99,7 +99,7 @@ async function listing(sandbox: SandboxClient, dir: string): Promise<string> {
 describe("Provisioner archive path", () => {
   it("sends many small files as one archive, leaving the same files, modes and owners as file by file", async () => {
     // GIVEN a tree above the archive threshold and a running sandbox
-    const root = manyFiles();
+    const root = manyFiles("many");
     const sandbox = await ownSandbox();
     const inputs: ProvisionerArgs = {
       sandboxID: sandbox.sandboxID,
@@ -155,5 +155,25 @@ describe("Provisioner archive path", () => {
       "test -e /home/user/archived/d0/f0.txt; echo $?; cat /home/user/archived/d1/deep/f1.txt; test -e /home/user/relative/archived/d2/f2.txt; echo $?",
     );
     expect(after.stdout).toBe("1\nedited\n1\n");
+  });
+
+  it("falls back to multipart batches in a sandbox without tar", async () => {
+    // GIVEN a sandbox whose tar is gone (its /usr is its own copy-on-write layer)
+    const root = manyFiles("without-tar");
+    const sandbox = await ownSandbox();
+    await sandbox.run('mv "$(command -v tar)" /usr/bin/tar.hidden', { user: "root" });
+
+    // WHEN provisioned THEN the files arrive by the other path, complete
+    const { ctx, lines } = context();
+    await provisionerLifecycle.create(
+      { sandboxID: sandbox.sandboxID, files: [{ source: root, destination: "/home/user/nt" }] },
+      ctx,
+    );
+    expect(lines.some((l) => l.startsWith("tar is not available in sandbox"))).toBe(true);
+    const manifest = await buildManifest([{ source: root, destination: "/x" }], work);
+    const count = await sandbox.run("find /home/user/nt -type f | wc -l");
+    expect(Number(count.stdout.trim())).toBe(manifest.files.length);
+    expect(await listing(sandbox, "/home/user/nt")).toContain("./private d 700 user user");
+    expect((await sandbox.run("ls -A /home/user")).stdout).toBe("nt\n");
   });
 });

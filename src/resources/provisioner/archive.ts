@@ -24,8 +24,11 @@ import type { ManifestEntry } from "./manifest";
  * extracting an archive.
  */
 export const ARCHIVE_MIN_FILES = 200;
-/** Many small files go up in at most this many archives, handled in parallel. */
-export const ARCHIVE_MAX_PARTS = 4;
+/**
+ * Many small files go up in at most this many archives: packed one at a time
+ * (packing is local CPU), each uploaded and extracted while the next is packed.
+ */
+export const ARCHIVE_MAX_PARTS = 8;
 /** Larger files go up on their own stream: an archive would copy their bytes once more. */
 export const ARCHIVE_MAX_FILE_BYTES = 1024 * 1024;
 
@@ -37,6 +40,19 @@ export function isArchivable(remotePath: string): boolean {
   const normal = posix.normalize(remotePath);
   if (normal.split("/").includes("..")) return false;
   return normal !== "/" && normal !== "." && !normal.endsWith("/");
+}
+
+/** Runs the functions given to it one after the other, in the order given. */
+export type OneAtATime = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/** A new {@link OneAtATime} lane. */
+export function oneAtATime(): OneAtATime {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
 }
 
 /**
@@ -89,6 +105,7 @@ export async function uploadArchive(
   user: string | undefined,
   entries: readonly ManifestEntry[],
   signal: AbortSignal | undefined,
+  packing: OneAtATime = oneAtATime(),
 ): Promise<number> {
   const absolute = entries.filter((e) => e.remotePath.startsWith("/"));
   const relative = entries.filter((e) => !e.remotePath.startsWith("/"));
@@ -98,7 +115,7 @@ export async function uploadArchive(
     [relative, "~"],
   ] as const) {
     if (group.length === 0) continue;
-    bytes += await uploadOne(sandbox, user, group, root, signal);
+    bytes += await uploadOne(sandbox, user, group, root, signal, packing);
   }
   return bytes;
 }
@@ -109,13 +126,14 @@ async function uploadOne(
   entries: readonly ManifestEntry[],
   root: "/" | "~",
   signal: AbortSignal | undefined,
+  packing: OneAtATime,
 ): Promise<number> {
   const tag = randomBytes(8).toString("hex");
   const local = path.join(tmpdir(), `sandbox-iac-${tag}.tar`);
   // Relative to the user's home, as every upload path is; the tar file leaves no trace there.
   const remote = `.sandbox-iac-${tag}.tar`;
   try {
-    await writeArchive(local, entries);
+    await packing(() => writeArchive(local, entries));
     await sandbox.uploadFile(local, remote, { user, signal });
   } finally {
     await fs.rm(local, { force: true });

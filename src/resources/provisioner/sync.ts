@@ -10,14 +10,16 @@
  * @module
  */
 import * as posix from "node:path/posix";
-import { isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
+import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
 import {
   ARCHIVE_MAX_FILE_BYTES,
   ARCHIVE_MAX_PARTS,
   ARCHIVE_MIN_FILES,
   isArchivable,
+  oneAtATime,
   uploadArchive,
+  type OneAtATime,
 } from "./archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
@@ -36,6 +38,8 @@ export interface SyncOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** The shell's exit code for a command it cannot find. */
+const SHELL_NOT_FOUND = 127;
 /** Paths per chmod or mkdir invocation, well under the argument-length limit. */
 const CHMOD_BATCH = 200;
 /**
@@ -58,7 +62,7 @@ type UploadUnit =
   /** Small files of one user in one multipart request. */
   | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
   /** Many small files of one user in one archive. */
-  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[] };
+  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[]; packing: OneAtATime };
 
 function quote(p: string): string {
   return `'${p.replace(/'/g, `'\\''`)}'`;
@@ -83,6 +87,7 @@ function planUploads(
     small.set(key, list);
   }
   const archives: UploadUnit[] = [];
+  const packing = oneAtATime();
   const archived = new Set<ManifestEntry>();
   for (const entries of small.values()) {
     if (entries.length < archiveMinFiles) continue;
@@ -99,6 +104,7 @@ function planUploads(
         kind: "archive",
         user: entries[0].user,
         entries: entries.slice(i, i + per),
+        packing,
       });
     for (const e of entries) archived.add(e);
   }
@@ -149,9 +155,23 @@ function planUploads(
 async function upload(
   sandbox: SandboxClient,
   unit: UploadUnit,
-  signal: AbortSignal | undefined,
+  options: SyncOptions,
 ): Promise<number> {
-  if (unit.kind === "archive") return uploadArchive(sandbox, unit.user, unit.entries, signal);
+  const signal = options.signal;
+  if (unit.kind === "archive") {
+    try {
+      return await uploadArchive(sandbox, unit.user, unit.entries, signal, unit.packing);
+    } catch (err) {
+      // A template without tar: the same files, the slower way.
+      if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
+      options.log(
+        `tar is not available in sandbox ${sandbox.sandboxID}: sending ${unit.entries.length} files in multipart batches`,
+      );
+      const { units } = planUploads(unit.entries, undefined, Number.POSITIVE_INFINITY);
+      const sent = await mapLimit(units, options.concurrency, (u) => upload(sandbox, u, options));
+      return sent.reduce((a, b) => a + b, 0);
+    }
+  }
   if (unit.kind === "batch") {
     await sandbox.uploadFiles(
       unit.entries.map((e) => ({ localPath: e.localPath, remotePath: e.remotePath })),
@@ -238,9 +258,7 @@ export async function syncFiles(
   for (const unit of units)
     if (unit.kind === "archive")
       options.log(`uploading ${unit.entries.length} files in one archive`);
-  const sent = await mapLimit(units, options.concurrency, (unit) =>
-    upload(sandbox, unit, options.signal),
-  );
+  const sent = await mapLimit(units, options.concurrency, (unit) => upload(sandbox, unit, options));
   for (const [entry, parts] of composed) {
     await sandbox.compose(parts, entry.remotePath, { user: entry.user, signal: options.signal });
     options.log(`composed ${entry.remotePath} from ${parts.length} parts`);
