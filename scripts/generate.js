@@ -2,8 +2,10 @@
 /**
  * Regenerates everything under src/gen/ from the contract in schema/:
  *   - buf generate (buf.gen.yaml, protoc-gen-es)  -> src/gen/envd/**
+ *   - buf generate schema/terraform (tfplugin6 and go-plugin's services) -> src/gen/terraform/**
  *   - openapi-typescript control.openapi.yaml     -> src/gen/control.gen.ts
  *   - openapi-typescript envd.openapi.yaml        -> src/gen/envd-http.gen.ts
+ *   - the CDK for Terraform binding generators     -> src/gen/cdktn/**, src/gen/cdktf/**
  *
  * `--check` generates into a temporary directory and exits 1, listing the
  * files, when anything differs from src/gen/ (CI runs it). Output is
@@ -19,6 +21,18 @@ const path = require("node:path");
 const ROOT = path.resolve(__dirname, "..");
 const BIN = path.join(ROOT, "node_modules", ".bin");
 const GEN = path.join(ROOT, "src", "gen");
+
+/** buf's template for the Terraform plugin protocol (the same plugin and options as buf.gen.yaml). */
+const TERRAFORM_TEMPLATE = JSON.stringify({
+  version: "v2",
+  plugins: [
+    {
+      local: "protoc-gen-es",
+      out: "src/gen/terraform",
+      opt: ["target=ts", "import_extension=none"],
+    },
+  ],
+});
 
 /** OpenAPI documents and the file each generates, relative to src/gen. */
 const OPENAPI = [
@@ -42,10 +56,20 @@ function generateInto(genDir) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-buf-"));
   try {
     run("buf", ["generate", "--output", scratch]);
-    const envdOut = path.join(genDir, "envd");
-    fs.rmSync(envdOut, { recursive: true, force: true });
+    run("buf", [
+      "generate",
+      "schema/terraform",
+      "--template",
+      TERRAFORM_TEMPLATE,
+      "--output",
+      scratch,
+    ]);
     fs.mkdirSync(genDir, { recursive: true });
-    fs.cpSync(path.join(scratch, "src", "gen", "envd"), envdOut, { recursive: true });
+    for (const tree of ["envd", "terraform"]) {
+      const out = path.join(genDir, tree);
+      fs.rmSync(out, { recursive: true, force: true });
+      fs.cpSync(path.join(scratch, "src", "gen", tree), out, { recursive: true });
+    }
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -60,6 +84,7 @@ function generateInto(genDir) {
       "--alphabetize",
     ]);
   }
+  require("./generate-cdk").generateCdkInto(genDir);
 }
 
 /** Relative paths of every file under `dir`, sorted. */

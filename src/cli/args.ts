@@ -4,6 +4,7 @@
  * @module
  */
 import { invalidArgument } from "../errors";
+import { parseTerraformArgs, type TerraformInstallArgs } from "./terraform-args";
 
 /** Options of `sandbox-iac serve`. */
 export interface ServeArgs {
@@ -21,10 +22,11 @@ export interface ServeArgs {
 }
 
 /** What the command line asks for. */
-export type CliArgs = ServeArgs | { command: "help" };
+export type CliArgs = ServeArgs | TerraformInstallArgs | { command: "help" };
 
 /** The text of `--help`. */
 export const USAGE = `Usage: sandbox-iac serve [options]
+       sandbox-iac terraform install [--dir DIR]
 
 Serves the E2B-compatible control API and the sandbox interface on one port.
 Needs Linux, root and bubblewrap (apt-get install bubblewrap).
@@ -38,6 +40,11 @@ Options:
                      and kept in the data dir)
   --agent-dir DIR    directory holding the agent bundle agent.js (default dist/agent)
   -h, --help         show this help
+
+sandbox-iac terraform install [--dir DIR] writes the Terraform provider
+(source sandbox-iac/sandboxiac) into the plugin directory DIR (default
+$XDG_DATA_HOME/sandbox-iac/terraform-plugins or ~/.local/share/sandbox-iac/terraform-plugins)
+and prints how to point Terraform at it.
 `;
 
 const OPERATION = "cli";
@@ -47,8 +54,15 @@ export function parseArgs(argv: string[]): CliArgs {
   if (argv.length === 0 || argv.includes("--help") || argv.includes("-h") || argv[0] === "help")
     return { command: "help" };
   const [command, ...rest] = argv;
+  if (command === "terraform") return parseTerraformArgs(rest);
   if (command !== "serve")
-    throw invalidArgument(OPERATION, "command", command, "serve", "run `sandbox-iac --help`");
+    throw invalidArgument(
+      OPERATION,
+      "command",
+      command,
+      "serve or terraform",
+      "run `sandbox-iac --help`",
+    );
   const out: ServeArgs = { command: "serve", host: "127.0.0.1", port: 3000 };
   for (let i = 0; i < rest.length; i++) {
     const raw = rest[i];

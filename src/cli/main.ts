@@ -8,6 +8,7 @@
 import { SandboxIacError, redact } from "../errors";
 import { defaultDataDir, startLocalService } from "../local/service";
 import { ENV_VARS } from "../wire/control";
+import { installProvider, packageVersion } from "../terraform/install";
 import { USAGE, parseArgs, type ServeArgs } from "./args";
 
 function logLine(line: string): void {
@@ -52,6 +53,11 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.command === "help") {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (args.command === "terraform-install") {
+    const result = installProvider({ dir: args.dir, version: packageVersion() });
+    process.stdout.write(result.instructions);
     return;
   }
   await serve(args);

@@ -200,6 +200,21 @@ describe("builds", () => {
       reason: { step: "2", message: expect.stringContaining("never uploaded") },
     });
   });
+  it("cancels a build in progress when its template is deleted, leaving nothing", async () => {
+    const created = await call(t.svc, "POST", "/v3/templates", { name: "deleted-while-building" });
+    const { templateID, buildID } = created.body;
+    const started = await call(t.svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
+      fromTemplate: "base",
+      steps: [{ type: "RUN", args: ["sleep 60"] }],
+    });
+    expect(started.status).toBe(202);
+    const removed = await call(t.svc, "DELETE", `/templates/${templateID}`);
+    expect(removed.status).toBe(204);
+    expect((await call(t.svc, "GET", `/templates/${templateID}`)).status).toBe(404);
+    expect((await call(t.svc, "GET", "/templates/aliases/deleted-while-building")).status).toBe(
+      404,
+    );
+  });
 });
 
 describe("templates, tags and aliases", () => {

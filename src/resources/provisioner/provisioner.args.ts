@@ -214,7 +214,8 @@ export const provisionerOutputRules: Record<
   keyof z.infer<typeof provisionerOutputsSchema>,
   OutputRule
 > = {
-  keptSandboxID: "recomputed",
+  // An update works in the kept sandbox itself; keepSandbox changes replace.
+  keptSandboxID: "stable",
   fileDigest: "recomputed",
   snapshotID: "recomputed",
   snapshotNames: "recomputed",

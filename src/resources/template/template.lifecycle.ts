@@ -209,7 +209,11 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     } catch (err) {
       // All or nothing: a template we created is removed again; one that existed before stays.
       if (templateID !== undefined && templateID !== existed) {
-        await control.deleteTemplate(templateID).catch(() => undefined);
+        // Not under ctx.signal: a cancelled create (Ctrl-C, StopProvider) must still clean up.
+        const { signal: _cancelled, ...uncancellable } = ctx;
+        await templateControl(uncancellable)
+          .deleteTemplate(templateID)
+          .catch(() => undefined);
       }
       throw err;
     }

@@ -35,6 +35,8 @@ export class BuildRunner {
   private running = 0;
   private readonly queue: Array<() => void> = [];
   private readonly active = new Set<Promise<void>>();
+  /** Builds started and not ended yet, by build ID: their job and how to cancel them. */
+  private readonly inFlight = new Map<string, { job: Promise<void>; cancel: () => void }>();
 
   constructor(
     private readonly catalog: TemplateCatalog,
@@ -60,16 +62,31 @@ export class BuildRunner {
       BUILD_STEP.base,
     );
     await this.catalog.save();
+    const cancel = new AbortController();
     const job = this.whenSlotFree()
-      .then(() => this.run(t, b, plan))
+      .then(() => this.run(t, b, plan, cancel.signal))
       .catch((err: unknown) =>
         this.log(`templates: build ${b.buildID} crashed: ${(err as Error).message}`),
       )
       .finally(() => {
         this.active.delete(job);
+        this.inFlight.delete(b.buildID);
         this.releaseSlot();
       });
     this.active.add(job);
+    this.inFlight.set(b.buildID, { job, cancel: () => cancel.abort() });
+  }
+
+  /**
+   * Cancels build `buildID` (its build sandbox is stopped, so the running step
+   * fails) and resolves once it has ended as `error`. A build that is not
+   * running resolves at once.
+   */
+  async cancel(buildID: string): Promise<void> {
+    const found = this.inFlight.get(buildID);
+    if (!found) return;
+    found.cancel();
+    await found.job;
   }
 
   /** Resolves once every build started so far has ended (used at shutdown and in tests). */
@@ -91,7 +108,12 @@ export class BuildRunner {
     else this.running--;
   }
 
-  private async run(t: TemplateRecord, b: BuildRecord, plan: BuildPlan): Promise<void> {
+  private async run(
+    t: TemplateRecord,
+    b: BuildRecord,
+    plan: BuildPlan,
+    cancelled: AbortSignal,
+  ): Promise<void> {
     const sandboxId = `b${randomId(20)}`;
     b.buildSandboxId = sandboxId;
     await this.catalog.save();
@@ -100,7 +122,11 @@ export class BuildRunner {
     let sandbox: RuntimeSandbox | undefined;
     let stopped = false;
     let step: string = BUILD_STEP.base;
+    // Stopping the build sandbox makes the step in progress fail; the failure is reported as the cancel.
+    const onCancel = () => void sandbox?.stop().catch(() => undefined);
+    cancelled.addEventListener("abort", onCancel);
     try {
+      if (cancelled.aborted) throw new StepFailure("the build was cancelled");
       sandbox = await this.runtime.start({
         sandboxId,
         layers: plan.from.layers,
@@ -122,6 +148,7 @@ export class BuildRunner {
         findFiles: (hash) => this.files.find(hash),
       };
       for (const [i, s] of plan.steps.entries()) {
+        if (cancelled.aborted) throw new StepFailure("the build was cancelled");
         // the SDK maps step "n" to its n-th stack trace; index 0 is the from* call
         step = String(i + 1);
         logLine("info", `Step ${i + 1}/${plan.steps.length}: ${describeStep(s)}`, step);
@@ -144,11 +171,15 @@ export class BuildRunner {
       await this.finish(t, b, { output });
       logLine("info", "Build finished", step);
     } catch (err) {
-      const message =
-        err instanceof StepFailure ? err.message : `internal error: ${(err as Error).message}`;
+      const message = cancelled.aborted
+        ? "the build was cancelled: its template was deleted"
+        : err instanceof StepFailure
+          ? err.message
+          : `internal error: ${(err as Error).message}`;
       logLine("error", `Build failed: ${message}`, step);
       await this.finish(t, b, { failure: { message, step } });
     } finally {
+      cancelled.removeEventListener("abort", onCancel);
       if (sandbox && !stopped)
         await sandbox
           .stop()

@@ -25,7 +25,7 @@ export function requireTemplate(catalog: TemplateCatalog, idOrName: string): Tem
 
 /** The template routes; `deleteTags` serves `DELETE /templates/tags` if a router matches the id route first. */
 export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["handler"]): Route[] {
-  const { catalog } = internalsOf(deps.registry);
+  const { catalog, builds } = internalsOf(deps.registry);
 
   const create = async (req: ControlRequest) => {
     const body = parseWith(BuildRequestV3, (await req.json()) ?? {}, "body");
@@ -109,12 +109,10 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
         `template '${id}' is used by running or paused sandboxes: kill them before deleting it`,
       );
     }
-    if (t.builds.some((b) => b.status === "building")) {
-      throw new ApiError(
-        400,
-        `template '${id}' has a build in progress: wait for it to finish before deleting it`,
-      );
-    }
+    // Deleting a template cancels its builds in progress (a cancelled create cleans up this way).
+    await Promise.all(
+      t.builds.filter((b) => b.status === "building").map((b) => builds.cancel(b.buildID)),
+    );
     await catalog.remove(t);
     return { status: 204 };
   };

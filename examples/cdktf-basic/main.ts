@@ -1,0 +1,51 @@
+/**
+ * cdktf-basic: cdktn-basic for cdktf 0.21 apps (same stack, cdktf imports). A template built
+ * from `base`, a sandbox of it provisioned with files and a setup command and
+ * kept running, and a data source reading that sandbox.
+ *
+ * Synthesize by running the app (`npm run build && node bin/main.js`, or
+ * `cdktf synth`), then from cdktf.out/stacks/sandboxes:
+ * `sandbox-iac terraform install --dir ~/.sandbox-iac/plugins`,
+ * `terraform init -plugin-dir ~/.sandbox-iac/plugins`, `terraform apply`.
+ * The provider reads E2B_API_URL / E2B_API_KEY from the environment.
+ */
+import { App, TerraformOutput, TerraformStack } from "cdktf";
+import { Construct } from "constructs";
+import {
+  DataSandboxiacSandbox,
+  Provisioner,
+  SandboxiacProvider,
+  Template,
+} from "sandbox-iac/cdktf";
+
+class SandboxStack extends TerraformStack {
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    new SandboxiacProvider(this, "sandboxiac", {});
+    const tools = new Template(this, "tools", {
+      name: "cdk-tools",
+      cpuCount: 1,
+      memoryMb: 512,
+      buildAttribute: {
+        fromTemplate: "base",
+        steps: [
+          { run: ["mkdir -p /opt/app", "chown user /opt/app"], user: "root" },
+          { copy: { src: "files/app", dest: "/opt/app" } },
+        ],
+      },
+    });
+    const setup = new Provisioner(this, "setup", {
+      template: tools.templateId,
+      files: [{ source: "files/config", destination: "/home/user/config" }],
+      commands: [{ run: "cat /home/user/config/settings.json" }],
+      keepSandbox: true,
+    });
+    const kept = new DataSandboxiacSandbox(this, "kept", { sandboxId: setup.keptSandboxId });
+    new TerraformOutput(this, "template_id", { value: tools.templateId });
+    new TerraformOutput(this, "state", { value: kept.state });
+  }
+}
+
+const app = new App();
+new SandboxStack(app, "sandboxes");
+app.synth();

@@ -1,0 +1,133 @@
+/**
+ * `npm run demo:cdk`: the CDK for Terraform pipeline, for real, against a
+ * fresh local service, once per runtime (examples/cdktn-basic with cdktn,
+ * examples/cdktf-basic with cdktf):
+ *   1. synthesize the app by running it with Node (`node bin/main.js`; the
+ *      cdktn CLI needs Node 22),
+ *   2. `sandbox-iac terraform install --dir <plugins>`,
+ *   3. in cdktf.out/stacks/sandboxes: `terraform init -plugin-dir <plugins>`,
+ *      `apply`, `plan -detailed-exitcode` (no changes expected), `destroy`,
+ * printing what happened. The examples are copied to a temporary directory,
+ * so the checkout stays clean. Expects `npm run build` to have run (the npm
+ * script does). `--runtime cdktn` or `--runtime cdktf` runs only one.
+ */
+"use strict";
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const ROOT = path.resolve(__dirname, "..");
+
+/** test/cdk/support/example.ts, compiled on the fly (the tests use the same steps). */
+function loadExampleSteps() {
+  const esbuild = require("esbuild");
+  const outfile = path.join(ROOT, "dist", "demo-cdk", "example.js");
+  esbuild.buildSync({
+    entryPoints: [path.join(ROOT, "test", "cdk", "support", "example.ts")],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    outfile,
+    // The module finds the repository from its own location: keep pointing there.
+    define: { __dirname: JSON.stringify(path.join(ROOT, "test", "cdk", "support")) },
+    logLevel: "error",
+  });
+  return require(outfile);
+}
+
+function indent(text) {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
+}
+
+async function demo(steps, runtime, service, terraform) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `sandbox-iac-demo-${runtime}-`));
+  const env = steps.terraformEnv(service, work);
+  let stackDir;
+  // `only` keeps the lines worth reading of a long output (e.g. destroy's summary).
+  const tf = async (title, args, okCodes = [0], only) => {
+    console.log(`\n--- terraform ${args.join(" ")}   (${title})`);
+    const ran = await steps.run(terraform, [...args, "-no-color"], stackDir, env);
+    const lines = (ran.stdout + ran.stderr).split("\n");
+    console.log(indent((only ? lines.filter((l) => only.test(l)) : lines).join("\n")));
+    if (!okCodes.includes(ran.code)) throw new Error(`terraform ${args[0]} exited ${ran.code}`);
+    return ran;
+  };
+  try {
+    console.log(`\n===== ${runtime}: examples/${runtime}-basic`);
+    stackDir = await steps.synthExample(runtime, work);
+    console.log(`synthesized by running the app: ${path.relative(work, stackDir)}/cdk.tf.json`);
+    const pluginDir = path.join(work, "plugins");
+    const installed = await steps.installProvider(pluginDir);
+    console.log(`\n--- sandbox-iac terraform install --dir ${pluginDir}`);
+    console.log(indent(installed.stdout));
+    await tf("offline, from the plugin directory", [
+      "init",
+      "-input=false",
+      "-plugin-dir",
+      pluginDir,
+    ]);
+    await tf("creates the template, provisions and keeps a sandbox", [
+      "apply",
+      "-auto-approve",
+      "-input=false",
+    ]);
+    const plan = await tf(
+      "no changes expected",
+      ["plan", "-detailed-exitcode", "-input=false"],
+      [0, 2],
+    );
+    if (plan.code !== 0) throw new Error("the second plan wants changes");
+    await tf(
+      "removes everything",
+      ["destroy", "-auto-approve", "-input=false"],
+      [0],
+      /Destroying|Destruction complete|Destroy complete/,
+    );
+  } catch (err) {
+    if (stackDir && fs.existsSync(path.join(stackDir, ".terraform"))) {
+      await steps.run(terraform, ["destroy", "-auto-approve", "-input=false"], stackDir, env);
+    }
+    throw err;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const steps = loadExampleSteps();
+  const terraform = steps.findTerraform();
+  if (!terraform) {
+    console.error("terraform is not on PATH: install terraform >= 1.11 to run the CDK demo");
+    process.exitCode = 1;
+    return;
+  }
+  const only = process.argv.includes("--runtime")
+    ? process.argv[process.argv.indexOf("--runtime") + 1]
+    : undefined;
+  const runtimes = ["cdktn", "cdktf"].filter((r) => !only || r === only);
+  const { startLocalService } = require(path.join(ROOT, "dist", "local"));
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-demo-cdk-data-"));
+  const service = await startLocalService({ port: 0, dataDir: data });
+  console.log(
+    `local service at ${service.apiUrl} (terraform gets it from E2B_API_URL / E2B_API_KEY)`,
+  );
+  try {
+    for (const runtime of runtimes) await demo(steps, runtime, service, terraform);
+    console.log("\nCDK demo finished: applied, no changes on the second plan, destroyed.");
+  } catch (err) {
+    console.error(`\n${err.message}`);
+    process.exitCode = 1;
+  } finally {
+    await service.close();
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

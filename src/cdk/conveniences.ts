@@ -1,0 +1,119 @@
+/**
+ * The conveniences the `sandbox-iac/cdktn` and `sandbox-iac/cdktf` constructs
+ * add to the generated bindings, written once for both runtimes (which each
+ * entry point passes in): local paths packaged as assets, synth-time checks with
+ * the core's schemas, and no API key in the synthesized JSON.
+ *
+ * @module
+ */
+import type { Construct } from "constructs";
+import { packageLocalPath } from "./local-paths";
+import { providerProblems } from "./provider-check";
+import type { CdkRuntime } from "./runtime";
+
+/** A value with its local paths replaced by asset paths, and the paths that could not be packaged. */
+export interface Packaged<T> {
+  /** The value to hand to the generated setter. */
+  value: T;
+  /** One line per missing path: `<attribute path>: <problem>`. */
+  problems: string[];
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * Packages the `src` of every COPY step of a Template's `build` as an asset
+ * (`copy-<step index>` under `scope`).
+ */
+export function packageCopySources<T>(
+  scope: Construct,
+  build: T,
+  runtime: CdkRuntime,
+): Packaged<T> {
+  const fields = record(build);
+  if (!fields || runtime.Token.isUnresolved(build) || !Array.isArray(fields.steps)) {
+    return { value: build, problems: [] };
+  }
+  const problems: string[] = [];
+  const steps = fields.steps.map((step: unknown, i) => {
+    const copy = record(record(step)?.copy);
+    if (!copy || typeof copy.src !== "string" || runtime.Token.isUnresolved(copy)) return step;
+    const packaged = packageLocalPath(scope, `copy-${i}`, copy.src, runtime);
+    if (!packaged.ok) {
+      problems.push(`build.steps[${i}].copy.src ${packaged.problem}`);
+      return step;
+    }
+    return { ...record(step), copy: { ...copy, src: packaged.path } };
+  });
+  return { value: { ...fields, steps } as T, problems };
+}
+
+/**
+ * Packages the `source` of every entry of a Provisioner's `files` as an asset
+ * (`file-<index>` under `scope`).
+ */
+export function packageFileSources<T>(
+  scope: Construct,
+  files: T,
+  runtime: CdkRuntime,
+): Packaged<T> {
+  if (!Array.isArray(files) || runtime.Token.isUnresolved(files)) {
+    return { value: files, problems: [] };
+  }
+  const problems: string[] = [];
+  const packagedFiles = files.map((file: unknown, i) => {
+    const fields = record(file);
+    if (!fields || typeof fields.source !== "string") return file;
+    const packaged = packageLocalPath(scope, `file-${i}`, fields.source, runtime);
+    if (!packaged.ok) {
+      problems.push(`files[${i}].source ${packaged.problem}`);
+      return file;
+    }
+    return { ...fields, source: packaged.path };
+  });
+  return { value: packagedFiles as T, problems };
+}
+
+/** What a validated construct exposes to {@link addProviderValidation}. */
+export interface ValidatedConstruct extends Construct {
+  /** The resource's Terraform type, e.g. `sandboxiac_template`. */
+  readonly terraformResourceType: string;
+}
+
+/**
+ * Adds a synth-time validation (`node.addValidation`) that runs the provider's
+ * own validation on the construct's attributes as they will be synthesized,
+ * plus any `extra` problems (e.g. missing local paths). Each problem names the
+ * Terraform attribute path.
+ */
+export function addProviderValidation(
+  construct: ValidatedConstruct,
+  attributes: () => Record<string, unknown>,
+  runtime: CdkRuntime,
+  extra: () => readonly string[] = () => [],
+): void {
+  construct.node.addValidation({
+    validate: () =>
+      [...extra(), ...providerProblems(construct.terraformResourceType, attributes(), runtime)].map(
+        (problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`,
+      ),
+  });
+}
+
+/**
+ * The problem with an `api_key` given in the provider block: a literal key
+ * would be written in clear into `cdk.tf.json`. A late-bound value (a
+ * `TerraformVariable` declared `sensitive`) is accepted.
+ */
+export function apiKeyProblems(apiKey: string | undefined, runtime: CdkRuntime): string[] {
+  if (apiKey === undefined || runtime.Token.isUnresolved(apiKey)) return [];
+  return [
+    "sandboxiac provider: api_key is a literal value, which would be written in clear into cdk.tf.json: " +
+      "leave api_key out and set E2B_API_KEY in the environment terraform runs in, " +
+      "or pass a TerraformVariable declared with sensitive: true",
+  ];
+}

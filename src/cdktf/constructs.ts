@@ -1,0 +1,113 @@
+/**
+ * The generated `cdktf` bindings with the conveniences CDK users expect:
+ * local paths packaged as assets, synth-time checks by the provider's own
+ * validation (attribute paths in Terraform names), and no API key in the
+ * synthesized JSON.
+ * Props, getters and Terraform names are exactly the generated ones.
+ *
+ * @module
+ */
+import * as cdktf from "cdktf";
+import type { Construct } from "constructs";
+import { provider, provisioner, sandboxReader, snapshot, template } from "../gen/cdktf";
+import {
+  addProviderValidation,
+  apiKeyProblems,
+  packageCopySources,
+  packageFileSources,
+} from "../cdk/conveniences";
+import type { CdkRuntime } from "../cdk/runtime";
+
+const RUNTIME: CdkRuntime = cdktf;
+
+/**
+ * The `sandboxiac` provider block. With no arguments the provider reads
+ * `E2B_API_URL`, `E2B_SANDBOX_URL`, `E2B_DOMAIN` and `E2B_API_KEY` from the
+ * environment terraform runs in. A literal `apiKey` fails synth validation
+ * (it would be written in clear into `cdk.tf.json`); pass a sensitive
+ * `TerraformVariable` or the environment instead.
+ */
+export class SandboxiacProvider extends provider.SandboxiacProvider {
+  /** Declares the provider block; every argument is optional. */
+  public constructor(scope: Construct, id: string, config: provider.SandboxiacProviderConfig = {}) {
+    super(scope, id, config);
+    this.node.addValidation({ validate: () => apiKeyProblems(this.apiKey, RUNTIME) });
+  }
+}
+
+/**
+ * A template (`sandboxiac_template`). A COPY step's `src` is a local path,
+ * relative to the directory of `cdktf.json` (else the working directory); it is
+ * copied into the stack as an asset so `terraform apply` finds it.
+ */
+export class Template extends template.Template {
+  private copyProblems: readonly string[] = [];
+
+  /** Declares the template; invalid literal props fail synth validation. */
+  public constructor(scope: Construct, id: string, config: template.TemplateConfig) {
+    super(scope, id, config);
+    this.putBuildAttribute(config.buildAttribute);
+    addProviderValidation(
+      this,
+      () => this.synthesizeAttributes(),
+      RUNTIME,
+      () => this.copyProblems,
+    );
+  }
+
+  /** Sets `build`, packaging the local `src` of COPY steps as assets. */
+  public override putBuildAttribute(value: template.TemplateBuild): void {
+    const packaged = packageCopySources(this, value, RUNTIME);
+    this.copyProblems = packaged.problems;
+    super.putBuildAttribute(packaged.value);
+  }
+}
+
+/**
+ * A provisioner (`sandboxiac_provisioner`). A `files[].source` is a local path,
+ * relative to the directory of `cdktf.json` (else the working directory); it is
+ * copied into the stack as an asset so `terraform apply` finds it.
+ */
+export class Provisioner extends provisioner.Provisioner {
+  private fileProblems: readonly string[] = [];
+
+  /** Declares the provisioner; invalid literal props fail synth validation. */
+  public constructor(scope: Construct, id: string, config: provisioner.ProvisionerConfig) {
+    super(scope, id, config);
+    if (config.files !== undefined) this.putFiles(config.files);
+    addProviderValidation(
+      this,
+      () => this.synthesizeAttributes(),
+      RUNTIME,
+      () => this.fileProblems,
+    );
+  }
+
+  /** Sets `files`, packaging each local `source` as an asset. */
+  public override putFiles(value: provisioner.ProvisionerFiles[] | cdktf.IResolvable): void {
+    const packaged = packageFileSources(this, value, RUNTIME);
+    this.fileProblems = packaged.problems;
+    super.putFiles(packaged.value);
+  }
+}
+
+/** A snapshot (`sandboxiac_snapshot`); invalid literal props fail synth validation. */
+export class Snapshot extends snapshot.Snapshot {
+  /** Declares the snapshot. */
+  public constructor(scope: Construct, id: string, config: snapshot.SnapshotConfig) {
+    super(scope, id, config);
+    addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
+  }
+}
+
+/**
+ * A sandbox reader (`sandboxiac_sandbox_reader`); invalid literal props fail
+ * synth validation.
+ */
+export class SandboxReader extends sandboxReader.SandboxReader {
+  /** Declares the reader. */
+  public constructor(scope: Construct, id: string, config: sandboxReader.SandboxReaderConfig) {
+    super(scope, id, config);
+    addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
+  }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * The provider process Terraform starts (through the launcher that
+ * `sandbox-iac terraform install` writes): checks the magic cookie, serves
+ * tfplugin6 with AutoMTLS on a unix socket, prints the handshake line, and
+ * exits after `GRPCController.Shutdown`.
+ *
+ * @module
+ */
+import { redact } from "../errors";
+import { defaultCatalog } from "./catalog";
+import {
+  CLIENT_CERT_ENV,
+  NOT_BY_HAND,
+  SOCKET_DIR_ENV,
+  startedByTerraform,
+} from "./plugin/handshake";
+import { servePlugin } from "./plugin/server";
+import { providerService } from "./provider/service";
+import { ProviderRuntime } from "./provider/runtime";
+
+function log(line: string): void {
+  // go-plugin shows the plugin's stderr in Terraform's log (TF_LOG).
+  process.stderr.write(`${redact(line)}\n`);
+}
+
+async function main(): Promise<void> {
+  if (!startedByTerraform(process.env)) {
+    process.stderr.write(NOT_BY_HAND);
+    process.exit(1);
+  }
+  const clientCertPem = process.env[CLIENT_CERT_ENV];
+  if (!clientCertPem) {
+    process.stderr.write(
+      `sandboxiac provider: ${CLIENT_CERT_ENV} is not set; Terraform sets it (AutoMTLS) for every provider it starts: use Terraform >= 0.13\n`,
+    );
+    process.exit(1);
+  }
+  // Terraform handles Ctrl-C and tells the provider through StopProvider.
+  process.on("SIGINT", () => undefined);
+  const runtime = new ProviderRuntime(process.cwd(), log);
+  const server = await servePlugin({
+    provider: providerService(defaultCatalog(), runtime, log),
+    clientCertPem,
+    socketDir: process.env[SOCKET_DIR_ENV] || undefined,
+  });
+  process.stdout.write(`${server.handshake}\n`);
+  await server.closed;
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  log(`sandboxiac provider: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+/**
+ * ValidateProviderConfig and ConfigureProvider: the provider block, then
+ * `E2B_*`, then the local default, resolved by the same `resolveConfig` every
+ * other entry point uses.
+ *
+ * @module
+ */
+import { type ResolvedConfig, resolveConfig } from "../../config";
+import type { Diagnostic } from "../../gen/terraform/tfplugin6_pb";
+import { SandboxIacError } from "../../errors";
+import { checkWithSchema } from "../../resources/core/check";
+import type { TfBlock } from "../schema/model";
+import { type ProviderConfigInput, providerConfigSchema } from "../schema/provider-config";
+import { containsUnknown, objectToCore } from "../values/convert";
+import { type TfValue, isUnknown } from "../values/dynamic-value";
+import { attributePath } from "../values/convert";
+import { errorDiagnostic } from "./diagnostics";
+import { failureDiagnostics } from "./validate";
+
+/** Problems in the provider block (values still unknown are checked at configure time). */
+export function validateProviderConfig(block: TfBlock, config: TfValue): Diagnostic[] {
+  const core = objectToCore(block.attributes, config as Record<string, TfValue> | null);
+  const checked = checkWithSchema(providerConfigSchema, core, { isUnknown });
+  if (checked.failures.length > 0) return failureDiagnostics(block.attributes, checked.failures);
+  if (containsUnknown(core)) return [];
+  const resolved = resolve(block, core, () => undefined);
+  return "diagnostics" in resolved ? resolved.diagnostics : [];
+}
+
+/** The resolved configuration, or why it cannot be resolved. */
+export function resolve(
+  block: TfBlock,
+  core: ProviderConfigInput,
+  log: (line: string) => void,
+): { config: ResolvedConfig } | { diagnostics: Diagnostic[] } {
+  try {
+    return {
+      config: resolveConfig({
+        apiUrl: core.apiUrl,
+        sandboxUrl: core.sandboxUrl,
+        domain: core.domain,
+        apiKey: core.apiKey,
+        log,
+      }),
+    };
+  } catch (err) {
+    const field = SandboxIacError.is(err) ? err.field : undefined;
+    const attr = block.attributes.find((a) => a.coreName === field);
+    return {
+      diagnostics: [
+        errorDiagnostic(
+          "Invalid provider configuration",
+          err instanceof Error ? err.message : String(err),
+          attr ? attributePath(block.attributes, attr.coreName) : undefined,
+        ),
+      ],
+    };
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The tfplugin6 `Provider` service over a catalog of descriptors. Every
+ * failure is answered as a diagnostic (Terraform shows those); gRPC errors are
+ * left for calls the provider does not implement.
+ *
+ * @module
+ */
+import type { ServiceImpl } from "@connectrpc/connect";
+import { Provider, type Diagnostic } from "../../gen/terraform/tfplugin6_pb";
+import type { Catalog, CatalogDataSource, CatalogResource } from "../schema/catalog";
+import { protoSchema } from "../schema/proto-schema";
+import { decodeDynamic } from "../values/dynamic-value";
+import { objectToCore } from "../values/convert";
+import type { ProviderConfigInput } from "../schema/provider-config";
+import type { TfValue } from "../values/dynamic-value";
+import { readDataSource, validateDataSource } from "./data-sources";
+import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
+import { resolve, validateProviderConfig } from "./provider-config";
+import { planResource, validateResource } from "./plan";
+import { applyResource, importResource, readResource, upgradeResource } from "./resources";
+import type { ProviderRuntime } from "./runtime";
+
+function unknownType(kind: string, typeName: string, known: Iterable<string>): Diagnostic {
+  return errorDiagnostic(
+    `Unknown ${kind} type`,
+    `${typeName} is not a ${kind} of this provider; it has: ${[...known].join(", ")}`,
+  );
+}
+
+/** Runs `fn` for a known resource type, else answers with a diagnostic. */
+async function withResource<T extends object>(
+  catalog: Catalog,
+  typeName: string,
+  fn: (entry: CatalogResource) => T | Promise<T>,
+): Promise<T | { diagnostics: Diagnostic[] }> {
+  const entry = catalog.resources.get(typeName);
+  if (!entry) return { diagnostics: [unknownType("resource", typeName, catalog.resources.keys())] };
+  try {
+    return await fn(entry);
+  } catch (err) {
+    return { diagnostics: [failureDiagnostic(typeName, err, [])] };
+  }
+}
+
+async function withDataSource<T extends object>(
+  catalog: Catalog,
+  typeName: string,
+  fn: (entry: CatalogDataSource) => T | Promise<T>,
+): Promise<T | { diagnostics: Diagnostic[] }> {
+  const entry = catalog.dataSources.get(typeName);
+  if (!entry) {
+    return { diagnostics: [unknownType("data source", typeName, catalog.dataSources.keys())] };
+  }
+  try {
+    return await fn(entry);
+  } catch (err) {
+    return { diagnostics: [failureDiagnostic(typeName, err, [])] };
+  }
+}
+
+/** The Provider service implementation. */
+export function providerService(
+  catalog: Catalog,
+  runtime: ProviderRuntime,
+  log: (line: string) => void,
+): Partial<ServiceImpl<typeof Provider>> {
+  const serverCapabilities = { planDestroy: false, getProviderSchemaOptional: false };
+  return {
+    getMetadata() {
+      return {
+        serverCapabilities,
+        resources: [...catalog.resources.keys()].map((typeName) => ({ typeName })),
+        dataSources: [...catalog.dataSources.keys()].map((typeName) => ({ typeName })),
+      };
+    },
+    getProviderSchema() {
+      return {
+        provider: protoSchema(catalog.provider),
+        resourceSchemas: Object.fromEntries(
+          [...catalog.resources.values()].map((r) => [
+            r.typeName,
+            protoSchema(r.block, r.descriptor.version),
+          ]),
+        ),
+        dataSourceSchemas: Object.fromEntries(
+          [...catalog.dataSources.values()].map((d) => [d.typeName, protoSchema(d.block)]),
+        ),
+        serverCapabilities,
+      };
+    },
+    validateProviderConfig(req) {
+      return { diagnostics: validateProviderConfig(catalog.provider, decodeDynamic(req.config)) };
+    },
+    configureProvider(req) {
+      const core = objectToCore(
+        catalog.provider.attributes,
+        decodeDynamic(req.config) as Record<string, TfValue> | null,
+      ) as ProviderConfigInput;
+      const resolved = resolve(catalog.provider, core, log);
+      if ("diagnostics" in resolved) return { diagnostics: resolved.diagnostics };
+      runtime.configure(resolved.config);
+      return {};
+    },
+    stopProvider() {
+      runtime.stopAll();
+      return {};
+    },
+    validateResourceConfig: (req) =>
+      withResource(catalog, req.typeName, (entry) => validateResource(entry, req)),
+    validateDataResourceConfig: (req) =>
+      withDataSource(catalog, req.typeName, (entry) => validateDataSource(entry, req)),
+    upgradeResourceState: (req) =>
+      withResource(catalog, req.typeName, (entry) => upgradeResource(entry, req)),
+    planResourceChange: (req) =>
+      withResource(catalog, req.typeName, (entry) => planResource(entry, req, runtime)),
+    applyResourceChange: (req, ctx) =>
+      withResource(catalog, req.typeName, (entry) =>
+        applyResource(entry, req, runtime, ctx.signal),
+      ),
+    readResource: (req, ctx) =>
+      withResource(catalog, req.typeName, (entry) => readResource(entry, req, runtime, ctx.signal)),
+    importResourceState: (req, ctx) =>
+      withResource(catalog, req.typeName, (entry) =>
+        importResource(entry, req, runtime, ctx.signal),
+      ),
+    readDataSource: (req, ctx) =>
+      withDataSource(catalog, req.typeName, (entry) =>
+        readDataSource(entry, req, runtime, ctx.signal),
+      ),
+  };
+}

@@ -1,0 +1,276 @@
+/**
+ * The synth tests, written once and run once per runtime from
+ * `cdktn.synth.test.ts` and `cdktf.synth.test.ts`: each file loads only its
+ * own runtime (a jest test file is its own module registry), so cdktn and
+ * cdktf never meet in one module graph. Types come from the cdktn flavour;
+ * the cdktf file passes its modules with the same shape.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type * as CdktnLib from "cdktn";
+import type { Construct } from "constructs";
+import type * as CdktnBindings from "../../../src/cdktn";
+
+/** One runtime under test: the library and the sandbox-iac entry point built on it. */
+export interface CdkFlavour {
+  /** `cdktn` or `cdktf`. */
+  name: string;
+  /** The runtime library. */
+  lib: typeof CdktnLib;
+  /** `sandbox-iac/cdktn` or `sandbox-iac/cdktf` (sources). */
+  bindings: typeof CdktnBindings;
+}
+
+const ROOT = path.resolve(__dirname, "..", "..", "..");
+/** The example app directory: relative local paths are read from its cdktf.json's directory. */
+export const EXAMPLE_DIR = path.join(ROOT, "examples", "cdktn-basic");
+const SECRET = "e2b_0123456789abcdef0123456789abcdef01234567";
+
+/** The issue's stack, built in `scope` with the flavour's classes. */
+export function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): void {
+  new bindings.SandboxiacProvider(scope, "sandboxiac", {});
+  const tools = new bindings.Template(scope, "tools", {
+    name: "cdk-tools",
+    cpuCount: 1,
+    memoryMb: 512,
+    buildAttribute: {
+      fromTemplate: "base",
+      steps: [
+        { run: ["mkdir -p /opt/app", "chown user /opt/app"], user: "root" },
+        { copy: { src: "files/app", dest: "/opt/app" } },
+      ],
+    },
+  });
+  const setup = new bindings.Provisioner(scope, "setup", {
+    template: tools.templateId,
+    files: [{ source: "files/config", destination: "/home/user/config" }],
+    commands: [{ run: "cat /home/user/config/settings.json" }],
+    keepSandbox: true,
+  });
+  const kept = new bindings.DataSandboxiacSandbox(scope, "kept", {
+    sandboxId: setup.keptSandboxId,
+  });
+  new lib.TerraformOutput(scope, "template_id", { value: tools.templateId });
+  new lib.TerraformOutput(scope, "state", { value: kept.state });
+}
+
+/** A stack in an app whose cdktf.json is the example's (so `files/...` resolves there). */
+export function exampleStack(flavour: CdkFlavour): CdktnLib.TerraformStack {
+  const app = flavour.lib.Testing.app({
+    context: { cdktfJsonPath: path.join(EXAMPLE_DIR, "cdktf.json") },
+  });
+  return new flavour.lib.TerraformStack(app, "sandboxes");
+}
+
+/** {@link exampleStack} with an empty provider block, for stacks that declare only resources. */
+function stackWithProvider(flavour: CdkFlavour): CdktnLib.TerraformStack {
+  const stack = exampleStack(flavour);
+  new flavour.bindings.SandboxiacProvider(stack, "sandboxiac", {});
+  return stack;
+}
+
+/** Synthesizes `stack` with validations and returns the parsed cdk.tf.json. */
+function synthJson(flavour: CdkFlavour, stack: CdktnLib.TerraformStack) {
+  return JSON.parse(flavour.lib.Testing.synth(stack, true));
+}
+
+/** The validation error a synth with validations throws. */
+function validationError(flavour: CdkFlavour, stack: CdktnLib.TerraformStack): string {
+  try {
+    flavour.lib.Testing.synth(stack, true);
+  } catch (err) {
+    return String(err instanceof Error ? err.message : err);
+  }
+  throw new Error("synth passed validation");
+}
+
+/** Registers the synth tests for `flavour`. */
+export function describeSynth(flavour: CdkFlavour): void {
+  const { lib, bindings } = flavour;
+
+  describe(`sandbox-iac/${flavour.name} synth`, () => {
+    beforeAll(() => lib.Testing.setupJest());
+
+    it("exports the classes the generator gives for each Terraform type", () => {
+      const types = {
+        SandboxiacProvider: "sandboxiac",
+        Template: "sandboxiac_template",
+        Snapshot: "sandboxiac_snapshot",
+        Provisioner: "sandboxiac_provisioner",
+        SandboxReader: "sandboxiac_sandbox_reader",
+        DataSandboxiacSandbox: "sandboxiac_sandbox",
+        DataSandboxiacSandboxes: "sandboxiac_sandboxes",
+        DataSandboxiacTemplate: "sandboxiac_template",
+        DataSandboxiacSnapshots: "sandboxiac_snapshots",
+        DataSandboxiacSandboxMetricsA: "sandboxiac_sandbox_metrics",
+      };
+      const exported = bindings as unknown as Record<string, { tfResourceType: string }>;
+      for (const [name, type] of Object.entries(types)) {
+        expect({ name, type: exported[name]?.tfResourceType }).toEqual({ name, type });
+      }
+      // The wrapped classes are the generated ones, with the same getters.
+      expect(
+        new bindings.Template(exampleStack(flavour), "t", {
+          name: "n",
+          buildAttribute: { fromTemplate: "base" },
+        }),
+      ).toBeInstanceOf(bindings.template.Template);
+      for (const getter of ["templateId", "buildId", "cpuCount", "memoryMb", "buildAttribute"]) {
+        expect(getter in bindings.Template.prototype).toBe(true);
+      }
+      for (const getter of ["keptSandboxId", "keepSandbox", "sandboxId", "files", "commands"]) {
+        expect(getter in bindings.Provisioner.prototype).toBe(true);
+      }
+    });
+
+    it("synthesizes the issue's stack with the provider's resource types and snake_case attributes", () => {
+      const stack = exampleStack(flavour);
+      issueStack(stack, flavour);
+      const synthesized = lib.Testing.synth(stack, true);
+
+      expect(synthesized).toHaveProvider(bindings.SandboxiacProvider);
+      expect(synthesized).toHaveResourceWithProperties(bindings.Template, {
+        name: "cdk-tools",
+        cpu_count: 1,
+        memory_mb: 512,
+      });
+      expect(synthesized).toHaveResourceWithProperties(bindings.Provisioner, {
+        keep_sandbox: true,
+        template: "${sandboxiac_template.tools.template_id}",
+        commands: [{ run: "cat /home/user/config/settings.json" }],
+      });
+      expect(synthesized).toHaveDataSourceWithProperties(bindings.DataSandboxiacSandbox, {
+        sandbox_id: "${sandboxiac_provisioner.setup.kept_sandbox_id}",
+      });
+
+      const json = JSON.parse(synthesized);
+      const tools = json.resource.sandboxiac_template.tools;
+      expect(
+        Object.keys(tools)
+          .filter((k) => k !== "//")
+          .sort(),
+      ).toEqual(["build", "cpu_count", "memory_mb", "name"]);
+      expect(tools.build.from_template).toBe("base");
+      expect(tools.build.steps[0]).toEqual({
+        run: ["mkdir -p /opt/app", "chown user /opt/app"],
+        user: "root",
+      });
+      expect(Object.keys(tools.build.steps[1].copy).sort()).toEqual(["dest", "src"]);
+      expect(json.output.state.value).toBe("${data.sandboxiac_sandbox.kept.state}");
+      expect(json.terraform.required_providers.sandboxiac).toEqual({
+        source: "sandbox-iac/sandboxiac",
+        version: "~> 0.1",
+      });
+    });
+
+    it("leaves the provider block empty and never writes the API key from the environment", () => {
+      const before = process.env.E2B_API_KEY;
+      process.env.E2B_API_KEY = SECRET;
+      try {
+        const stack = exampleStack(flavour);
+        issueStack(stack, flavour);
+        const synthesized = lib.Testing.synth(stack, true);
+        expect(JSON.parse(synthesized).provider.sandboxiac).toEqual([{}]);
+        expect(synthesized).not.toContain(SECRET);
+      } finally {
+        if (before === undefined) delete process.env.E2B_API_KEY;
+        else process.env.E2B_API_KEY = before;
+      }
+    });
+
+    it("takes the API key from a sensitive variable as a reference, never its value", () => {
+      const stack = exampleStack(flavour);
+      const key = new lib.TerraformVariable(stack, "api_key", { type: "string", sensitive: true });
+      new bindings.SandboxiacProvider(stack, "sandboxiac", { apiKey: key.stringValue });
+      const json = synthJson(flavour, stack);
+      expect(json.provider.sandboxiac).toEqual([{ api_key: "${var.api_key}" }]);
+      expect(json.variable.api_key.sensitive).toBe(true);
+    });
+
+    it("refuses a literal API key at synth, without repeating it", () => {
+      const stack = exampleStack(flavour);
+      new bindings.SandboxiacProvider(stack, "sandboxiac", { apiKey: SECRET });
+      const message = validationError(flavour, stack);
+      expect(message).toContain("api_key is a literal value");
+      expect(message).toContain("E2B_API_KEY");
+      expect(message).not.toContain(SECRET);
+    });
+
+    it("packages local paths as assets that exist relative to the stack directory", () => {
+      const stack = exampleStack(flavour);
+      issueStack(stack, flavour);
+      const outdir = lib.Testing.fullSynth(stack);
+      const stackDir = path.join(outdir, "stacks", "sandboxes");
+      const json = JSON.parse(fs.readFileSync(path.join(stackDir, "cdk.tf.json"), "utf8"));
+
+      const source: string = json.resource.sandboxiac_provisioner.setup.files[0].source;
+      expect(path.isAbsolute(source)).toBe(false);
+      expect(fs.readFileSync(path.join(stackDir, source, "settings.json"), "utf8")).toBe(
+        fs.readFileSync(path.join(EXAMPLE_DIR, "files", "config", "settings.json"), "utf8"),
+      );
+      const src: string = json.resource.sandboxiac_template.tools.build.steps[1].copy.src;
+      expect(path.isAbsolute(src)).toBe(false);
+      expect(fs.readdirSync(path.join(stackDir, src)).sort()).toEqual(["README.txt", "hello.sh"]);
+    });
+
+    it("fails synth validation on cpuCount 0 with the attribute path", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Template(stack, "tools", {
+        name: "cdk-tools",
+        cpuCount: 0,
+        buildAttribute: { fromTemplate: "base" },
+      });
+      expect(validationError(flavour, stack)).toMatch(
+        /sandboxiac_template\.tools: cpu_count must be an integer >= 1, got 0/,
+      );
+    });
+
+    it("fails synth validation on an unknown step kind with the step's path", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Template(stack, "tools", {
+        name: "cdk-tools",
+        buildAttribute: {
+          fromTemplate: "base",
+          // A JavaScript caller (or a cast) can pass a step kind the schema does not have.
+          steps: [{ run: ["true"] }, { shell: "echo hi" } as unknown as { run: string[] }],
+        },
+      });
+      expect(validationError(flavour, stack)).toMatch(
+        /sandboxiac_template\.tools: build\.steps\[1\] must hold one of run, copy, env, workdir or user/,
+      );
+    });
+
+    it("lists every problem at once: a missing local path, a bad command, no sandbox", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Provisioner(stack, "setup", {
+        files: [{ source: "files/nope", destination: "/home/user/x" }],
+        commands: [{ run: "true", cmd: "/bin/true" }],
+      });
+      const message = validationError(flavour, stack);
+      expect(message).toContain(
+        'sandboxiac_provisioner.setup: files[0].source "files/nope" does not exist',
+      );
+      expect(message).toMatch(
+        /sandboxiac_provisioner\.setup: commands\[0\] must set exactly one of `run`/,
+      );
+      expect(message).toMatch(
+        /sandboxiac_provisioner\.setup: template must set exactly one of `template`/,
+      );
+    });
+
+    it("leaves late-bound values to the provider", () => {
+      const stack = stackWithProvider(flavour);
+      const name = new lib.TerraformVariable(stack, "name", { type: "string" });
+      const cpus = new lib.TerraformVariable(stack, "cpus", { type: "number" });
+      new bindings.Template(stack, "tools", {
+        name: name.stringValue,
+        cpuCount: cpus.numberValue,
+        buildAttribute: { fromTemplate: name.stringValue },
+      });
+      new bindings.Snapshot(stack, "again", { sandboxId: name.stringValue, name: "again" });
+      const json = synthJson(flavour, stack);
+      expect(json.resource.sandboxiac_template.tools.cpu_count).toBe("${var.cpus}");
+      expect(json.resource.sandboxiac_snapshot.again.sandbox_id).toBe("${var.name}");
+    });
+  });
+}
