@@ -25,8 +25,8 @@ import type { ManifestEntry } from "./manifest";
  */
 export const ARCHIVE_MIN_FILES = 200;
 /**
- * Many small files go up in at most this many archives: packed one at a time
- * (packing is local CPU), each uploaded and extracted while the next is packed.
+ * Many small files go up in at most this many archives, pipelined: one is
+ * extracted while the next is packed and sent (see {@link ArchiveLanes}).
  */
 export const ARCHIVE_MAX_PARTS = 8;
 /** Larger files go up on their own stream: an archive would copy their bytes once more. */
@@ -44,6 +44,22 @@ export function isArchivable(remotePath: string): boolean {
 
 /** Runs the functions given to it one after the other, in the order given. */
 export type OneAtATime = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * The lanes archives of one sync share: packing (local CPU) one at a time,
+ * and extraction one at a time (extractions side by side measured several
+ * times slower each, contending on the sandbox's filesystem). Uploads run
+ * freely, so archive n+1 is packed and sent while archive n extracts.
+ */
+export interface ArchiveLanes {
+  pack: OneAtATime;
+  extract: OneAtATime;
+}
+
+/** New lanes for one sync. */
+export function archiveLanes(): ArchiveLanes {
+  return { pack: oneAtATime(), extract: oneAtATime() };
+}
 
 /** A new {@link OneAtATime} lane. */
 export function oneAtATime(): OneAtATime {
@@ -105,7 +121,7 @@ export async function uploadArchive(
   user: string | undefined,
   entries: readonly ManifestEntry[],
   signal: AbortSignal | undefined,
-  packing: OneAtATime = oneAtATime(),
+  lanes: ArchiveLanes = archiveLanes(),
 ): Promise<number> {
   const absolute = entries.filter((e) => e.remotePath.startsWith("/"));
   const relative = entries.filter((e) => !e.remotePath.startsWith("/"));
@@ -115,7 +131,7 @@ export async function uploadArchive(
     [relative, "~"],
   ] as const) {
     if (group.length === 0) continue;
-    bytes += await uploadOne(sandbox, user, group, root, signal, packing);
+    bytes += await uploadOne(sandbox, user, group, root, signal, lanes);
   }
   return bytes;
 }
@@ -126,14 +142,14 @@ async function uploadOne(
   entries: readonly ManifestEntry[],
   root: "/" | "~",
   signal: AbortSignal | undefined,
-  packing: OneAtATime,
+  lanes: ArchiveLanes,
 ): Promise<number> {
   const tag = randomBytes(8).toString("hex");
   const local = path.join(tmpdir(), `sandbox-iac-${tag}.tar`);
   // Relative to the user's home, as every upload path is; the tar file leaves no trace there.
   const remote = `.sandbox-iac-${tag}.tar`;
   try {
-    await packing(() => writeArchive(local, entries));
+    await lanes.pack(() => writeArchive(local, entries));
     await sandbox.uploadFile(local, remote, { user, signal });
   } finally {
     await fs.rm(local, { force: true });
@@ -143,9 +159,11 @@ async function uploadOne(
   // running user owns them even as root. Parents come out 0755, as uploads
   // make them.
   const dir = root === "/" ? "/" : '"$HOME"';
-  await sandbox.run(
-    `umask 022; tar -x -p -m --no-same-owner -f "$HOME"/${remote} -C ${dir}; s=$?; rm -f "$HOME"/${remote}; exit $s`,
-    { user, signal, timeoutMs: 0 },
+  await lanes.extract(() =>
+    sandbox.run(
+      `umask 022; tar -x -p -m --no-same-owner -f "$HOME"/${remote} -C ${dir}; s=$?; rm -f "$HOME"/${remote}; exit $s`,
+      { user, signal, timeoutMs: 0 },
+    ),
   );
   return entries.reduce((n, e) => n + e.size, 0);
 }

@@ -17,9 +17,9 @@ import {
   ARCHIVE_MAX_PARTS,
   ARCHIVE_MIN_FILES,
   isArchivable,
-  oneAtATime,
+  archiveLanes,
   uploadArchive,
-  type OneAtATime,
+  type ArchiveLanes,
 } from "./archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
@@ -62,7 +62,7 @@ type UploadUnit =
   /** Small files of one user in one multipart request. */
   | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
   /** Many small files of one user in one archive. */
-  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[]; packing: OneAtATime };
+  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[]; lanes: ArchiveLanes };
 
 function quote(p: string): string {
   return `'${p.replace(/'/g, `'\\''`)}'`;
@@ -87,7 +87,7 @@ function planUploads(
     small.set(key, list);
   }
   const archives: UploadUnit[] = [];
-  const packing = oneAtATime();
+  const lanes = archiveLanes();
   const archived = new Set<ManifestEntry>();
   for (const entries of small.values()) {
     if (entries.length < archiveMinFiles) continue;
@@ -104,7 +104,7 @@ function planUploads(
         kind: "archive",
         user: entries[0].user,
         entries: entries.slice(i, i + per),
-        packing,
+        lanes,
       });
     for (const e of entries) archived.add(e);
   }
@@ -160,7 +160,7 @@ async function upload(
   const signal = options.signal;
   if (unit.kind === "archive") {
     try {
-      return await uploadArchive(sandbox, unit.user, unit.entries, signal, unit.packing);
+      return await uploadArchive(sandbox, unit.user, unit.entries, signal, unit.lanes);
     } catch (err) {
       // A template without tar: the same files, the slower way.
       if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
