@@ -1,7 +1,8 @@
 /**
  * cdktn-basic: the pulumi-basic stack as a CDK Terrain stack. A template built
  * from `base`, a sandbox of it provisioned with files and a setup command and
- * kept running, and a data source reading that sandbox.
+ * kept running, and a data source reading that sandbox; a volume that one
+ * provisioner's sandbox writes into and a second sandbox reads.
  *
  * Synthesize by running the app (`npm run build && node bin/main.js`, or
  * `cdktn synth` on Node >= 22), then from cdktf.out/stacks/sandboxes:
@@ -16,6 +17,7 @@ import {
   Provisioner,
   SandboxiacProvider,
   Template,
+  Volume,
 } from "sandbox-iac/cdktn";
 
 class SandboxStack extends TerraformStack {
@@ -41,8 +43,29 @@ class SandboxStack extends TerraformStack {
       keepSandbox: true,
     });
     const kept = new DataSandboxiacSandbox(this, "kept", { sandboxId: setup.keptSandboxId });
+
+    // A volume outlives sandboxes: one provisioner's sandbox writes into it, a second reads it.
+    const workspace = new Volume(this, "workspace", {
+      name: "cdk-workspace",
+      files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
+    });
+    const mounts = [{ name: workspace.name, path: "/mnt/workspace" }];
+    const writer = new Provisioner(this, "writer", {
+      template: "base",
+      volumeMounts: mounts,
+      commands: [{ run: "echo 'written by the writer' > /mnt/workspace/note.txt" }],
+    });
+    new Provisioner(this, "reader", {
+      template: "base",
+      volumeMounts: mounts,
+      // Fails the apply unless the writer's file is there.
+      commands: [{ run: "grep -x 'written by the writer' /mnt/workspace/note.txt" }],
+      triggers: { written: writer.id },
+    });
+
     new TerraformOutput(this, "template_id", { value: tools.templateId });
     new TerraformOutput(this, "state", { value: kept.state });
+    new TerraformOutput(this, "volume_id", { value: workspace.volumeId });
   }
 }
 

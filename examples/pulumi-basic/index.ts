@@ -1,7 +1,8 @@
 /**
  * pulumi-basic: a template built from `base`, a sandbox of it provisioned with
  * files and setup commands (ending in a snapshot and kept running), and a
- * reader of that sandbox.
+ * reader of that sandbox; a volume that one provisioner's sandbox writes into
+ * and a second sandbox reads.
  *
  * Run: `npm install && npm run build && pulumi up`. The service comes from the
  * stack config (`sandbox-iac:apiUrl`, secret `sandbox-iac:apiKey`) or from the
@@ -9,7 +10,7 @@
  * service (`sandbox-iac serve`) at http://127.0.0.1:3000.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { Provisioner, SandboxReader, Template } from "sandbox-iac/pulumi";
+import { Provisioner, SandboxReader, Template, Volume } from "sandbox-iac/pulumi";
 
 const config = new pulumi.Config();
 const prefix = config.get("prefix") ?? "pulumi-basic";
@@ -47,6 +48,25 @@ const setup = new Provisioner("setup", {
 const keptID = setup.keptSandboxID.apply((id) => id ?? "");
 const kept = new SandboxReader("kept", { sandboxID: keptID, includeMetrics: true });
 
+// A volume outlives sandboxes: one provisioner's sandbox writes into it, a second reads it.
+const workspace = new Volume("workspace", {
+  name: `${prefix}-workspace`,
+  files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
+});
+const mounts = [{ name: workspace.name, path: "/mnt/workspace" }];
+const writer = new Provisioner("writer", {
+  template: "base",
+  volumeMounts: mounts,
+  commands: [{ run: "echo 'written by the writer' > /mnt/workspace/note.txt" }],
+});
+const reader = new Provisioner("reader", {
+  template: "base",
+  volumeMounts: mounts,
+  // Fails the update unless the writer's file is there.
+  commands: [{ run: "grep -x 'written by the writer' /mnt/workspace/note.txt" }],
+  triggers: { written: writer.id },
+});
+
 export const templateID = tools.templateID;
 export const templateNames = tools.names;
 export const buildStatus = tools.buildStatus;
@@ -55,3 +75,6 @@ export const snapshotID = setup.snapshotID;
 export const sandboxState = kept.state;
 export const sandboxTemplate = kept.templateID;
 export const envdAccessToken = kept.envdAccessToken;
+export const volumeID = workspace.volumeID;
+export const writerCommandsRun = writer.commandsRun;
+export const readerCommandsRun = reader.commandsRun;

@@ -38,5 +38,26 @@ resource "sandboxiac_snapshot" "again" {
   name       = "tf-tools-again"
 }
 
+# A volume outlives sandboxes: one provisioner's sandbox writes into it, a second sandbox reads it.
+resource "sandboxiac_volume" "workspace" {
+  name  = "tf-workspace"
+  files = [{ source = "files/config/settings.json", destination = "/settings.json" }]
+}
+
+resource "sandboxiac_provisioner" "writer" {
+  template      = "base"
+  volume_mounts = [{ name = sandboxiac_volume.workspace.name, path = "/mnt/workspace" }]
+  commands      = [{ run = "echo 'written by the writer' > /mnt/workspace/note.txt" }]
+}
+
+resource "sandboxiac_provisioner" "reader" {
+  template      = "base"
+  volume_mounts = [{ name = sandboxiac_volume.workspace.name, path = "/mnt/workspace" }]
+  # Fails the apply unless the writer's file is there.
+  commands = [{ run = "grep -x 'written by the writer' /mnt/workspace/note.txt" }]
+  triggers = { written = sandboxiac_provisioner.writer.id }
+}
+
 output "template_id" { value = sandboxiac_template.tools.template_id }
 output "state" { value = data.sandboxiac_sandbox.kept.state }
+output "volume_id" { value = sandboxiac_volume.workspace.volume_id }

@@ -1,7 +1,11 @@
 /**
  * Entry point of the in-sandbox agent (our envd): serves HTTP/1.1 on a Unix
- * socket. Started by the runtime as
- * `node agent.js --socket /run/sandbox-iac/agent.sock`, as root, cwd `/`.
+ * socket. Started by the runtime as `node agent.js --listen-fd 3`, as root,
+ * cwd `/`: the service created the listening socket in a host directory the
+ * sandbox cannot see and passed it down, so the only way in is the service's.
+ * (`--socket <path>` listens on a path instead; the agent's own tests use it.)
+ * Started in a sandbox, it also serves `sudo` for `user` (./sudo/server.ts);
+ * `node agent.js --sudo [sudo options] command...` is that command's client.
  *
  * @module
  */
@@ -9,17 +13,36 @@ import * as fs from "node:fs";
 import * as http from "node:http";
 import { redact, SandboxIacError } from "../errors";
 import { AGENT_SOCKET_IN_SANDBOX } from "../local/agent-launch";
+import { DEFAULT_USER } from "../wire/envd";
 import { createAgentHandler } from "./server";
-import { createAgentState } from "./state";
+import { createAgentState, type AgentState } from "./state";
+import { runSudoClient } from "./sudo/client";
+import { SUDO_SOCKET_IN_SANDBOX } from "./sudo/protocol";
+import { startSudoServer } from "./sudo/server";
+import { lookupUser } from "./users";
 
 /** Idle keep-alive timeout of envd's server. */
 const IDLE_TIMEOUT_MS = 640_000;
 
-/** Parses `--socket <path>`. @default the socket path of agent-launch.ts */
-export function parseArgs(argv: string[]): { socket: string } {
+/** Where the agent listens: an inherited listening descriptor, or a socket path. */
+export type ListenTarget = { fd: number } | { socket: string };
+
+/** Parses `--listen-fd <n>` or `--socket <path>`. @default the socket path of agent-launch.ts */
+export function parseArgs(argv: string[]): ListenTarget {
   let socket = AGENT_SOCKET_IN_SANDBOX;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === "--listen-fd") {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < 3) {
+        throw new SandboxIacError(
+          "invalid_argument",
+          `--listen-fd needs a descriptor number >= 3, got ${JSON.stringify(argv[i])}: pass --listen-fd <n>`,
+          { operation: "agent.start", field: "--listen-fd" },
+        );
+      }
+      return { fd: v };
+    }
     if (a === "--socket") {
       const v = argv[++i];
       if (!v) {
@@ -37,7 +60,7 @@ export function parseArgs(argv: string[]): { socket: string } {
     else {
       throw new SandboxIacError(
         "invalid_argument",
-        `unknown argument ${JSON.stringify(a)}: only --socket <path> is accepted`,
+        `unknown argument ${JSON.stringify(a)}: only --listen-fd <n> or --socket <path> is accepted`,
         {
           operation: "agent.start",
           field: a,
@@ -48,13 +71,36 @@ export function parseArgs(argv: string[]): { socket: string } {
   return { socket };
 }
 
-/** Starts the agent on `socket`; resolves once it listens. */
-export async function startAgent(socket: string): Promise<http.Server> {
-  const server = http.createServer(createAgentHandler({ state: createAgentState() }));
+/** Options of {@link startAgent}. */
+export interface StartAgentOptions {
+  /**
+   * Also serve `sudo` for `user` on this socket path (the agent must be root).
+   * @default undefined (no sudo socket; the agent's own tests run without one)
+   */
+  sudoSocket?: string;
+}
+
+/** Starts the agent on `target` (a socket path or a descriptor); resolves once it listens. */
+export async function startAgent(
+  target: string | ListenTarget,
+  options: StartAgentOptions = {},
+): Promise<http.Server> {
+  const where = typeof target === "string" ? { socket: target } : target;
+  const state = createAgentState();
+  const server = http.createServer(createAgentHandler({ state }));
+  if (options.sudoSocket) await startSudo(options.sudoSocket, state);
   // Streams (commands, watches) stay open for as long as they run.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = IDLE_TIMEOUT_MS;
+  if ("fd" in where) {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ fd: where.fd }, () => resolve());
+    });
+    return server;
+  }
+  const socket = where.socket;
   fs.rmSync(socket, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -65,15 +111,45 @@ export async function startAgent(socket: string): Promise<http.Server> {
   return server;
 }
 
+/**
+ * Starts the sudo socket for `user`. A sandbox without that user, or a failure
+ * here, leaves `sudo` saying it cannot reach the agent: never the agent down.
+ */
+async function startSudo(socket: string, state: AgentState): Promise<void> {
+  const owner = lookupUser(DEFAULT_USER);
+  if (!owner || owner.uid === 0) return;
+  try {
+    const server = await startSudoServer({ socket, owner, state });
+    server.unref();
+  } catch (err) {
+    console.error(redact(`agent: sudo socket at ${socket} not started: ${(err as Error).message}`));
+  }
+}
+
+function sudoMain(args: string[]): void {
+  runSudoClient(args).then(
+    (code) => process.stdout.write("", () => process.stderr.write("", () => process.exit(code))),
+    (err: unknown) => {
+      process.stderr.write(`sudo: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}
+
 function main(): void {
-  const { socket } = parseArgs(process.argv.slice(2));
+  if (process.argv[2] === "--sudo") {
+    sudoMain(process.argv.slice(3));
+    return;
+  }
+  const target = parseArgs(process.argv.slice(2));
+  const socket = "fd" in target ? `descriptor ${target.fd}` : target.socket;
   process.on("uncaughtException", (err) =>
     console.error(redact(`agent: uncaught: ${err.stack ?? err.message}`)),
   );
   process.on("unhandledRejection", (err) =>
     console.error(redact(`agent: unhandled rejection: ${String(err)}`)),
   );
-  startAgent(socket).then(
+  startAgent(target, { sudoSocket: SUDO_SOCKET_IN_SANDBOX }).then(
     (server) => {
       const stop = () => server.close(() => process.exit(0));
       process.on("SIGTERM", stop);

@@ -15,8 +15,14 @@ export class PathError extends Error {
   }
 }
 
+/** Linux's PATH_MAX: no system call takes a longer path. */
+export const MAX_PATH_BYTES = 4096;
+
 /**
  * Resolves `p` for `user`.
+ *
+ * @throws PathError for a path no system call can take (a NUL byte, longer
+ *   than {@link MAX_PATH_BYTES}), so callers answer 400 rather than failing later.
  *
  * @param defaultWorkdir what an empty path means; when absent, the user's HOME.
  */
@@ -25,6 +31,16 @@ export function resolvePath(
   user: SandboxUser,
   defaultWorkdir: string | undefined,
 ): string {
+  if (p.includes("\0")) {
+    throw new PathError(
+      `path '${p.replace(/\0/g, "\\0")}' contains a NUL byte, which no file name can hold: remove it`,
+    );
+  }
+  if (Buffer.byteLength(p) > MAX_PATH_BYTES) {
+    throw new PathError(
+      `path '${p.slice(0, 64)}...' is ${Buffer.byteLength(p)} bytes long; at most ${MAX_PATH_BYTES} are allowed`,
+    );
+  }
   if (p === "") return path.resolve(defaultWorkdir ?? user.home);
   if (p === "~") return path.resolve(user.home);
   if (p.startsWith("~/")) return path.resolve(user.home, p.slice(2));

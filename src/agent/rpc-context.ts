@@ -5,6 +5,7 @@
  */
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { ENVD_HEADERS } from "../wire/envd";
+import { errnoReport } from "../wire/errno";
 import { PathError, resolvePath } from "./paths";
 import { UnknownUserError, resolveUser, usernameFromAuthorization } from "./request-user";
 import type { AgentState } from "./state";
@@ -36,25 +37,8 @@ export function rpcPath(state: AgentState, user: SandboxUser, p: string): string
 /** Turns an unexpected filesystem error into a Connect error with envd's codes. */
 export function fsError(err: unknown, what: string): ConnectError {
   if (err instanceof ConnectError) return err;
-  const e = err as NodeJS.ErrnoException;
-  switch (e?.code) {
-    case "ENOENT":
-      return new ConnectError(`${what}: no such file or directory`, Code.NotFound);
-    case "EACCES":
-    case "EPERM":
-      return new ConnectError(`${what}: permission denied`, Code.PermissionDenied);
-    case "EEXIST":
-      return new ConnectError(`${what}: already exists`, Code.AlreadyExists);
-    case "ENOTDIR":
-      return new ConnectError(`${what}: not a directory`, Code.InvalidArgument);
-    case "ENOSPC":
-      return new ConnectError(`${what}: no space left on device`, Code.ResourceExhausted);
-    case "ELOOP":
-      return new ConnectError(
-        `${what}: too many levels of symbolic links`,
-        Code.FailedPrecondition,
-      );
-    default:
-      return new ConnectError(`${what}: ${e?.message ?? String(err)}`, Code.Internal);
-  }
+  const report = errnoReport(err);
+  if (report) return new ConnectError(`${what}: ${report.reason}`, report.code);
+  const e = err as Error | undefined;
+  return new ConnectError(`${what}: ${e?.message ?? String(err)}`, Code.Internal);
 }

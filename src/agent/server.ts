@@ -11,7 +11,7 @@ import { Process } from "../gen/envd/process/process_pb";
 import { redact } from "../errors";
 import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, ENVD_ROUTES } from "../wire/envd";
 import { checkSignature, tokenMatches } from "./auth";
-import { RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
+import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
 import { filesystemService } from "./filesystem/service";
 import { WatcherTable } from "./filesystem/watchers";
 import { composeFiles } from "./http/compose";
@@ -24,6 +24,7 @@ import { HttpError, sendError } from "./http/respond";
 import type { RouteContext } from "./http/route-context";
 import { ProcessRegistry } from "./process/registry";
 import { processService } from "./process/service";
+import { decodeErrorsAsInvalidArgument } from "./rpc-decode-errors";
 import type { AgentState } from "./state";
 
 type Route = (ctx: RouteContext) => Promise<void>;
@@ -46,6 +47,70 @@ const SIGNED_ROUTES: Record<string, "read" | "write"> = {
   [`GET ${ENVD_ROUTES.files}`]: "read",
   [`POST ${ENVD_ROUTES.files}`]: "write",
 };
+
+/** Content types of the Connect JSON codec, the only one the agent takes (both SDKs use it). */
+const RPC_CONTENT_TYPES = new Set(["application/json", "application/connect+json"]);
+
+/** A request refused before the Connect adapter sees it. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** Why an RPC request body cannot be taken, before any of it is read. */
+function refuseRpcBody(req: IncomingMessage): Refusal | undefined {
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (!RPC_CONTENT_TYPES.has(type)) {
+    return {
+      status: 415,
+      code: "invalid_argument",
+      message: `content type '${type}' is not accepted: the agent speaks Connect with the JSON codec (application/json, or application/connect+json for streams)`,
+    };
+  }
+  for (const header of ["content-encoding", "connect-content-encoding"]) {
+    const encoding = String(req.headers[header] ?? "identity")
+      .trim()
+      .toLowerCase();
+    if (encoding !== "identity" && encoding !== "") {
+      return {
+        status: 415,
+        code: "invalid_argument",
+        message: `${header} '${encoding}' is not accepted: the agent takes uncompressed Connect requests (both SDKs send them); drop the header`,
+      };
+    }
+  }
+  const length = Number(req.headers["content-length"] ?? "0");
+  if (length > RPC_MAX_BODY_BYTES) {
+    return {
+      status: 413,
+      code: "resource_exhausted",
+      message: `request body of ${length} bytes exceeds the limit of ${RPC_MAX_BODY_BYTES} bytes: send less per call`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Answers a refusal in Connect's JSON error shape, then closes the
+ * connection: the unread body is drained only up to a bound, so the client
+ * reads the answer instead of a reset, and a huge body costs little.
+ */
+function sendRefusal(req: IncomingMessage, res: ServerResponse, r: Refusal): void {
+  const body = Buffer.from(JSON.stringify({ code: r.code, message: r.message }));
+  res.writeHead(r.status, {
+    "Content-Type": "application/json",
+    "Content-Length": body.length,
+    Connection: "close",
+  });
+  res.end(body);
+  let drained = 0;
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > RPC_MAX_BODY_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
 
 /** What {@link createAgentHandler} needs. */
 export interface AgentHandlerOptions {
@@ -81,6 +146,9 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
   const registry = new ProcessRegistry();
   const watchers = new WatcherTable();
   const rpc = connectNodeAdapter({
+    // A chunked body (no Content-Length to check up front) is still bounded.
+    readMaxBytes: RPC_MAX_BODY_BYTES,
+    interceptors: [decodeErrorsAsInvalidArgument],
     routes: (router) => {
       router.service(Process, processService(state, registry));
       router.service(Filesystem, filesystemService(state, watchers));
@@ -98,6 +166,11 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       return;
     }
     if (isRpc) {
+      const refused = refuseRpcBody(req);
+      if (refused) {
+        sendRefusal(req, res, refused);
+        return;
+      }
       rpc(req, res);
       return;
     }

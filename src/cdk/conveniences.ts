@@ -117,3 +117,16 @@ export function apiKeyProblems(apiKey: string | undefined, runtime: CdkRuntime):
       "or pass a TerraformVariable declared with sensitive: true",
   ];
 }
+
+/**
+ * The problem with a Secret's `value` given as a literal: it would be written
+ * in clear into `cdk.tf.json`. A late-bound value (a `TerraformVariable`
+ * declared `sensitive`, or another resource's output) is accepted.
+ */
+export function secretValueProblems(value: string | undefined, runtime: CdkRuntime): string[] {
+  if (value === undefined || runtime.Token.isUnresolved(value)) return [];
+  return [
+    "value is a literal, which would be written in clear into cdk.tf.json: " +
+      "pass a TerraformVariable declared with sensitive: true (set it with TF_VAR_<name> in the pipeline)",
+  ];
+}

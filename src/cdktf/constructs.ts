@@ -9,12 +9,21 @@
  */
 import * as cdktf from "cdktf";
 import type { Construct } from "constructs";
-import { provider, provisioner, sandboxReader, snapshot, template } from "../gen/cdktf";
+import {
+  provider,
+  provisioner,
+  sandboxReader,
+  secret,
+  snapshot,
+  template,
+  volume,
+} from "../gen/cdktf";
 import {
   addProviderValidation,
   apiKeyProblems,
   packageCopySources,
   packageFileSources,
+  secretValueProblems,
 } from "../cdk/conveniences";
 import type { CdkRuntime } from "../cdk/runtime";
 
@@ -109,5 +118,51 @@ export class SandboxReader extends sandboxReader.SandboxReader {
   public constructor(scope: Construct, id: string, config: sandboxReader.SandboxReaderConfig) {
     super(scope, id, config);
     addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
+  }
+}
+
+/**
+ * A persistent volume (`sandboxiac_volume`). A `files[].source` is a local
+ * path, relative to the directory of `cdktf.json` (else the working directory);
+ * it is copied into the stack as an asset so `terraform apply` finds it.
+ */
+export class Volume extends volume.Volume {
+  private fileProblems: readonly string[] = [];
+
+  /** Declares the volume; invalid literal props fail synth validation. */
+  public constructor(scope: Construct, id: string, config: volume.VolumeConfig) {
+    super(scope, id, config);
+    if (config.files !== undefined) this.putFiles(config.files);
+    addProviderValidation(
+      this,
+      () => this.synthesizeAttributes(),
+      RUNTIME,
+      () => this.fileProblems,
+    );
+  }
+
+  /** Sets `files`, packaging each local `source` as an asset. */
+  public override putFiles(value: volume.VolumeFiles[] | cdktf.IResolvable): void {
+    const packaged = packageFileSources(this, value, RUNTIME);
+    this.fileProblems = packaged.problems;
+    super.putFiles(packaged.value);
+  }
+}
+
+/**
+ * A secret (`sandboxiac_secret`). Its `value` must be late-bound (a sensitive
+ * `TerraformVariable`): a literal fails synth validation, since it would be
+ * written in clear into `cdk.tf.json`.
+ */
+export class Secret extends secret.Secret {
+  /** Declares the secret; invalid literal props fail synth validation. */
+  public constructor(scope: Construct, id: string, config: secret.SecretConfig) {
+    super(scope, id, config);
+    addProviderValidation(
+      this,
+      () => this.synthesizeAttributes(),
+      RUNTIME,
+      () => secretValueProblems(config.value, RUNTIME),
+    );
   }
 }

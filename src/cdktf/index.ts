@@ -2,7 +2,7 @@
  * CDK for Terraform constructs of the `sandbox-iac/sandboxiac` provider for
  * cdktf 0.21 (`sandbox-iac/cdktf`, peer `cdktf`). The same classes as
  * `cdktf get` would generate for the provider (`SandboxiacProvider`,
- * `Template`, `Snapshot`, `Provisioner`, `SandboxReader`, `DataSandboxiac*`), with local paths
+ * `Template`, `Snapshot`, `Provisioner`, `SandboxReader`, `Volume`, `Secret`, `DataSandboxiac*`), with local paths
  * packaged as assets and synth-time validation. For CDK Terrain (cdktn) apps
  * use `sandbox-iac/cdktn`: the two runtimes' constructs do not mix.
  *
@@ -16,7 +16,15 @@
  * @module
  */
 export * from "../gen/cdktf";
-export { Provisioner, SandboxReader, SandboxiacProvider, Snapshot, Template } from "./constructs";
+export {
+  Provisioner,
+  SandboxReader,
+  SandboxiacProvider,
+  Secret,
+  Snapshot,
+  Template,
+  Volume,
+} from "./constructs";
 export { DataSandboxiacSandbox } from "../gen/cdktf/data-sandboxiac-sandbox";
 export type { DataSandboxiacSandboxConfig } from "../gen/cdktf/data-sandboxiac-sandbox";
 export { DataSandboxiacSandboxMetricsA } from "../gen/cdktf/data-sandboxiac-sandbox-metrics";
@@ -42,3 +50,5 @@ export type {
 } from "../gen/cdktf/provisioner";
 export type { SnapshotConfig } from "../gen/cdktf/snapshot";
 export type { SandboxReaderConfig } from "../gen/cdktf/sandbox-reader";
+export type { SecretConfig } from "../gen/cdktf/secret";
+export type { VolumeConfig, VolumeFiles } from "../gen/cdktf/volume";

@@ -2,7 +2,7 @@
  * CDK for Terraform constructs of the `sandbox-iac/sandboxiac` provider for
  * CDK Terrain (`sandbox-iac/cdktn`, peer `cdktn`). The same classes as
  * `cdktn get` would generate for the provider (`SandboxiacProvider`,
- * `Template`, `Snapshot`, `Provisioner`, `SandboxReader`, `DataSandboxiac*`), with local paths
+ * `Template`, `Snapshot`, `Provisioner`, `SandboxReader`, `Volume`, `Secret`, `DataSandboxiac*`), with local paths
  * packaged as assets and synth-time validation. For cdktf 0.21 apps use
  * `sandbox-iac/cdktf`: the two runtimes' constructs do not mix.
  *
@@ -16,7 +16,15 @@
  * @module
  */
 export * from "../gen/cdktn";
-export { Provisioner, SandboxReader, SandboxiacProvider, Snapshot, Template } from "./constructs";
+export {
+  Provisioner,
+  SandboxReader,
+  SandboxiacProvider,
+  Secret,
+  Snapshot,
+  Template,
+  Volume,
+} from "./constructs";
 export { DataSandboxiacSandbox } from "../gen/cdktn/data-sandboxiac-sandbox";
 export type { DataSandboxiacSandboxConfig } from "../gen/cdktn/data-sandboxiac-sandbox";
 export { DataSandboxiacSandboxMetricsA } from "../gen/cdktn/data-sandboxiac-sandbox-metrics";
@@ -42,3 +50,5 @@ export type {
 } from "../gen/cdktn/provisioner";
 export type { SnapshotConfig } from "../gen/cdktn/snapshot";
 export type { SandboxReaderConfig } from "../gen/cdktn/sandbox-reader";
+export type { SecretConfig } from "../gen/cdktn/secret";
+export type { VolumeConfig, VolumeFiles } from "../gen/cdktn/volume";

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Local service only: mints an access token for the API key's holder, to hand to the E2B CLI's login. Tokens stay valid for a year and are all revoked by changing the API key. */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes": {
         parameters: {
             query?: never;
@@ -64,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxID}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Checkpoints the sandbox's filesystem (its processes are frozen for the copy and go on afterwards) and starts `count` sandboxes from it. The local service cannot copy memory, so forks boot fresh on the parent's files; the checkpoint is kept as an unnamed snapshot of the parent. */
+        post: operations["forkSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandboxID}/logs": {
         parameters: {
             query?: never;
@@ -96,6 +133,26 @@ export interface paths {
         };
         get: operations["getSandboxMetrics"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxID}/network": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Replaces the outbound rules of a sandbox (at once when it runs, at its next start when paused); allow_internet_access, when given, changes it too. */
+        put: operations["updateSandboxNetwork"];
         post?: never;
         delete?: never;
         options?: never;
@@ -193,7 +250,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Overwrites the TTL (end = now + timeout); it may shorten it. */
+        /** @description Overwrites the TTL (end = now + timeout); it may shorten it. Without a body the sandbox gets the API's default lifetime (15 s) from now. */
         post: operations["setSandboxTimeout"];
         delete?: never;
         options?: never;
@@ -217,6 +274,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listSecrets"];
+        put?: never;
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/secrets/{secretID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the secret (`sec_` prefixed), or its canonical lower-case name */
+                secretID: components["parameters"]["secretID"];
+            };
+            cookie?: never;
+        };
+        get: operations["getSecret"];
+        put?: never;
+        post: operations["updateSecret"];
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/snapshots": {
         parameters: {
             query?: never;
@@ -225,6 +317,23 @@ export interface paths {
             cookie?: never;
         };
         get: operations["listSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The caller's teams, each with its API key (the E2B CLI reads it after login). */
+        get: operations["listTeams"];
         put?: never;
         post?: never;
         delete?: never;
@@ -506,6 +615,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/volumecontent/{volumeID}/dir": {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        get: operations["listVolumeDir"];
+        put?: never;
+        post: operations["makeVolumeDir"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/volumecontent/{volumeID}/file": {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        get: operations["readVolumeFile"];
+        put: operations["writeVolumeFile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/volumecontent/{volumeID}/path": {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        get: operations["statVolumePath"];
+        put?: never;
+        post?: never;
+        delete: operations["removeVolumePath"];
+        options?: never;
+        head?: never;
+        patch: operations["updateVolumePath"];
+        trace?: never;
+    };
+    "/volumes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listVolumes"];
+        put?: never;
+        post: operations["createVolume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/volumes/{volumeID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        get: operations["getVolume"];
+        put?: never;
+        post?: never;
+        /** @description Deletes the volume and its content, also while sandboxes mount it (as E2B does) */
+        delete: operations["deleteVolume"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -517,7 +728,7 @@ export interface components {
         };
         AssignTemplateTagsRequest: {
             tags: string[];
-            /** @description `name:tag` of the build to tag */
+            /** @description `name:tag` of the build to tag. The local service also takes `name:<buildID>`, so a build that lost all its tags can be tagged again (E2B's tags are never UUIDs, so the two cannot clash). */
             target: string;
         };
         AWSRegistry: {
@@ -689,6 +900,17 @@ export interface components {
             timeout?: number;
             volumeMounts?: components["schemas"]["SandboxVolumeMount"][];
         };
+        NewSecret: {
+            metadata?: components["schemas"]["SecretMetadata"];
+            /** @description Lower-cased before storage; the `sec_` prefix is reserved for identifiers */
+            name: string;
+            /** @description The value; write-only */
+            value: string;
+        };
+        NewVolume: {
+            /** @description Name of the volume, unique among the service's volumes */
+            name: string;
+        };
         /**
          * @default desc
          * @enum {string}
@@ -758,6 +980,25 @@ export interface components {
             sandboxes: {
                 [key: string]: components["schemas"]["SandboxMetric"];
             };
+        };
+        SandboxForkRequest: {
+            /**
+             * Format: int32
+             * @description How many sandboxes to start from the checkpoint
+             * @default 1
+             */
+            count?: number;
+            /**
+             * Format: int32
+             * @description Lifetime of each fork in seconds (must be greater than 0)
+             * @default 15
+             */
+            timeout?: number;
+        };
+        /** @description One fork; exactly one of `sandbox` and `error` is set */
+        SandboxForkResult: {
+            error?: components["schemas"]["Error"];
+            sandbox?: components["schemas"]["Sandbox"];
         };
         SandboxIam: {
             tokens?: {
@@ -857,6 +1098,11 @@ export interface components {
                 };
             };
         };
+        SandboxNetworkUpdate: {
+            allow_internet_access?: boolean;
+            allowOut?: string[];
+            denyOut?: string[];
+        };
         /** @enum {string} */
         SandboxOnTimeout: "kill" | "pause";
         SandboxPauseRequest: {
@@ -884,10 +1130,42 @@ export interface components {
             name: string;
             path: string;
         };
+        /** @description Metadata of a secret. It never carries the secret value. */
+        Secret: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int64
+             * @description Version served to readers
+             */
+            currentVersion: number;
+            metadata: components["schemas"]["SecretMetadata"];
+            /** @description Name of the secret */
+            name: string;
+            /** @description Identifier of the secret (`sec_` prefixed) */
+            secretID: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Customer metadata of the secret. Always present, empty when unset. At most 32 entries; keys at most 128 bytes, values at most 1024 bytes, 8192 bytes in total. */
+        SecretMetadata: {
+            [key: string]: string;
+        };
+        SecretUpdate: {
+            metadata?: components["schemas"]["SecretMetadata"];
+            /** @description The new value; write-only */
+            value: string;
+        };
         SnapshotInfo: {
             names: string[];
             /** @description `<namespace>/<alias>:<tag>` when named, else `<templateID>:<tag>` */
             snapshotID: string;
+        };
+        Team: {
+            apiKey: string;
+            isDefault: boolean;
+            name: string;
+            teamID: string;
         };
         TeamUser: {
             /** @deprecated */
@@ -1033,6 +1311,53 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        Volume: {
+            /** @description Name of the volume */
+            name: string;
+            /** @description ID of the volume */
+            volumeID: string;
+        };
+        VolumeAndToken: {
+            /** @description Domain of the volume content API; absent means the default */
+            domain?: string;
+            /** @description Name of the volume */
+            name: string;
+            /** @description Auth token of the volume content API */
+            token: string;
+            /** @description ID of the volume */
+            volumeID: string;
+        };
+        VolumeDirectoryListing: components["schemas"]["VolumeEntryStat"][];
+        VolumeEntryStat: {
+            /** Format: date-time */
+            atime: string;
+            /** Format: date-time */
+            ctime: string;
+            /** Format: uint32 */
+            gid: number;
+            /** Format: uint32 */
+            mode: number;
+            /** Format: date-time */
+            mtime: string;
+            name: string;
+            path: string;
+            /** Format: int64 */
+            size: number;
+            /** @description The link's target */
+            target?: string;
+            /** @enum {string} */
+            type: "unknown" | "file" | "directory" | "symlink";
+            /** Format: uint32 */
+            uid: number;
+        };
+        VolumeMetadataUpdate: {
+            /** Format: uint32 */
+            gid?: number;
+            /** Format: uint32 */
+            mode?: number;
+            /** Format: uint32 */
+            uid?: number;
+        };
     };
     responses: {
         /** @description Bad request */
@@ -1147,7 +1472,21 @@ export interface components {
         paginationLimit: number;
         /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
         sandboxID: string;
+        /** @description Identifier of the secret (`sec_` prefixed), or its canonical lower-case name */
+        secretID: string;
         templateID: string;
+        /** @description Create missing parent directories (and, for a directory, accept one that exists) */
+        volumeForce: boolean;
+        /** @description Group of the created entry */
+        volumeGid: number;
+        /** @description Volume identifier (a UUID) */
+        volumeID: string;
+        /** @description Permission bits of the created entry */
+        volumeMode: number;
+        /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+        volumePath: string;
+        /** @description Owner of the created entry */
+        volumeUid: number;
     };
     requestBodies: never;
     headers: {
@@ -1158,6 +1497,29 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+        };
+    };
     listSandboxes: {
         parameters: {
             query?: {
@@ -1310,6 +1672,39 @@ export interface operations {
             504: components["responses"]["504"];
         };
     };
+    forkSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxForkRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per requested fork */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxForkResult"][];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
     getSandboxLogs: {
         parameters: {
             query?: {
@@ -1365,6 +1760,35 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SandboxMetric"][];
                 };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    updateSandboxNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sandbox identifier (the legacy `<sandboxID>-<clientID>` form is accepted too) */
+                sandboxID: components["parameters"]["sandboxID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxNetworkUpdate"];
+            };
+        };
+        responses: {
+            /** @description The rules were replaced */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
@@ -1505,7 +1929,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SandboxTimeoutRequest"];
             };
@@ -1551,6 +1975,146 @@ export interface operations {
             500: components["responses"]["500"];
         };
     };
+    listSecrets: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items in one page */
+                limit?: components["parameters"]["paginationLimit"];
+                /** @description Opaque cursor returned in `X-Next-Token` by the previous page */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of secrets (metadata only) */
+            200: {
+                headers: {
+                    "X-Next-Token": components["headers"]["X-Next-Token"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"][];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            500: components["responses"]["500"];
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSecret"];
+            };
+        };
+        responses: {
+            /** @description The secret was created (metadata only) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            409: components["responses"]["409"];
+            500: components["responses"]["500"];
+        };
+    };
+    getSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the secret (`sec_` prefixed), or its canonical lower-case name */
+                secretID: components["parameters"]["secretID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret's metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    updateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the secret (`sec_` prefixed), or its canonical lower-case name */
+                secretID: components["parameters"]["secretID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretUpdate"];
+            };
+        };
+        responses: {
+            /** @description The secret's new version was stored (metadata only) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the secret (`sec_` prefixed), or its canonical lower-case name */
+                secretID: components["parameters"]["secretID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret was deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
     listSnapshots: {
         parameters: {
             query?: {
@@ -1579,6 +2143,27 @@ export interface operations {
             };
             401: components["responses"]["401"];
             500: components["responses"]["500"];
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The teams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
+                };
+            };
+            401: components["responses"]["401"];
         };
     };
     listTemplates: {
@@ -1902,7 +2487,10 @@ export interface operations {
                 /** @description Opaque cursor returned in `X-Next-Token` by the previous page */
                 nextToken?: components["parameters"]["nextToken"];
                 order?: components["schemas"]["OrderDirection"];
+                /** @description Only sandboxes started at or after this time (inclusive) */
                 startedAfter?: string;
+                /** @description Only sandboxes started at or before this time (inclusive) */
+                startedBefore?: string;
                 state?: components["schemas"]["SandboxState"][];
                 /** @description Template ID or alias */
                 template?: string;
@@ -2156,6 +2744,352 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             403: components["responses"]["403"];
+            500: components["responses"]["500"];
+        };
+    };
+    listVolumeDir: {
+        parameters: {
+            query: {
+                /** @description Number of layers deep to recurse into the directory */
+                depth?: number;
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries below the directory */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeDirectoryListing"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    makeVolumeDir: {
+        parameters: {
+            query: {
+                /** @description Create missing parent directories (and, for a directory, accept one that exists) */
+                force?: components["parameters"]["volumeForce"];
+                /** @description Group of the created entry */
+                gid?: components["parameters"]["volumeGid"];
+                /** @description Permission bits of the created entry */
+                mode?: components["parameters"]["volumeMode"];
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+                /** @description Owner of the created entry */
+                uid?: components["parameters"]["volumeUid"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The directory was created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeEntryStat"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            500: components["responses"]["500"];
+        };
+    };
+    readVolumeFile: {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    writeVolumeFile: {
+        parameters: {
+            query: {
+                /** @description Create missing parent directories (and, for a directory, accept one that exists) */
+                force?: components["parameters"]["volumeForce"];
+                /** @description Group of the created entry */
+                gid?: components["parameters"]["volumeGid"];
+                /** @description Permission bits of the created entry */
+                mode?: components["parameters"]["volumeMode"];
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+                /** @description Owner of the created entry */
+                uid?: components["parameters"]["volumeUid"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The file was written (replaced atomically when it existed) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeEntryStat"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+            /** @description The data dir is out of space */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    statVolumePath: {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeEntryStat"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    removeVolumePath: {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry (a directory with everything below it) was removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    updateVolumePath: {
+        parameters: {
+            query: {
+                /** @description Path inside the volume (`/` is its root); `..` and symlinks are refused */
+                path: components["parameters"]["volumePath"];
+            };
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VolumeMetadataUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeEntryStat"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    listVolumes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every volume */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Volume"][];
+                };
+            };
+            401: components["responses"]["401"];
+            500: components["responses"]["500"];
+        };
+    };
+    createVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewVolume"];
+            };
+        };
+        responses: {
+            /** @description The volume was created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeAndToken"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            409: components["responses"]["409"];
+            500: components["responses"]["500"];
+        };
+    };
+    getVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The volume and its content token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeAndToken"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            500: components["responses"]["500"];
+        };
+    };
+    deleteVolume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Volume identifier (a UUID) */
+                volumeID: components["parameters"]["volumeID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The volume was deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
             500: components["responses"]["500"];
         };
     };

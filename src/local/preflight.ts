@@ -1,13 +1,17 @@
 /**
- * Host checks done before the local service starts: it needs Linux, root and
- * bubblewrap. Failing early with how to fix beats a cryptic mount error later.
+ * Host checks done before the local service starts: Linux, root, the programs
+ * and kernel features the isolation needs. A missing one stops the service
+ * with a message naming the package or feature: there is no silent fallback
+ * to weaker isolation. Failing early beats a cryptic mount error later.
  *
  * @module
  */
-import { accessSync, constants } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { SandboxIacError } from "../errors";
 import { ENV_VARS } from "../wire/control";
+import { SYSTEM_PYTHON } from "./runtime/constants";
 
 const OPERATION = "local.start";
 const REMOTE_HINT = `or point ${ENV_VARS.apiUrl} at a remote E2B-compatible service instead of starting the local one`;
@@ -43,11 +47,62 @@ export function assertHostSupported(): void {
       { operation: OPERATION },
     );
   }
-  if (!which("bwrap")) {
+  for (const [program, pkg] of REQUIRED_PROGRAMS) {
+    if (!which(program)) {
+      throw new SandboxIacError(
+        "unsupported",
+        `the local sandbox service needs ${program} (Debian package ${pkg}), and no ${program} executable is on PATH: install it with \`apt-get install ${pkg}\`, ${REMOTE_HINT}`,
+        { operation: OPERATION },
+      );
+    }
+  }
+  const seccomp = spawnSync(SYSTEM_PYTHON, ["-I", "-c", "import seccomp"], { stdio: "ignore" });
+  if (seccomp.status !== 0) {
     throw new SandboxIacError(
       "unsupported",
-      `the local sandbox service needs bubblewrap, and no bwrap executable is on PATH: install it with \`apt-get install bubblewrap\`, ${REMOTE_HINT}`,
+      `the local sandbox service compiles its seccomp filter with libseccomp's Python binding, and ${SYSTEM_PYTHON} cannot import seccomp: install it with \`apt-get install python3-seccomp\`, ${REMOTE_HINT}`,
+      { operation: OPERATION },
+    );
+  }
+  for (const [file, feature, fix] of KERNEL_FEATURES) {
+    if (!existsSync(file)) {
+      throw new SandboxIacError(
+        "unsupported",
+        `the local sandbox service needs ${feature}, and ${file} is missing: ${fix}, ${REMOTE_HINT}`,
+        { operation: OPERATION },
+      );
+    }
+  }
+  const maxUserNs = Number(readFileSync("/proc/sys/user/max_user_namespaces", "utf8").trim());
+  if (!(maxUserNs > 0)) {
+    throw new SandboxIacError(
+      "unsupported",
+      `the local sandbox service gives every sandbox a user namespace, and user.max_user_namespaces is ${maxUserNs}: raise it (sysctl user.max_user_namespaces=15000), ${REMOTE_HINT}`,
       { operation: OPERATION },
     );
   }
 }
+
+/** Programs the runtime runs, with the Debian package that has each. */
+const REQUIRED_PROGRAMS: ReadonlyArray<readonly [string, string]> = [
+  ["bwrap", "bubblewrap"],
+  ["nft", "nftables"],
+  ["ip", "iproute2"],
+  ["mkfs.ext4", "e2fsprogs"],
+  ["setpriv", "util-linux"],
+  ["nsenter", "util-linux"],
+  ["unshare", "util-linux"],
+  ["mount", "mount"],
+];
+
+/** Kernel features the runtime relies on: a file that exists when each is there. */
+const KERNEL_FEATURES: ReadonlyArray<readonly [string, string, string]> = [
+  ["/proc/self/ns/user", "user namespaces (CONFIG_USER_NS)", "use a kernel built with them"],
+  ["/proc/self/ns/net", "network namespaces (CONFIG_NET_NS)", "use a kernel built with them"],
+  [
+    "/dev/loop-control",
+    "loop devices (a disk image per sandbox)",
+    "load the loop module (modprobe loop)",
+  ],
+  ["/sys/module/overlay", "overlayfs", "load the overlay module (modprobe overlay)"],
+];

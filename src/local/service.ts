@@ -23,6 +23,11 @@ import {
   newApiKey,
   newTokenSecret,
 } from "./control/tokens";
+import { secretRoutes } from "./control/secrets/routes";
+import { SecretStore } from "./control/secrets/store";
+import { resolveVolumeMounts } from "./control/volumes/mounts";
+import { volumeContentRoutes, volumeRoutes } from "./control/volumes/routes";
+import { VolumeStore } from "./control/volumes/store";
 import { assertHostSupported } from "./preflight";
 import { createRuntime } from "./runtime";
 
@@ -107,10 +112,13 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     logger: log,
     ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
   });
+  log(runtime.isolation);
   let manager: SandboxManager;
   let server: http.Server;
   try {
     const registry = await createTemplateRegistry({ dataDir, runtime, log });
+    const volumes = await VolumeStore.open(dataDir, tokenSecret, log);
+    const secrets = await SecretStore.open(dataDir);
     manager = await SandboxManager.open({
       dataDir,
       runtime,
@@ -121,7 +129,10 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     let publicUrl = "";
     const routes: Route[] = [
       { method: "GET", pattern: "/health", auth: "none", handler: async () => healthResponse() },
-      ...lifecycleRoutes(manager),
+      ...lifecycleRoutes(manager, (raw) => resolveVolumeMounts(volumes, raw)),
+      ...volumeRoutes(volumes),
+      ...volumeContentRoutes(volumes),
+      ...secretRoutes(secrets),
       ...queryRoutes(manager),
       ...templateRoutes({ registry, runtime, sandboxes: manager, publicUrl: () => publicUrl, log }),
     ];

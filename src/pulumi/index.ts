@@ -1,6 +1,6 @@
 /**
  * The Pulumi adapter of sandbox-iac (`sandbox-iac/pulumi`): dynamic resources
- * `Template`, `Snapshot`, `SandboxReader` and `Provisioner`, and the functions
+ * `Template`, `Snapshot`, `SandboxReader`, `Provisioner`, `Volume` and `Secret`, and the functions
  * `getSandbox`, `listSandboxes` and `getSandboxMetrics`.
  *
  * Credentials: stack config `sandbox-iac:apiKey` (secret), `sandbox-iac:apiUrl`,
@@ -17,6 +17,10 @@ export { SandboxReader } from "./sandbox-reader";
 export type { SandboxReaderArgs } from "./sandbox-reader";
 export { Provisioner } from "./provisioner";
 export type { ProvisionerArgs } from "./provisioner";
+export { Volume } from "./volume";
+export type { VolumeArgs } from "./volume";
+export { Secret } from "./secret";
+export type { SecretArgs } from "./secret";
 export { getSandbox, getSandboxMetrics, listSandboxes } from "./functions";
 export type {
   FunctionOptions,

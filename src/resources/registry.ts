@@ -14,8 +14,10 @@ import { snapshotsDataSource } from "./data/snapshots/snapshots.descriptor";
 import { templateDataSource } from "./data/template/template.descriptor";
 import { provisionerDescriptor } from "./provisioner/provisioner.descriptor";
 import { sandboxReaderDescriptor } from "./sandbox-reader/sandbox-reader.descriptor";
+import { secretDescriptor } from "./secret/secret.descriptor";
 import { snapshotDescriptor } from "./snapshot/snapshot.descriptor";
 import { templateDescriptor } from "./template/template.descriptor";
+import { volumeDescriptor } from "./volume/volume.descriptor";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyResource = ResourceDescriptor<any, any>;
@@ -28,6 +30,8 @@ export const resourceDescriptors: readonly AnyResource[] = [
   snapshotDescriptor,
   sandboxReaderDescriptor,
   provisionerDescriptor,
+  volumeDescriptor,
+  secretDescriptor,
 ];
 
 /** Every data source descriptor, in a stable order. */

@@ -24,6 +24,8 @@ export const ENVD_HEADERS = {
   sandboxId: "E2b-Sandbox-Id",
   /** Routing: the port inside the sandbox. */
   sandboxPort: "E2b-Sandbox-Port",
+  /** The `trafficAccessToken` of a sandbox created with `network.allowPublicTraffic: false`. */
+  trafficAccessToken: "E2b-Traffic-Access-Token",
   /** Connect: the call deadline in milliseconds; on Start also the process lifetime. */
   connectTimeoutMs: "Connect-Timeout-Ms",
   /** Connect: the protocol version, always `1`. */

@@ -70,7 +70,7 @@ const cases: [string, string, string, unknown, number][] = [
   ["a connect with malformed JSON", "POST", "/sandboxes/:id/connect", "{", 400],
   ["an unknown id on timeout", "POST", `/sandboxes/${unknown}/timeout`, { timeout: 5 }, 404],
   ["a timeout of the wrong type", "POST", "/sandboxes/:id/timeout", { timeout: "5" }, 400],
-  ["a timeout without body", "POST", "/sandboxes/:id/timeout", undefined, 400],
+  ["a timeout body without its field", "POST", "/sandboxes/:id/timeout", {}, 400],
   ["a refresh above 3600", "POST", "/sandboxes/:id/refreshes", { duration: 3601 }, 400],
   ["a negative refresh", "POST", "/sandboxes/:id/refreshes", { duration: -1 }, 400],
   ["an unknown id on refresh", "POST", `/sandboxes/${unknown}/refreshes`, {}, 404],

@@ -264,13 +264,14 @@ describe("Provisioner through Pulumi", () => {
     expect(fromNewSnapshot.status).toBe(201);
     expect(await killStatus((fromNewSnapshot.body as { sandboxID: string }).sandboxID)).toBe(204);
 
-    // WHEN the kept sandbox is killed out of band THEN refresh drops the Provisioner
+    // WHEN the kept sandbox is killed out of band THEN refresh keeps the
+    // Provisioner (it still owns the snapshot) without the sandbox
     expect(await killStatus(keptB)).toBe(204);
-    expect(ops(await refresh(dir, altOpts))).toEqual(["refresh-deleted setup"]);
+    expect(ops(await refresh(dir, altOpts))).toEqual(["refresh-update setup"]);
 
-    // AND the next up provisions it again
+    // AND the next up provisions a kept sandbox again
     const recreated = await up(dir, altOpts);
-    expect(ops(recreated)).toEqual(["create setup"]);
+    expect(ops(recreated)).toEqual(["update setup"]);
     const keptC = recreated.outputs["keptSandboxID"] as string;
 
     // WHEN destroyed THEN the kept sandbox and the snapshot template are gone

@@ -17,6 +17,13 @@ export interface FixtureEnv {
   snapshotsNamed: (name: string) => Promise<unknown[]>;
 }
 
+/** A create that fails at the service: its inputs, the error code, and what it would leave behind. */
+export interface Failing {
+  inputs: Inputs;
+  code: string;
+  leftovers: () => Promise<unknown[]>;
+}
+
 /** What the contract needs to know about one resource type. */
 export interface Fixture {
   /** Valid inputs whose create works. */
@@ -26,7 +33,7 @@ export interface Fixture {
   /** Inputs wrong in several places, and every path check must name. */
   invalid: { inputs: Inputs; paths: string[] };
   /** Valid inputs whose create fails at the service, its error code, and what would be left behind. */
-  failing: () => { inputs: Inputs; code: string; leftovers: () => Promise<unknown[]> };
+  failing: () => Failing | Promise<Failing>;
   /** Output and input names that import must recover, or the refusal it gives. */
   imported: string[] | "unsupported";
   /** Makes the created thing gone when delete does not (a reader deletes nothing). */
@@ -142,6 +149,52 @@ export function resourceFixtures(env: FixtureEnv): Record<string, Fixture> {
         ],
       }),
       imported: "unsupported",
+    },
+    Volume: {
+      valid: () => ({
+        name: "contract-volume",
+        files: [{ source: "files/a.txt", destination: "/seed/a.txt" }],
+      }),
+      changed: (i) => ({ ...i, files: [{ source: "files/a.txt", destination: "/seed/b.txt" }] }),
+      invalid: {
+        inputs: { name: "no spaces allowed", files: [{ source: "", destination: "relative" }] },
+        paths: ["name", "files.0.source", "files.0.destination"],
+      },
+      failing: () => ({
+        // Valid to check, refused by the service's file system once the volume exists.
+        inputs: {
+          name: "contract-volume-bad",
+          files: [{ source: "files/a.txt", destination: `/${"x".repeat(300)}` }],
+        },
+        code: "invalid_argument",
+        leftovers: async () =>
+          (await control.listVolumes()).filter((v) => v.name === "contract-volume-bad"),
+      }),
+      imported: ["volumeID", "name"],
+    },
+    Secret: {
+      valid: () => ({ name: "contract-secret", value: "s3cr3t-value", metadata: { k: "v" } }),
+      changed: (i) => ({ ...i, value: "another-value" }),
+      invalid: {
+        inputs: { name: "bad name", value: 7 },
+        paths: ["name", "value"],
+      },
+      failing: async () => {
+        // A name another secret holds: the service answers 409.
+        const taken = await control.createSecret("contract-secret-taken", "first");
+        return {
+          inputs: { name: "contract-secret-taken", value: "second" },
+          code: "conflict",
+          leftovers: async () => {
+            const left: unknown[] = [];
+            for await (const s of control.listSecrets()) {
+              if (s.name === "contract-secret-taken" && s.secretID !== taken.secretID) left.push(s);
+            }
+            return left;
+          },
+        };
+      },
+      imported: ["secretID", "name"],
     },
   };
 }

@@ -149,7 +149,7 @@ describe.each(resourceDescriptors.map((d) => ({ name: d.typeName, d })))(
     });
 
     it("create is all or nothing: a failed create leaves nothing behind", async () => {
-      const { inputs, code, leftovers } = fixture.failing();
+      const { inputs, code, leftovers } = await fixture.failing();
       const checked = d.lifecycle.check(inputs);
       expect(checked.failures).toEqual([]);
       const failure = await errorOf(d.lifecycle.create(checked.inputs, ctx()));

@@ -120,12 +120,14 @@ describe.each(resourceDescriptors.map((d) => ({ name: d.typeName, d })))(
 );
 
 describe("registry", () => {
-  it("holds the four resources and the data sources, each name once", () => {
+  it("holds the six resources and the data sources, each name once", () => {
     expect(resourceDescriptors.map((d) => d.typeName)).toEqual([
       "Template",
       "Snapshot",
       "SandboxReader",
       "Provisioner",
+      "Volume",
+      "Secret",
     ]);
     expect(dataSourceDescriptors.map((d) => d.typeName)).toEqual([
       "sandbox",
@@ -179,6 +181,8 @@ const VALID: Record<string, Record<string, unknown>> = {
     commands: [{ run: "true" }],
     triggers: { revision: "1" },
   },
+  Volume: { name: "Work-Space", files: [{ source: "./seed", destination: "/seed" }] },
+  Secret: { name: "API-Key", value: "v", metadata: { a: "b" } },
 };
 
 describe.each(resourceDescriptors.map((d) => ({ name: d.typeName, d })))(

@@ -111,8 +111,10 @@ describe("terraform provider over gRPC (no terraform)", () => {
     expect(Object.keys(res.resourceSchemas).sort()).toEqual([
       "sandboxiac_provisioner",
       "sandboxiac_sandbox_reader",
+      "sandboxiac_secret",
       "sandboxiac_snapshot",
       "sandboxiac_template",
+      "sandboxiac_volume",
     ]);
     expect(Object.keys(res.dataSourceSchemas)).toEqual(
       expect.arrayContaining(["sandboxiac_sandbox", "sandboxiac_template", "sandboxiac_snapshots"]),
@@ -125,6 +127,8 @@ describe("terraform provider over gRPC (no terraform)", () => {
     expect(template.find((a) => a.name === "memory_mb")?.optional).toBe(true);
     const apiKey = res.provider!.block!.attributes.find((a) => a.name === "api_key")!;
     expect(apiKey.sensitive).toBe(true);
+    const secret = res.resourceSchemas.sandboxiac_secret.block!.attributes;
+    expect(secret.find((a) => a.name === "value")?.sensitive).toBe(true);
   });
 
   it("reports every invalid attribute with its path", async () => {

@@ -74,6 +74,20 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     return (res.body as Array<{ sandboxID: string }>).map((s) => s.sandboxID);
   }
 
+  async function volumeNames(): Promise<string[]> {
+    const res = await svc.call("GET", "/volumes");
+    return (res.body as Array<{ name: string }>).map((v) => v.name);
+  }
+
+  /** A file's content read through the volume content API with the volume's token. */
+  async function volumeFile(volumeID: string, file: string): Promise<number | string> {
+    const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
+    const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
+      headers: { Authorization: `Bearer ${vol.token}` },
+    });
+    return res.status === 200 ? res.text() : res.status;
+  }
+
   beforeAll(async () => {
     assertBuilt();
     svc = await startTestService();
@@ -90,7 +104,7 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     const ws = workspace(readFileSync(EXAMPLE, "utf8"));
     expect((await ws.init()).output).toContain("Installed sandbox-iac/sandboxiac");
     const apply = await ws.tf("apply", "-auto-approve", "-input=false");
-    expect(apply.output).toContain("Apply complete! Resources: 3 added");
+    expect(apply.output).toContain("Apply complete! Resources: 6 added");
     expect(apply.code).toBe(0);
     const templateID = ws.resource("sandboxiac_template.tools")!.template_id as string;
     expect(apply.output).toContain(`template_id = "${templateID}"`);
@@ -101,14 +115,28 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
       expect.arrayContaining(["tf-tools-ready", "tf-tools-again"]),
     );
     const kept = ws.resource("sandboxiac_provisioner.setup")!.kept_sandbox_id as string;
-    expect(await sandboxIds()).toContain(kept);
+    expect(await sandboxIds()).toEqual([kept]);
+
+    // The volume holds its seed file and what the writer's sandbox wrote; the reader's
+    // sandbox, created after the writer's, found that file (its grep fails the apply otherwise).
+    const volumeID = ws.resource("sandboxiac_volume.workspace")!.volume_id as string;
+    expect(apply.output).toContain(`volume_id = "${volumeID}"`);
+    expect(await volumeFile(volumeID, "/settings.json")).toBe(
+      readFileSync(path.join(path.dirname(EXAMPLE), "files", "config", "settings.json"), "utf8"),
+    );
+    expect(await volumeFile(volumeID, "/note.txt")).toBe("written by the writer\n");
+    expect(ws.resource("sandboxiac_provisioner.writer")).toMatchObject({ commands_run: 1 });
+    const reader = ws.resource("sandboxiac_provisioner.reader")!;
+    expect(reader).toMatchObject({ commands_run: 1 });
+    expect(reader.triggers).toEqual({ written: ws.resource("sandboxiac_provisioner.writer")!.id });
 
     const plan = await ws.tf("plan", "-detailed-exitcode", "-input=false");
     expect(plan.output).toContain("No changes.");
     expect(plan.code).toBe(0);
 
     const destroy = await ws.tf("destroy", "-auto-approve", "-input=false");
-    expect(destroy.output).toContain("Destroy complete! Resources: 3 destroyed.");
+    expect(destroy.output).toContain("Destroy complete! Resources: 6 destroyed.");
+    expect(await volumeNames()).toEqual([]);
     expect((await templateNames()).filter((n) => n.startsWith("tf-tools"))).toEqual([]);
     expect((await snapshotNames()).filter((n) => n.startsWith("tf-tools"))).toEqual([]);
     expect(await sandboxIds()).not.toContain(kept);

@@ -121,7 +121,21 @@ export function filesystemService(
     },
 
     async remove(req, ctx) {
+      // An empty path means the working directory everywhere else; removing
+      // it (or the root) is never what a caller meant, so both are refused.
+      if (req.path.trim() === "") {
+        throw new ConnectError(
+          "remove: the path is empty: name the file or directory to remove",
+          Code.InvalidArgument,
+        );
+      }
       const abs = rpcPath(state, rpcUser(state, ctx), req.path);
+      if (abs === "/") {
+        throw new ConnectError(
+          `remove '${req.path}': refusing to remove the root directory: name what to remove under it`,
+          Code.InvalidArgument,
+        );
+      }
       try {
         await fs.promises.rm(abs, { recursive: true, force: true });
       } catch (err) {

@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { EventType, type EntryInfo } from "../../gen/envd/filesystem/filesystem_pb";
 import { entryInfo } from "../entry-info";
+import { isAgentTempName, recentReplace } from "./replaced-files";
 
 /** One filesystem event, `name` relative to the watched directory. */
 export interface WatchEvent {
@@ -56,8 +57,22 @@ export function isNetworkMount(dir: string): boolean {
 export function watchDir(opts: WatchOptions): () => void {
   // What each name looked like at the last event, to tell WRITE from CHMOD
   // and CREATE from an existing name being replaced.
-  const seen = new Map<string, { size: number; mtimeMs: number; mode: number }>();
+  const seen = new Map<string, { size: number; mtimeMs: number; mode: number; ino: number }>();
+  primeSeen(opts.dir, seen);
   let closed = false;
+  // A name that vanished while its inode may reappear under another name: a
+  // rename. inotify reports the two halves back to back, but fs.watch does
+  // not pair them, so the vanished name waits briefly for its partner.
+  let vanished: { name: string; ino: number; timer: NodeJS.Timeout } | undefined;
+  const send = (event: WatchEvent) => {
+    if (!closed) opts.onEvent(event);
+  };
+  const settleVanished = (type: EventType) => {
+    if (!vanished) return;
+    clearTimeout(vanished.timer);
+    send({ name: vanished.name, type });
+    vanished = undefined;
+  };
   const emit = async (name: string, fsType: "rename" | "change") => {
     const abs = path.join(opts.dir, name);
     let st: fs.Stats | undefined;
@@ -71,10 +86,18 @@ export function watchDir(opts: WatchOptions): () => void {
     let type: EventType;
     if (!st) {
       seen.delete(name);
+      if (fsType === "rename" && before) {
+        settleVanished(EventType.REMOVE);
+        const timer = setTimeout(() => settleVanished(EventType.REMOVE), RENAME_PAIR_MS);
+        vanished = { name, ino: before.ino, timer };
+        return;
+      }
       type = EventType.REMOVE;
     } else {
-      const now = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode };
+      const now = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ino: st.ino };
       seen.set(name, now);
+      // envd (fsnotify) reports RENAME on the old name, CREATE on the new one.
+      if (fsType === "rename" && vanished?.ino === st.ino) settleVanished(EventType.RENAME);
       if (fsType === "rename") type = EventType.CREATE;
       else if (
         before &&
@@ -85,16 +108,29 @@ export function watchDir(opts: WatchOptions): () => void {
         type = EventType.CHMOD;
       } else type = EventType.WRITE;
     }
-    const event: WatchEvent = { name, type };
-    if (opts.includeEntry && st && type !== EventType.REMOVE)
-      event.entry = await entryInfo(abs).catch(() => undefined);
-    if (!closed) opts.onEvent(event);
+    // An upload or compose renamed into place is a write of this name.
+    const replace = st && fsType === "rename" ? recentReplace(abs) : undefined;
+    const types = !replace
+      ? [type]
+      : replace.created
+        ? [EventType.CREATE, EventType.WRITE]
+        : [EventType.WRITE];
+    const entry =
+      opts.includeEntry && st && type !== EventType.REMOVE
+        ? await entryInfo(abs).catch(() => undefined)
+        : undefined;
+    for (const t of types) {
+      const event: WatchEvent = { name, type: t };
+      if (entry) event.entry = entry;
+      send(event);
+    }
   };
   // Events of one name are processed in arrival order.
   let chain = Promise.resolve();
   const watcher = fs.watch(opts.dir, { recursive: opts.recursive }, (fsType, filename) => {
     if (!filename) return;
     const name = filename.toString();
+    if (isAgentTempName(name)) return;
     chain = chain
       .then(() => emit(name, fsType))
       .catch((err: unknown) => opts.onError(err as Error));
@@ -104,6 +140,37 @@ export function watchDir(opts: WatchOptions): () => void {
   });
   return () => {
     closed = true;
+    if (vanished) clearTimeout(vanished.timer);
     watcher.close();
   };
+}
+
+/** How long a vanished name waits for its inode to reappear (a rename) before it counts as removed. */
+const RENAME_PAIR_MS = 50;
+
+/** Most entries whose inodes are recorded when a watch starts. */
+const PRIME_MAX_ENTRIES = 10_000;
+
+/**
+ * Records the watched directory's entries as they are, so that a rename of a
+ * file that has not changed since the watch began is still recognised.
+ */
+function primeSeen(
+  dir: string,
+  seen: Map<string, { size: number; mtimeMs: number; mode: number; ino: number }>,
+): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).slice(0, PRIME_MAX_ENTRIES);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const st = fs.lstatSync(path.join(dir, name));
+      seen.set(name, { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ino: st.ino });
+    } catch {
+      // gone meanwhile
+    }
+  }
 }

@@ -11,7 +11,8 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { makeDirsAs } from "../filesystem/ownership";
-import { HttpError, readJson, sendJson } from "./respond";
+import { AGENT_TEMP_PREFIX, noteReplace } from "../filesystem/replaced-files";
+import { HttpError, httpFsError, readJson, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
 interface ComposeBody {
@@ -43,7 +44,14 @@ function runCat(sources: string[], out: number): Promise<void> {
 
 /** Serves `POST /files/compose`. */
 export async function composeFiles(ctx: RouteContext): Promise<void> {
-  const body = (await readJson(ctx.req)) as ComposeBody;
+  const parsed = await readJson(ctx.req);
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new HttpError(
+      400,
+      `the compose body must be a JSON object {source_paths, destination}, got ${JSON.stringify(parsed)?.slice(0, 64)}`,
+    );
+  }
+  const body = parsed as ComposeBody;
   const sourcesIn = body.source_paths;
   if (
     !Array.isArray(sourcesIn) ||
@@ -65,26 +73,29 @@ export async function composeFiles(ctx: RouteContext): Promise<void> {
     if (!st) throw new HttpError(404, `source file not found: ${src}`);
     if (!st.isFile()) throw new HttpError(400, `source '${src}' is not a regular file`);
   }
-  await makeDirsAs(path.dirname(destination), user);
   const tmp = path.join(
     path.dirname(destination),
-    `.${path.basename(destination)}.compose-${randomBytes(6).toString("hex")}`,
+    `${AGENT_TEMP_PREFIX}compose-${randomBytes(6).toString("hex")}`,
   );
-  const fd = await fs.promises.open(tmp, "wx", 0o644);
+  let fd: fs.promises.FileHandle;
+  try {
+    const dst = await fs.promises.stat(destination).catch(() => undefined);
+    if (dst?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    await makeDirsAs(path.dirname(destination), user);
+    fd = await fs.promises.open(tmp, "wx", 0o644);
+  } catch (err) {
+    throw httpFsError(err, `cannot write '${destination}'`);
+  }
   try {
     await runCat(sources, fd.fd);
     await fd.chown(user.uid, user.gid);
     await fd.close();
+    noteReplace(destination, !(await fs.promises.lstat(destination).catch(() => undefined)));
     await fs.promises.rename(tmp, destination);
   } catch (err) {
     await fd.close().catch(() => undefined);
     await fs.promises.rm(tmp, { force: true });
-    if (err instanceof HttpError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new HttpError(
-      code === "ENOSPC" ? 507 : 500,
-      `composing '${destination}' failed: ${code ?? (err as Error).message}`,
-    );
+    throw httpFsError(err, `composing '${destination}' failed`);
   }
   for (const src of new Set(sources)) await fs.promises.rm(src, { force: true });
   sendJson(ctx.res, 200, { path: destination, name: path.basename(destination), type: "file" });

@@ -5,11 +5,12 @@
  * @module
  */
 import * as fs from "node:fs";
+import type { ServerResponse } from "node:http";
 import * as path from "node:path";
-import { pipeline } from "node:stream/promises";
+import { finished, pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { CONTENT_TYPES, FILES_QUERY } from "../../wire/envd";
-import { HttpError } from "./respond";
+import { HttpError, httpFsError } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
 /**
@@ -48,19 +49,29 @@ export async function getFile(ctx: RouteContext): Promise<void> {
   const user = httpUser(ctx);
   const raw = ctx.url.searchParams.get(FILES_QUERY.path) ?? "";
   const abs = httpPath(ctx, user, raw);
+  // The size comes from the open handle, never from a second lookup of the
+  // path: a file replaced in between would otherwise get the old size and
+  // the new bytes, a response promising more than it sends.
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below as not a regular file); it changes nothing for regular files.
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
+  const handle = await fs.promises.open(abs, flags).catch((err: unknown) => {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "ENOENT") throw new HttpError(404, `path '${abs}' does not exist`);
+    if (e.code === "EACCES") throw new HttpError(401, `cannot open '${abs}': permission denied`);
+    throw httpFsError(err, `cannot open '${abs}'`);
+  });
   let st: fs.Stats;
   try {
-    st = await fs.promises.stat(abs);
-  } catch {
-    throw new HttpError(404, `path '${abs}' does not exist`);
+    st = await handle.stat();
+    if (st.isDirectory()) throw new HttpError(400, `path '${abs}' is a directory`);
+    if (!st.isFile()) {
+      throw new HttpError(400, `path '${abs}' is not a regular file: only files can be downloaded`);
+    }
+  } catch (err) {
+    await handle.close();
+    throw httpFsError(err, `cannot read '${abs}'`);
   }
-  if (st.isDirectory()) throw new HttpError(400, `path '${abs}' is a directory`);
-  const handle = await fs.promises.open(abs, "r").catch((err: NodeJS.ErrnoException) => {
-    throw new HttpError(
-      err.code === "EACCES" ? 401 : 500,
-      `cannot open '${abs}': ${err.code ?? err.message}`,
-    );
-  });
   const name = path.basename(abs);
   const headers: Record<string, string | number> = {
     "Content-Type": CONTENT_TYPES.octetStream,
@@ -87,18 +98,49 @@ export async function getFile(ctx: RouteContext): Promise<void> {
       "Content-Range": `bytes ${range.start}-${range.end}/${st.size}`,
       "Content-Length": range.end - range.start + 1,
     });
-    await pipeline(
-      handle.createReadStream({
-        start: range.start,
-        end: range.end,
-        highWaterMark: READ_CHUNK_BYTES,
-      }),
-      res,
-    );
+    await sendExactly(handle, range.start, range.end - range.start + 1, res);
     return;
   }
   res.writeHead(200, { ...headers, "Accept-Ranges": "bytes", "Content-Length": st.size });
-  await pipeline(handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), res);
+  await sendExactly(handle, 0, st.size, res);
+}
+
+/**
+ * Streams bytes `start` .. `start + length - 1` of `handle`, never more; when
+ * the file shrank meanwhile (truncated in place), the connection is closed so
+ * the client sees a short body instead of waiting for bytes that never come.
+ */
+async function sendExactly(
+  handle: fs.promises.FileHandle,
+  start: number,
+  length: number,
+  res: ServerResponse,
+): Promise<void> {
+  if (length === 0) {
+    await handle.close();
+    res.end();
+    return;
+  }
+  let sent = 0;
+  const stream = handle.createReadStream({
+    start,
+    end: start + length - 1,
+    highWaterMark: READ_CHUNK_BYTES,
+  });
+  stream.on("data", (chunk: string | Buffer) => {
+    sent += chunk.length;
+  });
+  // A client that goes away must not leave the read (and the handle) pending.
+  const onClose = () => stream.destroy();
+  res.once("close", onClose);
+  stream.pipe(res, { end: false });
+  try {
+    await finished(stream);
+  } finally {
+    res.off("close", onClose);
+  }
+  if (sent < length) res.destroy();
+  else res.end();
 }
 
 /**

@@ -1,34 +1,35 @@
 /**
  * `POST /files`: multipart (field `file`, possibly repeated) or octet-stream
- * uploads, streamed to disk without buffering (wire-protocol.md 8.1).
+ * uploads, streamed to disk without buffering (wire-protocol.md 8.1). Each
+ * file is written to a temporary file and renamed into place, so a crash
+ * mid-upload leaves the previous version intact.
  *
  * @module
  */
 import busboy from "busboy";
-import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { CONTENT_TYPES, FILES_QUERY } from "../../wire/envd";
-import { makeDirsAs } from "../filesystem/ownership";
+import { replaceFile } from "../filesystem/replace-file";
 import type { SandboxUser } from "../users";
-import { writeMetadata } from "../xattr";
 import { metadataFromHeaders } from "./metadata-headers";
-import { HttpError, sendJson, statusForErrno } from "./respond";
+import { HttpError, httpFsError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
 /**
- * Bytes a file write may queue: socket reads arrive in 64 KiB chunks, and a
- * deeper queue lets the write stream hand several to one `writev` call.
+ * Largest multipart part without a filename: busboy holds such a part in
+ * memory as a form field, so it is bounded (filename parts stream to disk).
  */
-const WRITE_QUEUE_BYTES = 1024 * 1024;
+const MAX_FIELD_PART_BYTES = 16 * 1024 * 1024;
 
-/** One written file as the response lists it. */
+/** One written file as the response lists it (envd's EntryInfo subset). */
 interface WrittenFile {
   path: string;
   name: string;
   type: "file";
+  /** Present when the upload carried `X-Metadata-*` headers, as envd answers. */
+  metadata?: Record<string, string>;
 }
 
 async function writeTo(
@@ -37,31 +38,25 @@ async function writeTo(
   user: SandboxUser,
   meta: Record<string, string>,
 ): Promise<WrittenFile> {
-  // Each upload replaces the whole metadata set. A new file has none, so
-  // writing an empty set would only cost a round trip to the xattr helper.
-  let existed = true;
   try {
-    await makeDirsAs(path.dirname(dest), user);
-    existed = await fs.promises.lstat(dest).then(
-      () => true,
-      () => false,
-    );
-    await pipeline(
-      body,
-      fs.createWriteStream(dest, { flags: "w", highWaterMark: WRITE_QUEUE_BYTES }),
-    );
-    await fs.promises.chown(dest, user.uid, user.gid);
+    await replaceFile({ dest, body, user, metadata: meta });
   } catch (err) {
     body.resume();
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new HttpError(
-      statusForErrno(err) === 404 ? 400 : statusForErrno(err),
-      `cannot write '${dest}': ${code}`,
-    );
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    if (code.startsWith("Z_")) {
+      throw new HttpError(
+        400,
+        `cannot write '${dest}': the body is not valid gzip (${code}): send gzip data or drop Content-Encoding`,
+      );
+    }
+    // A missing directory cannot be the cause (parents are created), so
+    // ENOENT here means the path itself is unusable: the caller's mistake.
+    const failure = httpFsError(err, `cannot write '${dest}'`);
+    throw failure.status === 404 ? new HttpError(400, failure.message) : failure;
   }
-  if (existed || Object.keys(meta).length > 0)
-    await writeMetadata(dest, meta).catch(() => undefined);
-  return { path: dest, name: path.basename(dest), type: "file" };
+  const entry: WrittenFile = { path: dest, name: path.basename(dest), type: "file" };
+  if (Object.keys(meta).length > 0) entry.metadata = meta;
+  return entry;
 }
 
 async function multipart(
@@ -70,49 +65,91 @@ async function multipart(
   meta: Record<string, string>,
 ): Promise<WrittenFile[]> {
   const pathQuery = ctx.url.searchParams.get(FILES_QUERY.path);
-  // Filenames are the destination paths; the SDKs send them in UTF-8, not latin1.
-  const bb = busboy({ headers: ctx.req.headers, preservePath: true, defParamCharset: "utf8" });
+  let bb: busboy.Busboy;
+  try {
+    // Filenames are the destination paths; the SDKs send them in UTF-8, not latin1.
+    bb = busboy({
+      headers: ctx.req.headers,
+      preservePath: true,
+      defParamCharset: "utf8",
+      limits: { fieldSize: MAX_FIELD_PART_BYTES },
+    });
+  } catch (err) {
+    throw new HttpError(
+      400,
+      `invalid multipart request: ${(err as Error).message}: send multipart/form-data with a boundary`,
+    );
+  }
   const seen = new Set<string>();
   // Parts arrive one at a time (busboy waits for each part's stream), so
   // these writes never run more than one at once.
   const writes: Promise<WrittenFile>[] = [];
   let failure: HttpError | undefined;
+  const accept = (raw: string | undefined, body: Readable): void => {
+    let dest: string;
+    try {
+      if (pathQuery === null && !raw) {
+        throw new HttpError(
+          400,
+          "a multipart part has neither a filename nor a path query: name the destination in one of them",
+        );
+      }
+      dest = httpPath(ctx, user, pathQuery ?? raw ?? "");
+    } catch (err) {
+      failure ??= err as HttpError;
+      body.resume();
+      return;
+    }
+    if (seen.has(dest)) {
+      failure ??= new HttpError(
+        400,
+        `two parts resolve to the same path '${dest}': send each path once`,
+      );
+      body.resume();
+      return;
+    }
+    seen.add(dest);
+    const write = writeTo(dest, body, user, meta);
+    write.catch(() => undefined);
+    writes.push(write);
+  };
   bb.on("file", (field, stream, info) => {
     if (field !== "file" || failure) {
       stream.resume();
       return;
     }
-    let dest: string;
-    try {
-      dest = httpPath(ctx, user, pathQuery ?? info.filename ?? "");
-    } catch (err) {
-      failure = err as HttpError;
-      stream.resume();
-      return;
-    }
-    if (seen.has(dest)) {
+    accept(info.filename, stream);
+  });
+  // A part without a filename (`form.append("file", "text")`) is a form
+  // field to busboy; envd writes it to the path query all the same.
+  bb.on("field", (field, value, info) => {
+    if (field !== "file" || failure) return;
+    if (info.valueTruncated) {
       failure = new HttpError(
-        400,
-        `two parts resolve to the same path '${dest}': send each path once`,
+        413,
+        `a multipart part without a filename exceeds ${MAX_FIELD_PART_BYTES} bytes: give it a filename to stream it`,
       );
-      stream.resume();
       return;
     }
-    seen.add(dest);
-    const write = writeTo(dest, stream, user, meta);
-    write.catch(() => undefined);
-    writes.push(write);
+    accept(undefined, Readable.from([Buffer.from(value, "utf8")]));
   });
   await new Promise<void>((resolve, reject) => {
     bb.on("close", resolve);
     bb.on("error", (err: Error) =>
       reject(new HttpError(400, `invalid multipart body: ${err.message}`)),
     );
+    ctx.req.on("error", reject);
     ctx.req.pipe(bb);
   });
   const results: WrittenFile[] = [];
   for (const w of writes) results.push(await w);
   if (failure) throw failure;
+  if (results.length === 0) {
+    throw new HttpError(
+      400,
+      "the multipart body has no part named 'file': nothing was written; send each file in a part named 'file'",
+    );
+  }
   return results;
 }
 
@@ -132,8 +169,9 @@ export async function postFiles(ctx: RouteContext): Promise<void> {
     if (encoding !== "" && encoding !== "gzip" && encoding !== "identity") {
       throw new HttpError(400, `unsupported Content-Encoding '${encoding}': use gzip or none`);
     }
+    const dest = httpPath(ctx, user, p);
     const body: Readable = encoding === "gzip" ? ctx.req.pipe(createGunzip()) : ctx.req;
-    written = [await writeTo(httpPath(ctx, user, p), body, user, meta)];
+    written = [await writeTo(dest, body, user, meta)];
   } else {
     throw new HttpError(
       400,

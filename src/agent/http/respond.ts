@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CONTENT_TYPES } from "../../wire/envd";
+import { errnoReport } from "../../wire/errno";
 
 /** An HTTP failure with envd's JSON error body. */
 export class HttpError extends Error {
@@ -53,12 +54,15 @@ export async function readJson(req: IncomingMessage, limit = 1 << 20): Promise<u
   }
 }
 
-/** The HTTP status for a filesystem error code. */
+/** The HTTP status for a filesystem error; 500 only for errors that are not the caller's. */
 export function statusForErrno(err: unknown): number {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "ENOSPC" || code === "EDQUOT") return 507;
-  if (code === "ENOENT") return 404;
-  if (code === "EACCES" || code === "EPERM") return 403;
-  if (code === "EISDIR" || code === "ENOTDIR") return 400;
-  return 500;
+  return errnoReport(err)?.status ?? 500;
+}
+
+/** An {@link HttpError} naming `what` and the errno's reason; 500 only for unknown errors. */
+export function httpFsError(err: unknown, what: string): HttpError {
+  if (err instanceof HttpError) return err;
+  const report = errnoReport(err);
+  if (report) return new HttpError(report.status, `${what}: ${report.reason}`);
+  return new HttpError(500, `${what}: ${(err as Error)?.message ?? String(err)}`);
 }

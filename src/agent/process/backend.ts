@@ -4,6 +4,7 @@
  *
  * @module
  */
+import * as fs from "node:fs";
 import { spawn as spawnChild } from "node:child_process";
 import { PIPE_CHUNK_BYTES, PTY_CHUNK_BYTES, SHELL_WRAPPER } from "../constants";
 import { endValues, signalNumber, type EndValues } from "./end-event";
@@ -42,6 +43,8 @@ export interface Backend {
   closeStdin(): void;
   resize(cols: number, rows: number): void;
   kill(signal: "SIGTERM" | "SIGKILL"): void;
+  /** Settles once the process itself has exited and been reaped (its output may still flow). */
+  readonly reaped: Promise<void>;
 }
 
 function emitChunks(kind: OutputKind, data: Buffer, max: number, events: BackendEvents): void {
@@ -71,6 +74,11 @@ export function spawnPipes(spec: SpawnSpec, events: BackendEvents): Backend {
   stdout.on("data", (d: Buffer) => emitChunks("stdout", d, PIPE_CHUNK_BYTES, events));
   stderr.on("data", (d: Buffer) => emitChunks("stderr", d, PIPE_CHUNK_BYTES, events));
   child.stdin?.on("error", () => (stdinOpen = false));
+  // libuv reaps the child before it reports "exit" (or "error" for a failed spawn).
+  const reaped = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
   child.on("exit", () => {
     // envd stops the output readers at once after SendSignal, so a background
     // child holding the pipes does not delay `end`.
@@ -104,6 +112,46 @@ export function spawnPipes(spec: SpawnSpec, events: BackendEvents): Backend {
       signalled = true;
       child.kill(signal);
     },
+    reaped,
+  };
+}
+
+/** The most a final drain of a PTY master reads: a background writer must not hold it forever. */
+const PTY_DRAIN_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Output written right before a PTY process exits must reach the caller.
+ * node-pty destroys the master 200 ms after the exit unless it has read EIO
+ * by then, and on a busy event loop it often has not: whatever the kernel
+ * still buffers is dropped. So the master is read here, synchronously (it is
+ * non-blocking), until EIO or nothing is left, just before it is destroyed.
+ * This reaches into node-pty's private `_socket` and `_fd`; without them
+ * (another node-pty version) nothing changes.
+ */
+function drainBeforeDestroy(term: object, onData: (buf: Buffer) => void): void {
+  const t = term as { _socket?: { destroy: (...args: unknown[]) => unknown }; _fd?: unknown };
+  const socket = t._socket;
+  const fd = t._fd;
+  if (!socket || typeof socket.destroy !== "function" || typeof fd !== "number") return;
+  const destroy = socket.destroy.bind(socket);
+  let drained = false;
+  socket.destroy = (...args: unknown[]) => {
+    if (!drained) {
+      drained = true;
+      const buf = Buffer.alloc(64 * 1024);
+      for (let total = 0; total < PTY_DRAIN_MAX_BYTES;) {
+        let n: number;
+        try {
+          n = fs.readSync(fd, buf, 0, buf.length, null);
+        } catch {
+          break; // EAGAIN: nothing left; EIO: the slave side is closed
+        }
+        if (n <= 0) break;
+        total += n;
+        onData(Buffer.from(buf.subarray(0, n)));
+      }
+    }
+    return destroy(...args);
   };
 }
 
@@ -123,12 +171,16 @@ export function spawnPty(spec: SpawnSpec, events: BackendEvents): Backend {
     encoding: null,
   });
   let open = true;
+  let markReaped!: () => void;
+  const reaped = new Promise<void>((resolve) => (markReaped = resolve));
   term.onData((d: string | Buffer) => {
     const buf = typeof d === "string" ? Buffer.from(d) : d;
     emitChunks("pty", buf, PTY_CHUNK_BYTES, events);
   });
+  drainBeforeDestroy(term, (buf) => emitChunks("pty", buf, PTY_CHUNK_BYTES, events));
   term.onExit(({ exitCode, signal }) => {
     open = false;
+    markReaped();
     events.onEnd(endValues(exitCode, signal || null));
   });
   return {
@@ -152,5 +204,6 @@ export function spawnPty(spec: SpawnSpec, events: BackendEvents): Backend {
         // already gone
       }
     },
+    reaped,
   };
 }

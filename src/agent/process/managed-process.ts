@@ -118,4 +118,18 @@ export class ManagedProcess {
   signal(signal: "SIGTERM" | "SIGKILL"): void {
     if (!this.ended) this.backend.kill(signal);
   }
+
+  /**
+   * Resolves once the process is reaped, or after `ms` (a process stuck in
+   * the kernel cannot hold the caller forever); true when it was reaped.
+   */
+  async waitReaped(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([this.backend.reaped.then(() => true as const), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }

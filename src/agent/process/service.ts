@@ -20,6 +20,9 @@ import type { ManagedProcess } from "./managed-process";
 import { notFoundMessage, type ProcessRegistry } from "./registry";
 import { startProcess } from "./spawn";
 
+/** How long SendSignal(SIGKILL) waits for the process to be reaped before answering. */
+const KILL_REAP_WAIT_MS = 5_000;
+
 function select(registry: ProcessRegistry, selector: ProcessSelector | undefined): ManagedProcess {
   const sel = selector?.selector ?? { case: undefined };
   const proc = registry.find(sel);
@@ -126,8 +129,11 @@ export function processService(
 
     async sendSignal(req) {
       const proc = liveOnly(registry, req.process);
-      if (req.signal === Signal.SIGKILL) proc.signal("SIGKILL");
-      else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
+      if (req.signal === Signal.SIGKILL) {
+        // Answer only once the pid is gone, so a `kill -0 <pid>` right after fails.
+        proc.signal("SIGKILL");
+        await proc.waitReaped(KILL_REAP_WAIT_MS);
+      } else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
       else throw new ConnectError(`invalid signal: ${req.signal}`, Code.Unimplemented);
       return {};
     },

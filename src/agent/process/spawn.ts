@@ -49,6 +49,17 @@ export function processCwd(state: AgentState, user: SandboxUser, cwd: string | u
   return dir;
 }
 
+/** `invalid_argument` when a string bound for execve holds a NUL byte, which it cannot carry. */
+function refuseNul(field: string, values: string[]): void {
+  const bad = values.find((v) => v.includes("\0"));
+  if (bad !== undefined) {
+    throw new ConnectError(
+      `${field} contains a NUL byte ('${bad.replace(/\0/g, "\\0").slice(0, 64)}'), which no program argument or environment variable can hold: remove it`,
+      Code.InvalidArgument,
+    );
+  }
+}
+
 /** Starts the process `req` describes as `user`. */
 export function startProcess(
   state: AgentState,
@@ -58,6 +69,9 @@ export function startProcess(
   const config = req.process;
   if (!config || config.cmd === "")
     throw new ConnectError("process.cmd is required", Code.InvalidArgument);
+  refuseNul("process.cmd", [config.cmd]);
+  refuseNul("process.args", config.args);
+  refuseNul("process.envs", Object.entries(config.envs).flat());
   const spec: SpawnSpec = {
     cmd: config.cmd,
     args: config.args,

@@ -16,9 +16,12 @@ import type { CallContext } from "./call";
 import { metricsMethods, type MetricsMethods } from "./metrics";
 import { sandboxListMethods, type SandboxListMethods } from "./sandbox-list";
 import { sandboxMethods, type SandboxMethods } from "./sandboxes";
+import { forkMethods, type ForkMethods } from "./fork";
+import { secretMethods, type SecretMethods } from "./secrets";
 import { snapshotMethods, type SnapshotMethods } from "./snapshots";
 import { tagMethods, type TagMethods } from "./tags";
 import { templateMethods, type TemplateMethods } from "./templates";
+import { volumeMethods, type VolumeMethods } from "./volumes";
 
 /** Options of {@link createControlClient}. */
 export interface ControlClientOptions {
@@ -61,9 +64,12 @@ export interface ControlClient
     SandboxListMethods,
     MetricsMethods,
     SnapshotMethods,
+    ForkMethods,
     TemplateMethods,
     BuildMethods,
-    TagMethods {
+    TagMethods,
+    VolumeMethods,
+    SecretMethods {
   /** The configuration the client uses (its API key is not shown when printed). */
   readonly config: ResolvedConfig;
 }
@@ -107,8 +113,11 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     ...sandboxListMethods(ctx),
     ...metricsMethods(ctx),
     ...snapshotMethods(ctx),
+    ...forkMethods(ctx),
     ...templateMethods(ctx),
     ...buildMethods(ctx),
     ...tagMethods(ctx),
+    ...volumeMethods(ctx),
+    ...secretMethods(ctx),
   };
 }

@@ -5,7 +5,7 @@
  * changes nothing more than one call: `sandboxes.connect` (extend or resume to
  * the same end state), `sandboxes.setTimeout` (sets an absolute end) and
  * `sandboxes.refresh` (extends only). Never retried: anything that creates
- * (sandbox, template, snapshot, build start, tag assignment) and the state
+ * (sandbox, fork, template, snapshot, build start, tag assignment) and the state
  * changes whose repetition answers differently (pause, resume: 409).
  *
  * @module
@@ -29,6 +29,7 @@ export const OPERATIONS = {
   "sandboxes.batchMetrics": true,
   "sandboxes.logs": true,
   "sandboxes.logsV2": true,
+  "sandboxes.fork": false,
   "snapshots.create": false,
   "snapshots.list": true,
   "templates.createV3": false,
@@ -46,6 +47,24 @@ export const OPERATIONS = {
   "tags.assign": false,
   "tags.delete": true,
   "tags.list": true,
+  "volumes.create": false,
+  "volumes.get": true,
+  "volumes.list": true,
+  "volumes.delete": true,
+  "volumes.stat": true,
+  "volumes.listDir": true,
+  "volumes.makeDir": false,
+  "volumes.updatePath": true,
+  "volumes.removePath": true,
+  "volumes.readFile": true,
+  // A buffered body can be sent again; a stream is consumed by the first attempt.
+  "volumes.writeFile": true,
+  "volumes.writeFileStream": false,
+  "secrets.create": false,
+  "secrets.get": true,
+  "secrets.list": true,
+  "secrets.update": false,
+  "secrets.delete": true,
 } as const satisfies Record<string, boolean>;
 
 /** One of the {@link OPERATIONS}. */

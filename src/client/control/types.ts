@@ -7,7 +7,8 @@
 
 import type { components, operations } from "../../gen/control.gen";
 
-type Schemas = components["schemas"];
+/** Every schema of the control API's OpenAPI. */
+export type Schemas = components["schemas"];
 
 /** A sandbox as returned by create, connect and resume. */
 export type Sandbox = Schemas["Sandbox"];

@@ -10,6 +10,7 @@
  * @module
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 import type { ZodType } from "zod";
 
 /** A parsed control-API request. */
@@ -47,6 +48,11 @@ export interface ControlResponse {
    * @default {}
    */
   headers?: Record<string, string>;
+  /**
+   * A body streamed as is (e.g. a volume file), instead of `body`.
+   * @default undefined: `body` is sent
+   */
+  stream?: Readable;
 }
 
 /** A route handler. */
@@ -62,9 +68,10 @@ export interface Route {
   handler: Handler;
   /**
    * Authentication the route requires.
-   * @default "apiKey": the `X-API-Key` header must equal the service key
+   * @default "apiKey": the `X-API-Key` header must equal the service key;
+   * "apiKeyOrAccessToken" also takes `Authorization: Bearer <access token>`
    */
-  auth?: "apiKey" | "none";
+  auth?: "apiKey" | "apiKeyOrAccessToken" | "none";
 }
 
 /**

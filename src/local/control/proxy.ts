@@ -174,3 +174,72 @@ function pipeToAgent(
   });
   req.pipe(upstream);
 }
+
+/** The edge proxy's answer for a running sandbox with nothing listening on `port`. */
+function sendPortClosed(res: http.ServerResponse, sandboxID: string, port: number): void {
+  sendSandboxJson(res, 502, {
+    sandboxId: sandboxID,
+    message: `The sandbox is running but port ${port} is not open`,
+    code: 502,
+    port,
+  });
+}
+
+/**
+ * Forwards a request for `port` of a running sandbox (an `E2b-Sandbox-Port`
+ * header or a `<port>-<id>.<domain>` Host) to the sandbox's address on its
+ * own link: the only way in from outside, as E2B's edge proxy is.
+ */
+export function servePortRequest(
+  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  port: number,
+  trafficToken: string | undefined,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  const sandboxID = target.record.sandboxID;
+  if (trafficToken !== undefined) {
+    const given = req.headers[ENVD_HEADERS.trafficAccessToken.toLowerCase()];
+    if (typeof given !== "string" || !safeEqual(given, trafficToken)) {
+      return sendSandboxJson(res, 403, {
+        sandboxId: sandboxID,
+        message: `The sandbox's ports are not public: send its trafficAccessToken in the ${ENVD_HEADERS.trafficAccessToken} header`,
+        code: 403,
+      });
+    }
+  }
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    return sendPortClosed(res, sandboxID, port);
+  }
+  const upstream = http.request({
+    host: target.rt.address,
+    port,
+    method: req.method,
+    path: req.url,
+    headers: stripHopByHop(req.headers),
+    agent: false,
+    timeout: PORT_CONNECT_TIMEOUT_MS,
+  });
+  upstream.on("socket", (s) => s.once("connect", () => upstream.setTimeout(0)));
+  upstream.on("timeout", () => upstream.destroy());
+  upstream.on("response", (up) => {
+    res.writeHead(up.statusCode ?? 502, stripHopByHop(up.headers));
+    res.flushHeaders();
+    up.on("error", () => res.destroy());
+    up.pipe(res);
+  });
+  upstream.on("error", () => {
+    if (res.writableEnded) return;
+    if (!res.headersSent) sendPortClosed(res, sandboxID, port);
+    else res.destroy();
+  });
+  req.on("error", () => upstream.destroy());
+  res.on("close", () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  void target.rt.exited.then(() => upstream.destroy());
+  req.pipe(upstream);
+}
+
+/** How long connecting to a sandbox port may take (the link is local: refusals are immediate). */
+const PORT_CONNECT_TIMEOUT_MS = 5_000;

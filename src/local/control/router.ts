@@ -6,9 +6,11 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
 import { SandboxIacError, redact, type ErrorCode } from "../../errors";
 import { CONTROL_HEADERS } from "../../wire/control";
 import { ApiError, type ControlRequest, type ControlResponse, type Route } from "./http";
+import { accessTokenValid, bearerToken } from "./access-tokens";
 import { safeEqual } from "./tokens";
 
 /** The body of a 401 for a missing or wrong API key (wire-protocol.md 2.2). */
@@ -73,9 +75,13 @@ async function dispatch(
     if (!params) continue;
     pathMatched = true;
     if (c.route.method !== method) continue;
-    if ((c.route.auth ?? "apiKey") === "apiKey") {
+    const auth = c.route.auth ?? "apiKey";
+    if (auth !== "none") {
       const given = req.headers[CONTROL_HEADERS.apiKey.toLowerCase()];
-      if (typeof given !== "string" || !safeEqual(given, apiKey))
+      const keyOk = typeof given === "string" && safeEqual(given, apiKey);
+      const bearer =
+        auth === "apiKeyOrAccessToken" ? bearerToken(req.headers.authorization) : undefined;
+      if (!keyOk && !(bearer !== undefined && accessTokenValid(apiKey, bearer)))
         throw new ApiError(401, INVALID_API_KEY_MESSAGE);
     }
     const request: ControlRequest = {
@@ -200,8 +206,18 @@ export function jsonError(status: number, message: string, errorCode?: string): 
 
 /** Writes a {@link ControlResponse}; JSON bodies get the charset content type. */
 export function writeResponse(res: ServerResponse, response: ControlResponse): void {
-  if (res.headersSent || res.destroyed) return;
+  if (res.headersSent || res.destroyed) {
+    response.stream?.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...(response.headers ?? {}) };
+  if (response.stream) {
+    const stream = response.stream;
+    res.writeHead(response.status, headers);
+    // A client going away or a read failure ends the response; the file descriptor is closed either way.
+    pipeline(stream, res).catch(() => res.destroy());
+    return;
+  }
   let payload: Buffer | undefined;
   if (response.body !== undefined) {
     if (typeof response.body === "string" && headers["Content-Type"])

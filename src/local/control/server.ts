@@ -9,9 +9,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ENVD_PORT } from "../../wire/envd";
 import { answerPreflight, isPreflight } from "./cors";
 import type { Route } from "./http";
-import { sendSandboxJson, sendSandboxNotFound, serveSandboxRequest } from "./proxy";
+import {
+  sendSandboxJson,
+  sendSandboxNotFound,
+  servePortRequest,
+  serveSandboxRequest,
+} from "./proxy";
 import { createRouter } from "./router";
 import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./sandbox-routing";
+import { accessTokenRoutes } from "./access-tokens";
 import type { SandboxManager } from "./sandboxes/manager";
 
 /** What the handler serves. */
@@ -27,7 +33,11 @@ export interface ServiceHandlerOptions {
 export function createServiceHandler(
   opts: ServiceHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const control = createRouter(opts.routes, opts.apiKey, opts.log);
+  const control = createRouter(
+    [...opts.routes, ...accessTokenRoutes(opts.apiKey)],
+    opts.apiKey,
+    opts.log,
+  );
   const m = opts.manager;
   return (req, res) => {
     const done = (err: unknown): void => {
@@ -44,14 +54,8 @@ export function createServiceHandler(
       if (address) {
         const target = m.reachable(address.sandboxID);
         if (!target) return sendSandboxNotFound(res, address.sandboxID);
-        if (address.port !== ENVD_PORT) {
-          return sendSandboxJson(res, 502, {
-            sandboxId: address.sandboxID,
-            message: `The sandbox is running but port ${address.port} is not open: the local service only reaches port ${ENVD_PORT}`,
-            code: 502,
-            port: address.port,
-          });
-        }
+        if (address.port !== ENVD_PORT)
+          return servePortRequest(target, address.port, m.trafficTokenOf(target.record), req, res);
         serveSandboxRequest(m, target, req, res).catch(done);
         return;
       }

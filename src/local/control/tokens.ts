@@ -59,3 +59,12 @@ export function newTokenSecret(): string {
 export function envdAccessToken(secret: string, sandboxID: string): string {
   return createHmac("sha256", secret).update(sandboxID).digest("hex");
 }
+
+/**
+ * The sandbox's `trafficAccessToken` (ports not public): an HMAC of its id
+ * under the service secret, in another domain than the envd token so that
+ * neither reveals the other.
+ */
+export function trafficAccessToken(secret: string, sandboxID: string): string {
+  return createHmac("sha256", secret).update(`traffic:${sandboxID}`).digest("hex");
+}

@@ -13,12 +13,13 @@ import * as path from "node:path";
 import { BASE_LAYER_ID, BASE_VERSION_FILE, LAYERS_DIR, SANDBOX_USER } from "./constants";
 import { execHost } from "./exec";
 import { layerPaths } from "./paths";
+import { writeSudoShim } from "./sudo-shim";
 
 /**
  * Version of the recipe below. Bump it whenever the skeleton changes so that
  * existing data dirs rebuild their base layer on the next start.
  */
-export const BASE_RECIPE_VERSION = "2";
+export const BASE_RECIPE_VERSION = "4";
 
 const OPERATION = "runtime.baseLayer";
 
@@ -87,6 +88,7 @@ async function buildBase(dir: string): Promise<void> {
   const root = path.join(dir, "root");
   await fs.mkdir(root, { recursive: true });
   await fs.mkdir(path.join(dir, "usr"), { mode: 0o755 });
+  await writeSudoShim(path.join(dir, "usr"));
   for (const [rel, mode] of SKELETON_DIRS) {
     const p = path.join(root, rel);
     await fs.mkdir(p, { recursive: true });

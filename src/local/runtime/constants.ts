@@ -85,3 +85,67 @@ export const SANDBOX_USER = {
  * built `agent.js` to use instead of `dist/agent` (handy before `npm run build`).
  */
 export const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
+
+/**
+ * The Python 3 of the distribution (Debian's `python3`, with `python3-seccomp`).
+ * An absolute path: a `python3` earlier on `PATH` (pyenv, venvs) lacks the
+ * distribution's modules.
+ */
+export const SYSTEM_PYTHON = "/usr/bin/python3";
+
+/**
+ * Host directory over which each sandbox's private mount namespace stacks a
+ * tmpfs holding its staging mounts (disk image, idmapped layers, merged root).
+ * World-traversable so that bubblewrap, running as the sandbox's host uid,
+ * can reach the merged root; the tmpfs exists only inside that namespace.
+ */
+export const STAGING_DIR = "/run/sandbox-iac";
+/** Host directory of the cross-process slot claims (`<STAGING_DIR>/slots/<n>`). */
+export const SLOTS_DIR = `${STAGING_DIR}-slots`;
+
+/** First host uid/gid of the sandbox ranges: far above any account or `/etc/subuid` range. */
+export const SANDBOX_ID_BASE = 0x4000_0000;
+/** Ids per sandbox: inside 0..65535 map to `SANDBOX_ID_BASE + slot * 65536 + id`. */
+export const SANDBOX_ID_RANGE = 65_536;
+/** Slots (concurrent sandboxes on one host): one /30 each in {@link SANDBOX_SUBNET}. */
+export const MAX_SLOTS = 16_384;
+/** The /16 sandboxes' point-to-point links are carved from (one /30 per slot). */
+export const SANDBOX_SUBNET = "10.200.0.0/16";
+/** Prefix of the host side of each sandbox's veth (`sbx<slot>`). */
+export const VETH_PREFIX = "sbx";
+/** Prefix of the nftables table of one service process (`<prefix><pid>`). */
+export const NFT_TABLE_PREFIX = "sandbox_iac_";
+
+/** Soft and hard RLIMIT_NOFILE of every process in a sandbox. */
+export const SANDBOX_NOFILE = 4096;
+/**
+ * Size of a sandbox's disk (an ext4 image holding its writable layer) when
+ * the spec names none. The image is sparse: an empty one takes under 1 MB.
+ */
+export const DEFAULT_DISK_SIZE_MB = 4096;
+/** Smallest disk accepted: the filesystem's own metadata needs a few MiB. */
+export const MIN_DISK_SIZE_MB = 16;
+
+/**
+ * Files under `/proc` hidden behind `/dev/null` (runc's masked paths) and
+ * directories made read-only (runc's read-only paths).
+ */
+export const PROC_MASKED_FILES = [
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/timer_list",
+  "/proc/sched_debug",
+  "/proc/latency_stats",
+  "/proc/interrupts",
+] as const;
+/** See {@link PROC_MASKED_FILES}. */
+export const PROC_READONLY_PATHS = [
+  "/proc/sys",
+  "/proc/sysrq-trigger",
+  "/proc/irq",
+  "/proc/bus",
+  "/proc/fs",
+  "/proc/asound",
+  "/proc/acpi",
+  "/proc/scsi",
+] as const;

@@ -1,9 +1,17 @@
 /**
- * The Linux sandbox runtime: bubblewrap namespaces, overlay root filesystems
+ * The Linux sandbox runtime: a user namespace, network namespace and disk
+ * image per sandbox, idmapped overlay root filesystems, seccomp, bubblewrap
  * and cgroup limits. See {@link createRuntime}.
  *
  * @module
  */
 export { createRuntime } from "./runtime";
 export type { RuntimeOptions } from "./runtime";
-export type { RuntimeSandbox, SandboxRuntime, SandboxSpec, SandboxStats } from "./types";
+export type {
+  EgressRules,
+  NetworkSettings,
+  RuntimeSandbox,
+  SandboxRuntime,
+  SandboxSpec,
+  SandboxStats,
+} from "./types";

@@ -1,38 +1,44 @@
 /**
- * The command line that starts one sandbox.
+ * The command line that starts one sandbox's agent, once its holder owns the
+ * namespaces and its root is mounted (see holder.ts and mounts.ts).
  *
- * bubblewrap 0.8 cannot mount overlays, and overlayfs refuses `lowerdir=/`
- * with an upper dir on the same filesystem, so the chain is:
- * `unshare -m` (a private mount namespace, so the mounts vanish with the
- * sandbox even after `kill -9` of the service) → one `sh` that joins the
- * cgroups, mounts the root and `/usr` overlays and `exec`s → `bwrap` with the
- * merged root as `/` → the agent.
+ * `sh` (as root: joins the cgroups, sets RLIMIT_NOFILE, opens the holder's
+ * user namespace) → `nsenter` into the holder's mount and network namespaces
+ * → `setpriv` down to the sandbox's host uid (bubblewrap refuses `--userns`
+ * as host root) → `bwrap --userns`, which joins the user namespace as root
+ * inside, unshares pid/ipc/uts/cgroup, masks `/proc`, drops capabilities to
+ * Docker's set and loads the seccomp filter → the agent, which listens on the
+ * socket the service created and passed as descriptor 3.
  *
  * @module
  */
+import { existsSync } from "node:fs";
+import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../agent-launch";
+import { bootIdArgs } from "./boot-id";
 import {
-  AGENT_BUNDLE_IN_SANDBOX,
-  AGENT_MOUNT_DIR,
-  AGENT_NODE_IN_SANDBOX,
-  AGENT_RUN_DIR_IN_SANDBOX,
-  AGENT_SOCKET_IN_SANDBOX,
-} from "../agent-launch";
-import { AGENT_OOM_SCORE_ADJ, SANDBOX_CAPABILITIES, SANDBOX_PATH } from "./constants";
-import type { LayerPaths, SandboxPaths } from "./paths";
+  AGENT_OOM_SCORE_ADJ,
+  PROC_MASKED_FILES,
+  PROC_READONLY_PATHS,
+  SANDBOX_CAPABILITIES,
+  SANDBOX_NOFILE,
+  SANDBOX_PATH,
+} from "./constants";
+import { STAGING } from "./mounts";
+
+/** Descriptor numbers the launch chain inherits from the service. */
+export const LAUNCH_FDS = { agentListener: 3, seccomp: 4 } as const;
+/** Descriptor the launch script opens on the holder's user namespace. */
+const USERNS_FD = 5;
 
 /** Everything the launch command depends on. */
 export interface LaunchPlan {
   sandboxId: string;
-  /** Layers from the lowest to the highest. */
-  layers: readonly LayerPaths[];
-  paths: SandboxPaths;
   /** `cgroup.procs` files to join before anything else runs. */
   cgroupProcsFiles: readonly string[];
-  allowInternetAccess: boolean;
-  /** Host path of the Node binary (bound read-only). */
-  nodeBinary: string;
-  /** Host directory holding `agent.js` (bound read-only). */
-  agentBundleDir: string;
+  /** Pid of the holder owning the sandbox's namespaces. */
+  holderPid: number;
+  /** Host uid/gid of root inside. */
+  idBase: number;
 }
 
 /** A program, its arguments and the environment to spawn it with. */
@@ -42,32 +48,39 @@ export interface LaunchCommand {
   env: Record<string, string>;
 }
 
-// Runs as the spawned process itself (unshare execs sh), so `$$` is the pid that becomes bwrap.
+// Runs as the spawned process itself (each step execs), so `$$` is the pid that becomes bwrap.
 const LAUNCH_SCRIPT = [
   "set -e",
   'for f in $SBX_CGROUP_PROCS; do echo $$ > "$f"; done',
   "# Best effort: lowering it needs CAP_SYS_RESOURCE, which some container hosts withhold.",
   '(echo "$SBX_OOM_SCORE_ADJ" > /proc/self/oom_score_adj) 2>/dev/null || true',
-  'mount -t overlay overlay -o "$SBX_ROOT_OPTS" "$SBX_ROOTFS"',
-  'mount -t overlay overlay -o "$SBX_USR_OPTS" "$SBX_ROOTFS/usr"',
-  'exec bwrap "$@"',
+  'ulimit -n "$SBX_NOFILE"',
+  `exec ${USERNS_FD}</proc/"$SBX_HOLDER"/ns/user`,
+  'exec nsenter -t "$SBX_HOLDER" -m -n -- setpriv --reuid="$SBX_ID_BASE" --regid="$SBX_ID_BASE" --clear-groups -- bwrap "$@"',
 ].join("\n");
 
-/** Builds the `unshare … sh … bwrap … agent` command for `plan`. */
+/** Builds the `sh … nsenter … setpriv … bwrap … agent` command for `plan`. */
 export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
-  const { paths } = plan;
-  // overlayfs takes the highest lower layer first; the host /usr is the lowest usr layer.
-  const highestFirst = [...plan.layers].reverse();
-  const rootOpts = `lowerdir=${highestFirst.map((l) => l.root).join(":")},upperdir=${paths.upperRoot},workdir=${paths.workRoot}`;
-  const usrOpts = `lowerdir=${[...highestFirst.map((l) => l.usr), "/usr"].join(":")},upperdir=${paths.upperUsr},workdir=${paths.workUsr}`;
-
   const bwrap = [
-    // --bind (not --dev-bind) makes the root nodev and nosuid: device nodes made with CAP_MKNOD stay unusable.
+    "--userns",
+    String(USERNS_FD),
+    "--uid",
+    "0",
+    "--gid",
+    "0",
+    "--seccomp",
+    String(LAUNCH_FDS.seccomp),
+    // The merged root's mounts are nodev and nosuid: device nodes made with CAP_MKNOD stay unusable.
     "--bind",
-    paths.rootfs,
+    STAGING.root,
     "/",
     "--proc",
     "/proc",
+    // bwrap cannot create a missing mount point under /proc; the kernel's config decides which exist.
+    ...PROC_MASKED_FILES.filter((f) => existsSync(f)).flatMap((f) => ["--ro-bind", "/dev/null", f]),
+    ...PROC_READONLY_PATHS.flatMap((p) => ["--ro-bind-try", p, p]),
+    // After the read-only /proc/sys, which would otherwise cover it.
+    ...bootIdArgs(),
     "--dev",
     "/dev",
     "--perms",
@@ -79,20 +92,10 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "/sys",
     "--remount-ro",
     "/sys",
-    "--ro-bind",
-    plan.nodeBinary,
-    AGENT_NODE_IN_SANDBOX,
-    "--ro-bind",
-    plan.agentBundleDir,
-    `${AGENT_MOUNT_DIR}/agent`,
-    "--bind",
-    paths.run,
-    AGENT_RUN_DIR_IN_SANDBOX,
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
-    ...(plan.allowInternetAccess ? [] : ["--unshare-net"]),
     "--hostname",
     plan.sandboxId,
     "--die-with-parent",
@@ -117,19 +120,19 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "--",
     AGENT_NODE_IN_SANDBOX,
     AGENT_BUNDLE_IN_SANDBOX,
-    "--socket",
-    AGENT_SOCKET_IN_SANDBOX,
+    "--listen-fd",
+    String(LAUNCH_FDS.agentListener),
   ];
   return {
-    file: "unshare",
-    args: ["-m", "--propagation", "private", "sh", "-c", LAUNCH_SCRIPT, "sh", ...bwrap],
+    file: "sh",
+    args: ["-c", LAUNCH_SCRIPT, "sh", ...bwrap],
     env: {
       PATH: process.env["PATH"] ?? SANDBOX_PATH,
       SBX_CGROUP_PROCS: plan.cgroupProcsFiles.join(" "),
       SBX_OOM_SCORE_ADJ: String(AGENT_OOM_SCORE_ADJ),
-      SBX_ROOT_OPTS: rootOpts,
-      SBX_USR_OPTS: usrOpts,
-      SBX_ROOTFS: paths.rootfs,
+      SBX_NOFILE: String(SANDBOX_NOFILE),
+      SBX_HOLDER: String(plan.holderPid),
+      SBX_ID_BASE: String(plan.idBase),
     },
   };
 }

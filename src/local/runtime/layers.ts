@@ -8,38 +8,40 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../agent-launch";
-import { LAYER_ROOT, LAYER_USR, LAYERS_DIR } from "./constants";
-import { execHost } from "./exec";
+import { LAYER_ROOT, LAYERS_DIR } from "./constants";
+import { copyUpperOut } from "./disk";
+import { PARTIAL_LAYER_PREFIX } from "./layer-copy";
 import { layerPaths, sandboxPaths } from "./paths";
 
 /**
- * Copies `<sandbox>/upper/{root,usr}` into a new layer and returns its id.
- * `cp -a` as root keeps what overlayfs needs: whiteouts (0/0 character
- * devices) and opaque directories (`trusted.overlay.opaque` xattrs).
+ * Copies the writable layer `upper/{root,usr}` out of the sandbox's disk
+ * into a new layer and returns its id. `cp -a` as root keeps what overlayfs
+ * needs: whiteouts (0/0 character devices) and opaque directories
+ * (`user.overlay.opaque` xattrs: the overlays are mounted with `userxattr`).
+ * `holderPid` is given while the sandbox runs (frozen by the caller).
  */
-export async function captureLayer(dataDir: string, sandboxId: string): Promise<string> {
+export async function captureLayer(
+  dataDir: string,
+  sandboxId: string,
+  holderPid: number | undefined,
+): Promise<string> {
   const operation = "runtime.captureLayer";
   const sbx = sandboxPaths(dataDir, sandboxId);
-  const present = await fs.stat(sbx.upperRoot).then(
+  const present = await fs.stat(sbx.disk).then(
     () => true,
     () => false,
   );
   if (!present) {
-    throw new SandboxIacError(
-      "not_found",
-      `no writable layer at ${sbx.upperRoot}: start the sandbox first`,
-      {
-        operation,
-        resourceId: sandboxId,
-      },
-    );
+    throw new SandboxIacError("not_found", `no disk at ${sbx.disk}: start the sandbox first`, {
+      operation,
+      resourceId: sandboxId,
+    });
   }
   const layerId = randomBytes(8).toString("hex");
-  const tmp = path.join(dataDir, LAYERS_DIR, `.tmp-${layerId}`);
+  const tmp = path.join(dataDir, LAYERS_DIR, `${PARTIAL_LAYER_PREFIX}${layerId}`);
   try {
     await fs.mkdir(tmp, { recursive: true });
-    await execHost(operation, "cp", ["-a", sbx.upperRoot, path.join(tmp, LAYER_ROOT)]);
-    await execHost(operation, "cp", ["-a", sbx.upperUsr, path.join(tmp, LAYER_USR)]);
+    await copyUpperOut(sbx.disk, tmp, holderPid);
     // Mount points of the agent are the runtime's, not the template's.
     for (const leftover of [AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX]) {
       await fs.rm(path.join(tmp, LAYER_ROOT, leftover), { recursive: true, force: true });

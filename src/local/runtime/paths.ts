@@ -17,21 +17,11 @@ import {
 
 /** Host paths of one sandbox's state. */
 export interface SandboxPaths {
-  /** `<dataDir>/sandboxes/<id>`. */
+  /** `<dataDir>/sandboxes/<id>` (mode 0700, root's). */
   dir: string;
-  /** Overlay upper dir for `/`. */
-  upperRoot: string;
-  /** Overlay upper dir for `/usr`. */
-  upperUsr: string;
-  /** Overlay work dir for `/`. */
-  workRoot: string;
-  /** Overlay work dir for `/usr`. */
-  workUsr: string;
-  /** Where the merged root is mounted (inside the sandbox's mount namespace only). */
-  rootfs: string;
-  /** Host dir bound at `/run/sandbox-iac` inside; holds the agent socket. */
-  run: string;
-  /** The agent socket on the host. */
+  /** The ext4 image holding `upper/{root,usr}` and `work/{root,usr}`. */
+  disk: string;
+  /** The agent socket on the host; the sandbox never sees this directory. */
   socket: string;
   /** Output of bwrap and the agent (bounded). */
   log: string;
@@ -47,16 +37,10 @@ export interface LayerPaths {
 /** Paths of the sandbox `sandboxId` under `dataDir`. */
 export function sandboxPaths(dataDir: string, sandboxId: string): SandboxPaths {
   const dir = path.join(dataDir, SANDBOXES_DIR, sandboxId);
-  const run = path.join(dir, "run");
   return {
     dir,
-    upperRoot: path.join(dir, "upper", LAYER_ROOT),
-    upperUsr: path.join(dir, "upper", LAYER_USR),
-    workRoot: path.join(dir, "work", LAYER_ROOT),
-    workUsr: path.join(dir, "work", LAYER_USR),
-    rootfs: path.join(dir, "rootfs"),
-    run,
-    socket: path.join(run, "agent.sock"),
+    disk: path.join(dir, "disk.img"),
+    socket: path.join(dir, "agent.sock"),
     log: path.join(dir, "agent.log"),
   };
 }

@@ -34,9 +34,10 @@ describe("createRuntime()", () => {
     expect((await fs.stat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
     const home = await fs.stat(path.join(root, "home/user"));
     expect([home.uid, home.gid]).toEqual([1000, 1000]);
-    expect(await fs.readdir(path.join(t.dataDir, "layers", t.runtime.baseLayerId, "usr"))).toEqual(
-      [],
-    );
+    // The base layer's /usr holds only the sudo shim; the rest is the host's /usr.
+    const usr = path.join(t.dataDir, "layers", t.runtime.baseLayerId, "usr");
+    expect(await fs.readdir(usr)).toEqual(["local"]);
+    expect((await fs.stat(path.join(usr, "local/bin/sudo"))).mode & 0o777).toBe(0o755);
   });
 });
 
@@ -191,6 +192,27 @@ describe("captureLayer()", () => {
     });
   });
 
+  it("captures a stopped sandbox's disk, with owners and an opaque directory, as a layer", async () => {
+    const src = await t.runtime.start(spec("stoppedsrc"));
+    await runInSandbox(
+      src.agentSocket,
+      "rm -r /etc/apt && mkdir /etc/apt && echo fresh > /etc/apt/only.txt && echo mine > /home/user/mine.txt && chown user:user /home/user/mine.txt",
+      { user: "root" },
+    );
+    await src.stop();
+    const layerId = await t.runtime.captureLayer("stoppedsrc");
+    const child = await t.runtime.start(spec("stoppedkid", [t.runtime.baseLayerId, layerId]));
+    try {
+      const r = await runInSandbox(
+        child.agentSocket,
+        "ls /etc/apt; stat -c %U /home/user/mine.txt; cat /home/user/mine.txt",
+      );
+      expect(r.stdout).toBe("only.txt\nuser\nmine\n");
+    } finally {
+      await child.stop();
+    }
+  });
+
   it("fails when deleting the base layer", async () => {
     await expect(t.runtime.deleteLayer(t.runtime.baseLayerId)).rejects.toMatchObject({
       code: "invalid_argument",
@@ -201,6 +223,27 @@ describe("captureLayer()", () => {
     const sbx = await t.runtime.start(spec("busy"));
     try {
       await expect(t.runtime.destroy("busy")).rejects.toMatchObject({ code: "conflict" });
+    } finally {
+      await sbx.stop();
+    }
+  });
+});
+
+describe("upgrades", () => {
+  it("moves a writable layer made before disk images into the sandbox's new disk", async () => {
+    const dir = path.join(t.dataDir, "sandboxes", "oldlayout");
+    await fs.mkdir(path.join(dir, "upper", "root", "home", "user"), { recursive: true });
+    await fs.mkdir(path.join(dir, "upper", "usr"), { recursive: true });
+    await fs.writeFile(path.join(dir, "upper", "root", "home", "user", "kept.txt"), "mine\n");
+    await fs.chown(path.join(dir, "upper", "root", "home", "user", "kept.txt"), 1000, 1000);
+    const sbx = await t.runtime.start(spec("oldlayout"));
+    try {
+      const r = await runInSandbox(
+        sbx.agentSocket,
+        "cat /home/user/kept.txt; stat -c %U /home/user/kept.txt",
+      );
+      expect(r.stdout).toBe("mine\nuser\n");
+      await expect(fs.stat(path.join(dir, "upper"))).rejects.toThrow(/ENOENT/);
     } finally {
       await sbx.stop();
     }

@@ -11,10 +11,23 @@ import { invalidArgument, SandboxIacError } from "../../errors";
 import { agentBundleDirOnHost } from "../agent-launch";
 import { ensureBaseLayer } from "./base-layer";
 import { detectCgroups } from "./cgroups";
-import { BASE_LAYER_ID, DEFAULT_START_TIMEOUT_MS, LAYERS_DIR, SANDBOXES_DIR } from "./constants";
+import {
+  BASE_LAYER_ID,
+  DEFAULT_START_TIMEOUT_MS,
+  LAYERS_DIR,
+  SANDBOXES_DIR,
+  STAGING_DIR,
+} from "./constants";
+import { assertDiskSize } from "./disk";
+import { assertNetwork } from "./egress-rules";
+import { removePartialLayers } from "./layer-copy";
 import { captureLayer, layerExists } from "./layers";
+import { MountHelper } from "./mounts";
+import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
 import { launchSandbox } from "./sandbox";
+import { ensureSeccompFilter } from "./seccomp";
+import { reclaimDeadSlots } from "./slots";
 import { unmountStale } from "./stale-mounts";
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "./types";
 
@@ -66,11 +79,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   await cgroups.removeStale(cgroupPrefix);
   const unmounted = await unmountStale(dataDir);
   if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
+  const partial = await removePartialLayers(dataDir);
+  if (partial > 0) log(`runtime: removed ${partial} half-copied layers under ${dataDir}`);
   await ensureBaseLayer(dataDir);
+  await fs.mkdir(STAGING_DIR, { recursive: true, mode: 0o755 });
+  // Claims of services that died (kill -9): their holders died with them, and so did their veths.
+  await reclaimDeadSlots();
+  const nftTable = newTableName();
+  const { resolvers } = await setUpHostNetwork(nftTable);
+  const seccompFile = await ensureSeccompFilter(dataDir);
+  const mounts = new MountHelper();
   const nodeBinary = await fs.realpath(process.execPath);
   const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   log(`runtime: data dir ${dataDir}, cgroup v${cgroups.version}, agent ${agentBundleDir}`);
+  const isolation = describeIsolation(nftTable, resolvers);
 
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
@@ -98,6 +121,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         cgroupName: `${cgroupPrefix}${spec.sandboxId}`,
         nodeBinary,
         agentBundleDir,
+        seccompFile,
+        nftTable,
+        mounts,
         startTimeoutMs,
         log,
         onStopped: () => {
@@ -150,14 +176,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     // Sequential: each stop is a few cgroup writes, and the count is the caller's own sandboxes.
     for (const sandbox of [...running.values()]) await sandbox.stop();
     running.clear();
+    await tearDownHostNetwork(nftTable);
+    mounts.close();
   }
 
   return {
     baseLayerId: BASE_LAYER_ID,
     start,
+    isolation,
     captureLayer: async (sandboxId: string) => {
       assertId("runtime.captureLayer", "sandboxId", sandboxId);
-      return captureLayer(dataDir, sandboxId);
+      const live = running.get(sandboxId) as { holderPid?: number } | undefined;
+      return captureLayer(dataDir, sandboxId, live?.holderPid);
     },
     destroy,
     deleteLayer,
@@ -179,6 +209,8 @@ async function validateSpec(operation: string, dataDir: string, spec: SandboxSpe
       "the agent alone needs about 40 MiB; 128 or more is sensible",
     );
   }
+  if (spec.diskSizeMB !== undefined) assertDiskSize(operation, spec.diskSizeMB);
+  if (spec.network !== undefined) assertNetwork(operation, spec.network);
   if (!Array.isArray(spec.layers) || spec.layers.length === 0) {
     throw invalidArgument(
       operation,
@@ -202,4 +234,17 @@ async function validateSpec(operation: string, dataDir: string, spec: SandboxSpe
       );
     }
   }
+}
+
+/** The one line saying what isolation sandboxes get (printed at start). */
+function describeIsolation(nftTable: string, resolvers: string[]): string {
+  return [
+    "isolation: user namespace per sandbox (root inside = an unprivileged host uid range)",
+    "idmapped read-only layers",
+    "seccomp (the refusals of Docker's default profile)",
+    "/proc masked as runc does",
+    `own network namespace per sandbox (veth + nftables table ${nftTable}${resolvers.length ? `, DNS via ${resolvers.join(" ")}` : ""})`,
+    "disk quota (ext4 image per sandbox)",
+    "cgroup cpu/memory/pids limits, RLIMIT_NOFILE 4096",
+  ].join("; ");
 }

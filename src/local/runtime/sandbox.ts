@@ -6,15 +6,28 @@
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
+import * as net from "node:net";
 import { SandboxIacError } from "../../errors";
 import { openAgentLog } from "./agent-log";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
-import { SANDBOX_PIDS_MAX, STOP_TIMEOUT_MS } from "./constants";
-import { bytesAvailable, bytesUsed } from "./disk-usage";
+import { DEFAULT_DISK_SIZE_MB, SANDBOX_PIDS_MAX, STOP_TIMEOUT_MS } from "./constants";
+import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
 import { waitForHealth } from "./health";
-import { buildLaunchCommand } from "./launch";
+import { writeBootId } from "./boot-id";
+import { startHolder, type Holder } from "./holder";
+import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
+import type { MountHelper } from "./mounts";
+import { connectSandbox, disconnectSandbox, setEgressRules } from "./network";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
-import type { RuntimeSandbox, SandboxSpec, SandboxStats } from "./types";
+import { claimSlot, releaseSlot, type Slot } from "./slots";
+import { assertNetwork } from "./egress-rules";
+import type {
+  EgressRules,
+  NetworkSettings,
+  RuntimeSandbox,
+  SandboxSpec,
+  SandboxStats,
+} from "./types";
 
 const MIB = 1024 * 1024;
 
@@ -26,6 +39,12 @@ export interface LaunchContext {
   cgroupName: string;
   nodeBinary: string;
   agentBundleDir: string;
+  /** The compiled seccomp filter. */
+  seccompFile: string;
+  /** The runtime's nftables table. */
+  nftTable: string;
+  /** Builds root filesystems in holders' mount namespaces. */
+  mounts: MountHelper;
   startTimeoutMs: number;
   log: (line: string) => void;
   /** Called once the sandbox is stopped and its cgroup removed (the id may start again). */
@@ -35,62 +54,149 @@ export interface LaunchContext {
 interface SandboxHooks {
   /** SIGKILLs the launch chain's process (bwrap). */
   killInit: () => void;
+  nftTable: string;
   closeLog: () => Promise<void>;
   onStopped: () => void;
 }
 
+/** The rules a spec asks for. */
+export function egressRulesOf(
+  spec: Pick<SandboxSpec, "allowInternetAccess" | "network">,
+): EgressRules {
+  return {
+    internet: spec.allowInternetAccess,
+    allowOut: spec.network?.allowOut ?? [],
+    denyOut: spec.network?.denyOut ?? [],
+  };
+}
+
 /**
- * Prepares the sandbox's directories and cgroup, starts the launch chain and
- * resolves once the agent is healthy. On failure nothing keeps running and the
- * error carries the tail of the sandbox's output.
+ * Listens on `socket`, to pass the listening descriptor to the agent. libuv
+ * unlinks a pipe server's path when it closes, so the server listens on a
+ * temporary name and `socket` is a hard link to the same socket: closing
+ * the service's copy then leaves the agent's socket reachable.
+ */
+async function listeningSocket(socket: string): Promise<net.Server> {
+  const tmp = `${socket}.tmp`;
+  await fs.rm(socket, { force: true });
+  await fs.rm(tmp, { force: true });
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ path: tmp, backlog: 511 }, () => resolve());
+  });
+  await fs.chmod(tmp, 0o600);
+  await fs.link(tmp, socket);
+  return server;
+}
+
+/**
+ * Prepares the sandbox's disk, namespaces, network and cgroup, starts the
+ * launch chain and resolves once the agent is healthy. On failure nothing
+ * keeps running and the error carries the tail of the sandbox's output.
  */
 export async function launchSandbox(
   spec: SandboxSpec,
   ctx: LaunchContext,
 ): Promise<RuntimeSandbox> {
   const paths = sandboxPaths(ctx.dataDir, spec.sandboxId);
-  for (const dir of [
-    paths.upperRoot,
-    paths.upperUsr,
-    paths.workRoot,
-    paths.workUsr,
-    paths.rootfs,
-    paths.run,
-  ]) {
-    await fs.mkdir(dir, { recursive: true });
+  const t0 = performance.now();
+  const phases: string[] = [];
+  const phase = (name: string) => phases.push(`${name} ${(performance.now() - t0).toFixed(0)}`);
+  await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  // The disk is made while the namespaces are created; both are needed before the mounts.
+  const diskReady = (async () => {
+    if (await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB)) {
+      if (await migrateOldUpper(paths.dir, paths.disk))
+        ctx.log(`sandbox ${spec.sandboxId}: moved its writable layer into its new disk image`);
+    }
+    phase("disk");
+  })();
+  diskReady.catch(() => undefined);
+  let slot: Slot;
+  try {
+    slot = await claimSlot(spec.sandboxId);
+  } catch (err) {
+    await diskReady.catch(() => undefined);
+    throw err;
   }
-  // A socket left by a previous run would make the health probe answer too early or not at all.
-  await fs.rm(paths.socket, { force: true });
-  const cgroup = await ctx.cgroups.create(ctx.cgroupName, {
-    cpuCount: spec.cpuCount,
-    memoryBytes: spec.memoryMB * MIB,
-    pidsMax: SANDBOX_PIDS_MAX,
-  });
+  let holder: Holder | undefined;
+  let cgroup: SandboxCgroup | undefined;
+  let listener: net.Server | undefined;
+  try {
+    holder = await startHolder(slot.idBase, spec.sandboxId);
+    phase("namespaces");
+    await diskReady;
+    const rules = egressRulesOf(spec);
+    const layers = spec.layers
+      .map((id) => layerPaths(ctx.dataDir, id))
+      .reverse()
+      .map((l) => [l.root, l.usr] as const);
+    [, , cgroup, listener] = await Promise.all([
+      connectSandbox(ctx.nftTable, slot, holder.pid, rules),
+      ctx.mounts.mount({
+        holderPid: holder.pid,
+        image: paths.disk,
+        layers,
+        binds: [
+          [ctx.nodeBinary, "/.sandbox-iac/node"],
+          [ctx.agentBundleDir, "/.sandbox-iac/agent"],
+        ],
+        volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
+      }),
+      ctx.cgroups.create(ctx.cgroupName, {
+        cpuCount: spec.cpuCount,
+        memoryBytes: spec.memoryMB * MIB,
+        pidsMax: SANDBOX_PIDS_MAX,
+      }),
+      listeningSocket(paths.socket),
+    ]);
+    phase("mounts+network+cgroup");
+  } catch (err) {
+    await diskReady.catch(() => undefined);
+    holder?.kill();
+    await holder?.exited;
+    listener?.close();
+    await cgroup?.remove().catch(() => undefined);
+    await disconnectSandbox(ctx.nftTable, slot);
+    await releaseSlot(slot);
+    throw err;
+  }
   const cmd = buildLaunchCommand({
     sandboxId: spec.sandboxId,
-    layers: spec.layers.map((id) => layerPaths(ctx.dataDir, id)),
-    paths,
     cgroupProcsFiles: cgroup.procsFiles,
-    allowInternetAccess: spec.allowInternetAccess,
-    nodeBinary: ctx.nodeBinary,
-    agentBundleDir: ctx.agentBundleDir,
+    holderPid: holder.pid,
+    idBase: slot.idBase,
   });
+  const seccomp = await fs.open(ctx.seccompFile, "r");
+  // Every launch is a boot: a new boot id (a thaw does not come through here).
+  await writeBootId(holder.pid);
+  const listenFd = (listener as unknown as { _handle: { fd: number } })._handle.fd;
   const agentLog = openAgentLog(paths.log);
-  const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio: ["ignore", "pipe", "pipe"] });
-  agentLog.attach(child.stdout);
-  agentLog.attach(child.stderr);
+  const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe"];
+  stdio[LAUNCH_FDS.agentListener] = listenFd;
+  stdio[LAUNCH_FDS.seccomp] = seccomp.fd;
+  const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio });
+  // The agent holds the listening socket now; the service only connects to it.
+  await seccomp.close();
+  listener.close();
+  agentLog.attach(child.stdout!);
+  agentLog.attach(child.stderr!);
   const processExited = new Promise<void>((resolve) => {
     child.on("exit", () => resolve());
     child.on("error", () => resolve()); // spawn failure: no exit event follows
   });
-  const sandbox = new LinuxSandbox(spec, paths, cgroup, processExited, {
+  const sandbox = new LinuxSandbox(spec, paths, cgroup, slot, holder, processExited, {
     killInit: () => child.kill("SIGKILL"),
+    nftTable: ctx.nftTable,
     closeLog: () => agentLog.close(),
     onStopped: ctx.onStopped,
   });
-  ctx.log(`sandbox ${spec.sandboxId}: launched pid ${child.pid ?? "?"}`);
-
   const health = await waitForHealth(paths.socket, ctx.startTimeoutMs, processExited);
+  phase("agent");
+  ctx.log(
+    `sandbox ${spec.sandboxId}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}`,
+  );
   if (health !== true) {
     await sandbox.stop();
     const why =
@@ -108,6 +214,7 @@ export async function launchSandbox(
 
 class LinuxSandbox implements RuntimeSandbox {
   readonly agentSocket: string;
+  readonly address: string;
   /** Resolves once the init process exited and the sandbox was cleaned up. */
   readonly exited: Promise<void>;
   private frozen = false;
@@ -118,10 +225,13 @@ class LinuxSandbox implements RuntimeSandbox {
     private readonly spec: SandboxSpec,
     private readonly paths: SandboxPaths,
     private readonly cgroup: SandboxCgroup,
+    private readonly slot: Slot,
+    private readonly holder: Holder,
     private readonly processExited: Promise<void>,
     private readonly hooks: SandboxHooks,
   ) {
     this.agentSocket = paths.socket;
+    this.address = slot.sandboxAddress;
     // A crash cleans up the same way stop() does, so the cgroup never lingers.
     this.exited = processExited
       .then(() => this.stop())
@@ -164,7 +274,11 @@ class LinuxSandbox implements RuntimeSandbox {
       new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref()),
     ]);
     await this.hooks.closeLog();
+    this.holder.kill();
+    await this.holder.exited;
     await this.cgroup.remove();
+    await disconnectSandbox(this.hooks.nftTable, this.slot);
+    await releaseSlot(this.slot);
     await fs.rm(this.paths.socket, { force: true });
     this.hooks.onStopped();
   }
@@ -181,7 +295,7 @@ class LinuxSandbox implements RuntimeSandbox {
     }
     this.lastCpu = { usageNs, wallNs };
     const mem = await this.cgroup.memory();
-    const diskUsed = await bytesUsed([this.paths.upperRoot, this.paths.upperUsr]);
+    const disk = await diskFigures(this.holder.pid);
     return {
       timestampUnix: Math.floor(Date.now() / 1000),
       cpuCount: this.spec.cpuCount,
@@ -189,10 +303,25 @@ class LinuxSandbox implements RuntimeSandbox {
       memUsed: Math.max(0, mem.usage - mem.cache),
       memTotal: this.spec.memoryMB * MIB,
       memCache: mem.cache,
-      diskUsed,
-      // No per-sandbox disk quota: the sandbox may grow into the data dir's free space.
-      diskTotal: diskUsed + (await bytesAvailable(this.paths.dir)),
+      diskUsed: disk.used,
+      diskTotal: disk.total,
     };
+  }
+
+  async setNetwork(network: NetworkSettings): Promise<void> {
+    this.assertRunning("runtime.setNetwork");
+    assertNetwork("runtime.setNetwork", network);
+    const allowInternetAccess = network.allowInternetAccess ?? this.spec.allowInternetAccess;
+    await setEgressRules(
+      this.hooks.nftTable,
+      this.slot,
+      egressRulesOf({ allowInternetAccess, network }),
+    );
+  }
+
+  /** Pid of the holder whose mount namespace has the disk mounted (for copying it while frozen). */
+  get holderPid(): number {
+    return this.holder.pid;
   }
 
   private assertRunning(operation: string): void {

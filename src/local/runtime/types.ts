@@ -2,8 +2,9 @@
  * The contract between the local control service and the Linux sandbox runtime.
  *
  * The runtime turns a {@link SandboxSpec} into a running, isolated Linux
- * environment (bubblewrap namespaces, an overlay root filesystem, cgroup
- * limits) with the in-sandbox agent listening on a Unix socket. It knows
+ * environment (its own user and network namespaces, an idmapped overlay root
+ * filesystem on its own disk image, seccomp, cgroup limits) with the
+ * in-sandbox agent listening on a Unix socket. It knows
  * nothing about the control API, tokens or timeouts: the control service owns
  * those.
  *
@@ -11,8 +12,8 @@
  * - `layers/<layerId>/{root,usr}`: immutable filesystem layers. A template is an
  *   ordered list of layer ids. `root` is overlaid on `/`, `usr` on `/usr`, with
  *   the host's `/usr` as the lowest `usr` layer (the built-in `base`).
- * - `sandboxes/<sandboxId>/`: the sandbox's writable layer (`upper/`, `work/`),
- *   its mount point and the agent socket. It survives restarts until `destroy`.
+ * - `sandboxes/<sandboxId>/`: the sandbox's disk image `disk.img` (an ext4
+ *   filesystem holding its writable layer `upper/`, `work/`) and the agent socket. It survives restarts until `destroy`.
  *
  * @module
  */
@@ -27,8 +28,53 @@ export interface SandboxSpec {
   cpuCount: number;
   /** Memory limit in MiB (cgroup memory limit). */
   memoryMB: number;
-  /** When false the sandbox gets an empty network namespace (loopback only). */
+  /**
+   * When false nothing the sandbox sends leaves its own network namespace
+   * (its ports stay reachable through the service's proxy).
+   */
   allowInternetAccess: boolean;
+  /**
+   * Host directories bind-mounted read-write into the sandbox (volumes).
+   * @default [] (nothing mounted)
+   */
+  binds?: readonly SandboxBind[] | undefined;
+  /**
+   * Outbound rules on top of {@link allowInternetAccess}: CIDRs (or bare IPv4
+   * addresses) always allowed, and CIDRs dropped. `allowOut` wins over `denyOut`;
+   * private, loopback and link-local ranges stay unreachable either way.
+   * @default no extra rules
+   */
+  network?: NetworkSettings;
+  /**
+   * Size of the sandbox's disk in MiB (an ext4 image holding its writable
+   * layer; writes past it fail with ENOSPC inside). Fixed when the disk is
+   * first created; later starts reuse it.
+   * @default 4096
+   */
+  diskSizeMB?: number;
+}
+
+/** A host directory mounted read-write at `target` inside a sandbox. */
+export interface SandboxBind {
+  /** Absolute host path. */
+  source: string;
+  /** Absolute path inside the sandbox. */
+  target: string;
+}
+
+/** The outbound settings {@link RuntimeSandbox.setNetwork} takes. */
+export interface NetworkSettings {
+  allowOut?: string[] | undefined;
+  denyOut?: string[] | undefined;
+  /** @default the value the sandbox was started with */
+  allowInternetAccess?: boolean | undefined;
+}
+
+/** What may leave a sandbox's network namespace. */
+export interface EgressRules {
+  internet: boolean;
+  allowOut: string[];
+  denyOut: string[];
 }
 
 /** Resource usage sampled from the cgroup and the writable layer. */
@@ -53,8 +99,16 @@ export interface SandboxStats {
 /** A started sandbox. */
 export interface RuntimeSandbox {
   readonly sandboxId: string;
-  /** Absolute host path of the agent's Unix socket; HTTP/1.1 is served on it. */
+  /**
+   * Absolute host path of the agent's Unix socket; HTTP/1.1 is served on it.
+   * It lives in a host directory only root can write and the sandbox does not
+   * see: the agent received the listening socket as an inherited descriptor.
+   */
   readonly agentSocket: string;
+  /** The sandbox's IPv4 address on its link to the host, where its ports are reached. */
+  readonly address: string;
+  /** Replaces the sandbox's outbound rules (and internet access) while it runs. */
+  setNetwork(network: NetworkSettings): Promise<void>;
   /** Resolves when the sandbox's init process has exited (killed, crashed or stopped). */
   readonly exited: Promise<void>;
   /** Freezes every process of the sandbox (cgroup freezer). */
@@ -84,6 +138,8 @@ export interface SandboxRuntime {
   destroy(sandboxId: string): Promise<void>;
   /** Deletes an immutable layer no template uses any more. */
   deleteLayer(layerId: string): Promise<void>;
+  /** One line saying what isolation every sandbox gets (the service prints it at start). */
+  readonly isolation: string;
   /** The id of the built-in base layer (assembled read-only from the host). */
   readonly baseLayerId: string;
   /** Stops every sandbox this runtime started. */

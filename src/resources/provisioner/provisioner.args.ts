@@ -130,6 +130,23 @@ export const provisionerArgsSchema = z
     metadata: z.record(z.string(), z.string()).optional().meta({
       description: 'Metadata of a created sandbox. Default: { "sandbox-iac" = "provisioner" }.',
     }),
+    volumeMounts: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1, "must be a volume name").meta({
+            description: "The volume's name (a Volume resource's name).",
+          }),
+          path: z
+            .string()
+            .regex(/^\/./, "must be an absolute path other than '/', e.g. /mnt/data")
+            .meta({ description: "Where the volume is mounted read-write in the sandbox." }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          "Volumes mounted into a created sandbox (ignored with sandboxID); files written there outlive the sandbox. A change replaces the Provisioner. Default: none.",
+      }),
     partSizeMB: z.number().int().min(1).max(4096).optional().meta({
       description:
         "Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox (worth it against a network-bound remote service). Default: none; each file goes up as one stream.",
@@ -205,6 +222,7 @@ export const provisionerChangeRules: Record<keyof ProvisionerArgs, ChangeRule> =
   sandboxTimeoutSeconds: "update",
   envs: "replace",
   metadata: "replace",
+  volumeMounts: "replace",
   partSizeMB: "ignore",
   concurrency: "ignore",
 };

@@ -118,6 +118,7 @@ async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<Wor
     timeoutSeconds: args.sandboxTimeoutSeconds,
     envs: args.envs,
     metadata: args.metadata,
+    volumeMounts: args.volumeMounts,
   });
 }
 
@@ -184,6 +185,17 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       ...options,
       deleteBeforeReplace: sameSnapshot,
     });
+    // A kept sandbox killed out of band (read dropped its id) is provisioned again.
+    if (
+      news.keepSandbox === true &&
+      news.sandboxID === undefined &&
+      olds.keptSandboxID === undefined &&
+      !result.replaces.length &&
+      !result.updates.includes("keepSandbox")
+    ) {
+      result.updates.push("keepSandbox");
+      result.changes = true;
+    }
     // Same declarations, different local content: the files must move again.
     if (
       !result.updates.includes("files") &&
@@ -223,9 +235,17 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     const control = controlFor(ctx);
     const live = olds.keptSandboxID ?? olds.sandboxID;
     const options = { signal: ctx.signal };
+    let outputs = olds;
     if (live !== undefined) {
       const found = await unlessNotFound(control.getSandbox(live, options), undefined);
-      if (!found) return undefined;
+      // Without a snapshot the sandbox was all there was. With one, the
+      // resource stays (minus the sandbox): its delete owns the snapshot,
+      // which would otherwise be orphaned.
+      if (!found && olds.snapshotID === undefined) return undefined;
+      if (!found) {
+        const { keptSandboxID: _gone, ...rest } = olds;
+        outputs = rest;
+      }
     }
     if (olds.snapshotID !== undefined && olds.snapshot) {
       const found = await unlessNotFound(
@@ -234,7 +254,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       );
       if (!found) return undefined;
     }
-    return { id, outputs: olds };
+    return { id, outputs };
   },
 
   async update(_id, olds, news, ctx) {

@@ -37,6 +37,7 @@ export async function createWorkSandbox(
     timeoutSeconds?: number | undefined;
     envs?: Record<string, string> | undefined;
     metadata?: Record<string, string> | undefined;
+    volumeMounts?: Array<{ name: string; path: string }> | undefined;
   },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);
@@ -47,6 +48,7 @@ export async function createWorkSandbox(
       secure: true,
       metadata: options.metadata ?? { "sandbox-iac": "provisioner" },
       ...(options.envs ? { envVars: options.envs } : {}),
+      ...(options.volumeMounts?.length ? { volumeMounts: options.volumeMounts } : {}),
     },
     { signal: ctx.signal },
   );

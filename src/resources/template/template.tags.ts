@@ -42,7 +42,8 @@ export async function currentTagsOf(
 
 /**
  * Assigns and removes tags so that build `buildID` carries `desired`. New tags
- * are assigned through a tag the build already has (`name:tag` target).
+ * are assigned through a tag the build already has (`name:tag` target), or
+ * through its build id when it has none.
  */
 export async function syncTags(
   control: TemplateControl,
@@ -53,8 +54,10 @@ export async function syncTags(
   const base = parseTemplateName(target.name).base;
   const current = await currentTagsOf(control, target.templateID, target.buildID);
   const { add, remove } = tagChanges(desired, current);
-  const anchor = current[0];
-  if (add.length > 0 && anchor !== undefined) {
+  // A build that lost every tag is named by its id (the local service takes
+  // `name:<buildID>`; a tag is never a UUID, so this cannot hit a tag).
+  const anchor = current[0] ?? target.buildID;
+  if (add.length > 0) {
     ctx.log(`assigning tags ${add.join(", ")} to ${base}`);
     await control.assignTags(`${base}:${anchor}`, add);
   }

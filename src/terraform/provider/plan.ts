@@ -111,7 +111,10 @@ export async function planResource(
       continue;
     }
     const rule = descriptor.outputRules[attr.coreName] ?? "recomputed";
-    if (replaces.size > 0 || rule === "recomputed") planned[attr.name] = UNKNOWN;
+    // A stable output keeps the value it has; one it does not have yet (e.g. a kept
+    // sandbox killed out of band, provisioned again by this update) is not known yet.
+    const unset = planned[attr.name] === null || planned[attr.name] === undefined;
+    if (replaces.size > 0 || rule === "recomputed" || unset) planned[attr.name] = UNKNOWN;
   }
   const requiresReplace = inputAttributes(block)
     .filter((a) => replaces.has(a.coreName))

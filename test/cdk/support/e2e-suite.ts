@@ -2,7 +2,8 @@
  * End to end, once per runtime (`cdktn.e2e.test.ts`, `cdktf.e2e.test.ts`):
  * synthesize the example app by running it, install the provider with
  * `sandbox-iac terraform install`, then `terraform init -plugin-dir`, `apply`,
- * a `plan` with no changes and `destroy` in `cdktf.out/stacks/sandboxes`,
+ * a `plan` with no changes and `destroy` in `cdktf.out/stacks/sandboxes`
+ * (the volume's files checked through the volume content API),
  * against a fresh local service. Needs terraform on PATH; without it the
  * tests say so and are skipped.
  */
@@ -34,6 +35,14 @@ interface SandboxRecord {
   templateID: string;
 }
 
+interface StateFile {
+  resources: Array<{
+    type: string;
+    name: string;
+    instances: Array<{ attributes: Record<string, unknown> }>;
+  }>;
+}
+
 /** Registers the end-to-end tests for `runtime`. */
 export function describeEndToEnd(runtime: Runtime): void {
   const terraform = findTerraform();
@@ -54,6 +63,14 @@ export function describeEndToEnd(runtime: Runtime): void {
       return stackDir;
     };
     const tf = (...args: string[]) => runOk(terraform!, args, inStack(), env);
+    /** A file's content read through the volume content API with the volume's token. */
+    const volumeFile = async (volumeID: string, file: string): Promise<number | string> => {
+      const vol = (await call(service, "GET", `/volumes/${volumeID}`)).body as { token: string };
+      const res = await fetch(`${service.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
+        headers: { Authorization: `Bearer ${vol.token}` },
+      });
+      return res.status === 200 ? res.text() : res.status;
+    };
 
     beforeAll(async () => {
       if (!terraform) return;
@@ -155,6 +172,26 @@ export function describeEndToEnd(runtime: Runtime): void {
           "utf8",
         );
         expect(state).not.toContain(service.apiKey);
+
+        // The volume holds its seed file and what the writer's sandbox wrote; the reader's
+        // sandbox, created after the writer's, found that file (its grep fails the apply otherwise).
+        const volumeID = outputs.volume_id.value;
+        expect(await volumeFile(volumeID, "/settings.json")).toBe(
+          fs.readFileSync(
+            path.join(exampleDir(runtime), "files", "config", "settings.json"),
+            "utf8",
+          ),
+        );
+        expect(await volumeFile(volumeID, "/note.txt")).toBe("written by the writer\n");
+        const attributes = (name: string) =>
+          (JSON.parse(state) as StateFile).resources.find(
+            (r) => r.type === "sandboxiac_provisioner" && r.name === name,
+          )?.instances[0]?.attributes;
+        expect(attributes("writer")).toMatchObject({ commands_run: 1 });
+        expect(attributes("reader")).toMatchObject({
+          commands_run: 1,
+          triggers: { written: attributes("writer")?.id },
+        });
       },
     );
 
@@ -174,6 +211,7 @@ export function describeEndToEnd(runtime: Runtime): void {
       expect((await call(service, "GET", "/sandboxes")).body).toEqual([]);
       const templates = (await call(service, "GET", "/templates")).body as TemplateRecord[];
       expect(templates.filter((t) => JSON.stringify(t).includes("cdk-tools"))).toEqual([]);
+      expect((await call(service, "GET", "/volumes")).body).toEqual([]);
     });
   });
 }

@@ -50,8 +50,25 @@ export function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): voi
   const kept = new bindings.DataSandboxiacSandbox(scope, "kept", {
     sandboxId: setup.keptSandboxId,
   });
+  const workspace = new bindings.Volume(scope, "workspace", {
+    name: "cdk-workspace",
+    files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
+  });
+  const mounts = [{ name: workspace.name, path: "/mnt/workspace" }];
+  const writer = new bindings.Provisioner(scope, "writer", {
+    template: "base",
+    volumeMounts: mounts,
+    commands: [{ run: "echo 'written by the writer' > /mnt/workspace/note.txt" }],
+  });
+  new bindings.Provisioner(scope, "reader", {
+    template: "base",
+    volumeMounts: mounts,
+    commands: [{ run: "grep -x 'written by the writer' /mnt/workspace/note.txt" }],
+    triggers: { written: writer.id },
+  });
   new lib.TerraformOutput(scope, "template_id", { value: tools.templateId });
   new lib.TerraformOutput(scope, "state", { value: kept.state });
+  new lib.TerraformOutput(scope, "volume_id", { value: workspace.volumeId });
 }
 
 /** A stack in an app whose cdktf.json is the example's (so `files/...` resolves there). */
@@ -98,6 +115,8 @@ export function describeSynth(flavour: CdkFlavour): void {
         Snapshot: "sandboxiac_snapshot",
         Provisioner: "sandboxiac_provisioner",
         SandboxReader: "sandboxiac_sandbox_reader",
+        Volume: "sandboxiac_volume",
+        Secret: "sandboxiac_secret",
         DataSandboxiacSandbox: "sandboxiac_sandbox",
         DataSandboxiacSandboxes: "sandboxiac_sandboxes",
         DataSandboxiacTemplate: "sandboxiac_template",
@@ -157,6 +176,14 @@ export function describeSynth(flavour: CdkFlavour): void {
       });
       expect(Object.keys(tools.build.steps[1].copy).sort()).toEqual(["dest", "src"]);
       expect(json.output.state.value).toBe("${data.sandboxiac_sandbox.kept.state}");
+      expect(json.resource.sandboxiac_volume.workspace.name).toBe("cdk-workspace");
+      const mounts = [{ name: "${sandboxiac_volume.workspace.name}", path: "/mnt/workspace" }];
+      expect(json.resource.sandboxiac_provisioner.writer.volume_mounts).toEqual(mounts);
+      expect(json.resource.sandboxiac_provisioner.reader).toMatchObject({
+        volume_mounts: mounts,
+        triggers: { written: "${sandboxiac_provisioner.writer.id}" },
+      });
+      expect(json.output.volume_id.value).toBe("${sandboxiac_volume.workspace.volume_id}");
       expect(json.terraform.required_providers.sandboxiac).toEqual({
         source: "sandbox-iac/sandboxiac",
         version: "~> 0.1",
@@ -211,6 +238,41 @@ export function describeSynth(flavour: CdkFlavour): void {
       const src: string = json.resource.sandboxiac_template.tools.build.steps[1].copy.src;
       expect(path.isAbsolute(src)).toBe(false);
       expect(fs.readdirSync(path.join(stackDir, src)).sort()).toEqual(["README.txt", "hello.sh"]);
+    });
+
+    it("packages a volume's seed files as assets relative to the stack directory", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Volume(stack, "workspace", {
+        name: "cdk-workspace",
+        files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
+      });
+      const outdir = lib.Testing.fullSynth(stack);
+      const stackDir = path.join(outdir, "stacks", "sandboxes");
+      const json = JSON.parse(fs.readFileSync(path.join(stackDir, "cdk.tf.json"), "utf8"));
+      const source: string = json.resource.sandboxiac_volume.workspace.files[0].source;
+      expect(path.isAbsolute(source)).toBe(false);
+      expect(fs.readFileSync(path.join(stackDir, source), "utf8")).toBe(
+        fs.readFileSync(path.join(EXAMPLE_DIR, "files", "config", "settings.json"), "utf8"),
+      );
+    });
+
+    it("refuses a literal secret value at synth, without repeating it", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Secret(stack, "token", { name: "cdk-token", value: SECRET });
+      const message = validationError(flavour, stack);
+      expect(message).toContain("sandboxiac_secret.token: value is a literal");
+      expect(message).not.toContain(SECRET);
+    });
+
+    it("takes a secret value from a sensitive variable as a reference, never its value", () => {
+      const stack = stackWithProvider(flavour);
+      const value = new lib.TerraformVariable(stack, "token_value", {
+        type: "string",
+        sensitive: true,
+      });
+      new bindings.Secret(stack, "token", { name: "cdk-token", value: value.stringValue });
+      const json = synthJson(flavour, stack);
+      expect(json.resource.sandboxiac_secret.token.value).toBe("${var.token_value}");
     });
 
     it("fails synth validation on cpuCount 0 with the attribute path", () => {

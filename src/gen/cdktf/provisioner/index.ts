@@ -80,6 +80,12 @@ export interface ProvisionerConfig extends cdktf.TerraformMetaArguments {
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#triggers Provisioner#triggers}
   */
   readonly triggers?: { [key: string]: string };
+  /**
+  * Volumes mounted into a created sandbox (ignored with sandboxID); files written there outlive the sandbox. A change replaces the Provisioner. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#volume_mounts Provisioner#volume_mounts}
+  */
+  readonly volumeMounts?: ProvisionerVolumeMounts[] | cdktf.IResolvable;
 }
 export interface ProvisionerCommands {
   /**
@@ -767,6 +773,153 @@ export class ProvisionerSnapshotOutputReference extends cdktf.ComplexObject {
     return this._name;
   }
 }
+export interface ProvisionerVolumeMounts {
+  /**
+  * The volume's name (a Volume resource's name).
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#name Provisioner#name}
+  */
+  readonly name: string;
+  /**
+  * Where the volume is mounted read-write in the sandbox.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#path Provisioner#path}
+  */
+  readonly path: string;
+}
+
+export function provisionerVolumeMountsToTerraform(struct?: ProvisionerVolumeMounts | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    name: cdktf.stringToTerraform(struct!.name),
+    path: cdktf.stringToTerraform(struct!.path),
+  }
+}
+
+
+export function provisionerVolumeMountsToHclTerraform(struct?: ProvisionerVolumeMounts | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    name: {
+      value: cdktf.stringToHclTerraform(struct!.name),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    path: {
+      value: cdktf.stringToHclTerraform(struct!.path),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class ProvisionerVolumeMountsOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktf.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectIndex the index of this item in the list
+  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  public get internalValue(): ProvisionerVolumeMounts | cdktf.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._name !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.name = this._name;
+    }
+    if (this._path !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.path = this._path;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: ProvisionerVolumeMounts | cdktf.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._name = undefined;
+      this._path = undefined;
+    }
+    else if (cdktf.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._name = value.name;
+      this._path = value.path;
+    }
+  }
+
+  // name - computed: false, optional: false, required: true
+  private _name?: string; 
+  public get name() {
+    return this.getStringAttribute('name');
+  }
+  public set name(value: string) {
+    this._name = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get nameInput() {
+    return this._name;
+  }
+
+  // path - computed: false, optional: false, required: true
+  private _path?: string; 
+  public get path() {
+    return this.getStringAttribute('path');
+  }
+  public set path(value: string) {
+    this._path = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get pathInput() {
+    return this._path;
+  }
+}
+
+export class ProvisionerVolumeMountsList extends cdktf.ComplexList {
+  public internalValue? : ProvisionerVolumeMounts[] | cdktf.IResolvable
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string, protected wrapsSet: boolean) {
+    super(terraformResource, terraformAttribute, wrapsSet)
+  }
+
+  /**
+  * @param index the index of the item to return
+  */
+  public get(index: number): ProvisionerVolumeMountsOutputReference {
+    return new ProvisionerVolumeMountsOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
+  }
+}
 
 /**
 * Represents a {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner sandboxiac_provisioner}
@@ -830,6 +983,7 @@ export class Provisioner extends cdktf.TerraformResource {
     this._snapshot.internalValue = config.snapshot;
     this._template = config.template;
     this._triggers = config.triggers;
+    this._volumeMounts.internalValue = config.volumeMounts;
   }
 
   // ==========
@@ -1064,6 +1218,22 @@ export class Provisioner extends cdktf.TerraformResource {
     return this._triggers;
   }
 
+  // volume_mounts - computed: false, optional: true, required: false
+  private _volumeMounts = new ProvisionerVolumeMountsList(this, "volume_mounts", false);
+  public get volumeMounts() {
+    return this._volumeMounts;
+  }
+  public putVolumeMounts(value: ProvisionerVolumeMounts[] | cdktf.IResolvable) {
+    this._volumeMounts.internalValue = value;
+  }
+  public resetVolumeMounts() {
+    this._volumeMounts.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get volumeMountsInput() {
+    return this._volumeMounts.internalValue;
+  }
+
   // =========
   // SYNTHESIS
   // =========
@@ -1082,6 +1252,7 @@ export class Provisioner extends cdktf.TerraformResource {
       snapshot: provisionerSnapshotToTerraform(this._snapshot.internalValue),
       template: cdktf.stringToTerraform(this._template),
       triggers: cdktf.hashMapper(cdktf.stringToTerraform)(this._triggers),
+      volume_mounts: cdktf.listMapper(provisionerVolumeMountsToTerraform, false)(this._volumeMounts.internalValue),
     };
   }
 
@@ -1158,6 +1329,12 @@ export class Provisioner extends cdktf.TerraformResource {
         isBlock: false,
         type: "map",
         storageClassType: "stringMap",
+      },
+      volume_mounts: {
+        value: cdktf.listMapperHcl(provisionerVolumeMountsToHclTerraform, false)(this._volumeMounts.internalValue),
+        isBlock: true,
+        type: "list",
+        storageClassType: "ProvisionerVolumeMountsList",
       },
     };
 

@@ -6,7 +6,8 @@
  * @module
  */
 import { SandboxIacError } from "../../../errors";
-import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
+import { existsSync } from "node:fs";
+import type { RuntimeSandbox, SandboxBind, SandboxRuntime } from "../../runtime/types";
 import { agentInit, agentRun, agentStartBackground } from "../agent-client";
 import { ApiError } from "../http";
 import type { SandboxRecord } from "./record";
@@ -52,8 +53,14 @@ export async function bootSandbox(
       cpuCount: record.cpuCount,
       memoryMB: record.memoryMB,
       allowInternetAccess: record.allowInternetAccess,
+      binds: presentBinds(record),
+      ...(record.network ? { network: record.network } : {}),
     }));
   try {
+    // A warm-pool member started without rules: they are dynamic, so set them now.
+    if (opts.started && (record.network?.allowOut?.length || record.network?.denyOut?.length)) {
+      await rt.setNetwork(record.network);
+    }
     await agentInit(rt.agentSocket, {
       envVars: record.initEnv,
       ...(opts.token ? { accessToken: opts.token } : {}),
@@ -72,6 +79,13 @@ export async function bootSandbox(
     await rt.stop().catch(() => undefined);
     throw err;
   }
+}
+
+/** The record's volume mounts whose volume still exists (a deleted one is not mounted again). */
+function presentBinds(record: SandboxRecord): SandboxBind[] {
+  return (record.volumeMounts ?? [])
+    .filter((m) => existsSync(m.source))
+    .map((m) => ({ source: m.source, target: m.path }));
 }
 
 /** Runs the ready command every 200 ms until it exits 0, for at most 60 s. */

@@ -4,10 +4,13 @@
  *
  * @module
  */
+import type { z } from "zod";
 import { DEFAULT_TEMPLATE } from "../../../wire/control";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import type { ResolvedVolumeMount } from "../volumes/mounts";
 import { parseSandboxID } from "./ids";
 import type { SandboxManager } from "./manager";
+import { networkRoutes, parseCreateNetwork } from "./network";
 import { sandboxView } from "./record";
 import {
   DEFAULT_TIMEOUT_SEC,
@@ -46,10 +49,24 @@ function positiveTimeout(timeout: number | undefined): number {
   return t;
 }
 
+/** The create body's type. */
+type NewSandboxBody = z.infer<typeof newSandboxSchema>;
+
+/** Without a volume store, naming a volume is a 400. */
+function noMounts(raw: NewSandboxBody["volumeMounts"]): ResolvedVolumeMount[] {
+  if (raw?.length)
+    throw new ApiError(400, "body.volumeMounts: this service has no volumes; remove volumeMounts");
+  return [];
+}
+
 /** The lifecycle routes. */
-export function lifecycleRoutes(m: SandboxManager): Route[] {
+export function lifecycleRoutes(
+  m: SandboxManager,
+  resolveMounts: (raw: NewSandboxBody["volumeMounts"]) => ResolvedVolumeMount[] = noMounts,
+): Route[] {
   const create = (alwaysSecure: boolean) => async (req: ControlRequest) => {
     const body = parseWith(newSandboxSchema, await requiredBody(req), "body");
+    const volumeMounts = resolveMounts(body.volumeMounts);
     const record = await m.create({
       template: body.templateID || DEFAULT_TEMPLATE,
       timeoutSec: positiveTimeout(body.timeout),
@@ -59,8 +76,13 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       autoResume: body.autoResume?.enabled ?? false,
       metadata: body.metadata ?? {},
       envVars: body.envVars ?? {},
+      volumeMounts,
+      network: parseCreateNetwork(body.network),
     });
-    return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+    return {
+      status: 201,
+      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+    };
   };
 
   const connect = (v2: boolean) => async (req: ControlRequest) => {
@@ -70,7 +92,10 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       : parseWith(connectSchema, await requiredBody(req), "body");
     // Without a timeout, a running sandbox keeps its end (connect never shortens it).
     const { record, resumed } = await m.connect(id, body.timeout ?? (v2 ? undefined : 0));
-    return { status: resumed ? 201 : 200, body: sandboxView(record, m.tokenOf(record)) };
+    return {
+      status: resumed ? 201 : 200,
+      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+    };
   };
 
   return [
@@ -101,7 +126,10 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
         const id = idParam(req);
         const body = parseWith(resumeSchema, await optionalBody(req), "body");
         const record = await m.resume(id, positiveTimeout(body.timeout));
-        return { status: 201, body: sandboxView(record, m.tokenOf(record)) };
+        return {
+          status: 201,
+          body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+        };
       },
     },
     { method: "POST", pattern: "/sandboxes/:sandboxID/connect", handler: connect(false) },
@@ -111,8 +139,11 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
       pattern: "/sandboxes/:sandboxID/timeout",
       handler: async (req) => {
         const id = idParam(req);
-        const body = parseWith(timeoutSchema, await requiredBody(req), "body");
-        await m.setTimeout(id, Math.max(0, body.timeout));
+        // E2B takes the request without a body; the API default lifetime applies.
+        const raw = await req.json();
+        const timeout =
+          raw === undefined ? DEFAULT_TIMEOUT_SEC : parseWith(timeoutSchema, raw, "body").timeout;
+        await m.setTimeout(id, Math.max(0, timeout));
         return { status: 204 };
       },
     },
@@ -126,5 +157,6 @@ export function lifecycleRoutes(m: SandboxManager): Route[] {
         return { status: 204 };
       },
     },
+    ...networkRoutes(m, idParam),
   ];
 }

@@ -54,6 +54,9 @@ export function selectLogs(record: SandboxRecord, q: LogQuery): LifecycleLogEntr
   return entries.slice(0, q.limit);
 }
 
+/** The `logger` of every v1 log line: the local service's own lifecycle records. */
+const V1_LOGGER = "sandbox-iac";
+
 /** The deprecated v1 body `{logs: [{timestamp, line}], logEntries}`. */
 export function v1LogsBody(
   record: SandboxRecord,
@@ -64,7 +67,12 @@ export function v1LogsBody(
     .filter((e) => startMs === undefined || Date.parse(e.timestamp) >= startMs)
     .slice(0, limit);
   return {
-    logs: entries.map((e) => ({ timestamp: e.timestamp, line: e.message })),
+    // E2B's v1 lines are the sandbox's structured log records as JSON (the
+    // E2B CLI's `sandbox logs` parses them): level, logger, message, fields.
+    logs: entries.map((e) => ({
+      timestamp: e.timestamp,
+      line: JSON.stringify({ ...e.fields, level: e.level, logger: V1_LOGGER, message: e.message }),
+    })),
     logEntries: entries,
   };
 }

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { ResolvedVolumeMount } from "../volumes/mounts";
+import type { SandboxNetwork } from "./network";
 import type { SandboxRuntime } from "../../runtime/types";
 
 /** What the templates side may ask of the sandboxes side. */
@@ -20,6 +22,12 @@ export interface SandboxManagerView {
   ): Promise<T>;
   /** True when a running or paused sandbox uses the template. */
   isTemplateInUse(templateID: string): boolean;
+  /**
+   * Starts a sandbox from `templateID` (a checkpoint of `parentID`) with the
+   * parent's settings (metadata, environment, security, network, lifecycle)
+   * and returns its `Sandbox` body; ApiError 404 when the parent is unknown.
+   */
+  createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object>;
 }
 
 /** A template as {@link TemplateLookup.resolve} finds it. */
@@ -43,6 +51,11 @@ export interface ResolvedTemplate {
 export interface TemplateLookup {
   resolve(idOrName: string): ResolvedTemplate | undefined;
   markSpawned(templateID: string): void;
+  /**
+   * Registers a listener awaited before an unused layer is deleted.
+   * @default no notification (nothing is ever deleted under the pool)
+   */
+  onLayerRelease?(listener: (layerId: string) => Promise<void>): void;
 }
 
 /** What a new sandbox is asked to be. */
@@ -55,6 +68,13 @@ export interface CreateSandboxInput {
   autoResume: boolean;
   metadata: Record<string, string>;
   envVars: Record<string, string>;
+  /**
+   * Volumes to mount, already resolved.
+   * @default [] (none)
+   */
+  volumeMounts?: ResolvedVolumeMount[] | undefined;
+  /** E2B's `network` options. @default none: no outbound rules, public ports */
+  network?: SandboxNetwork | undefined;
 }
 
 /** Options of `SandboxManager.open`. */

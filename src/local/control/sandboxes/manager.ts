@@ -8,11 +8,12 @@
  *
  * @module
  */
+import { needsTrafficToken, type NetworkUpdate } from "./network";
 import * as path from "node:path";
 import type { RuntimeSandbox } from "../../runtime/types";
 import { ApiError } from "../http";
 import { JsonStateWriter } from "../state-file";
-import { envdAccessToken } from "../tokens";
+import { envdAccessToken, trafficAccessToken } from "../tokens";
 import { bootSandbox } from "./boot";
 import { newSandboxID } from "./ids";
 import { arm, extendTo } from "./lifetime";
@@ -39,7 +40,7 @@ import {
   stopProcesses,
   type PauseResumeContext,
 } from "./pause-resume";
-import type { SandboxRecord } from "./record";
+import { sandboxView, type SandboxRecord } from "./record";
 import { removeOrphans, restoreRecords, SANDBOXES_STATE_FILE } from "./restore";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
 import { WarmPool } from "./warm-pool";
@@ -54,6 +55,9 @@ export type {
 } from "./manager-contracts";
 export { notFound } from "./live";
 export { SANDBOXES_STATE_FILE } from "./restore";
+
+/** Environment variables create sets per sandbox, never inherited by a fork. */
+const OWN_ENV_KEYS = new Set(["E2B_SANDBOX", "E2B_SANDBOX_ID", "E2B_TEMPLATE_ID"]);
 
 /** Owns every sandbox of the service. */
 export class SandboxManager implements SandboxManagerView {
@@ -106,6 +110,8 @@ export class SandboxManager implements SandboxManagerView {
     });
     m.sampler = setInterval(() => void m.sampleAll(), METRICS_INTERVAL_MS);
     m.sampler.unref();
+    // A deleted template or snapshot is never started ahead of time again.
+    opts.templates.onLayerRelease?.((layerId) => m.pool.forgetLayer(layerId));
     const base = opts.templates.resolve(PRIMED_TEMPLATE);
     if (base) m.pool.prime(warmSpec(base, true));
     return m;
@@ -119,6 +125,30 @@ export class SandboxManager implements SandboxManagerView {
   /** The access token of a secure sandbox. */
   tokenOf(record: SandboxRecord): string | undefined {
     return record.secure ? envdAccessToken(this.opts.tokenSecret, record.sandboxID) : undefined;
+  }
+
+  /** The traffic access token of a sandbox whose ports are not public. */
+  trafficTokenOf(record: SandboxRecord): string | undefined {
+    return needsTrafficToken(record)
+      ? trafficAccessToken(this.opts.tokenSecret, record.sandboxID)
+      : undefined;
+  }
+
+  /**
+   * Replaces a sandbox's outbound rules (and, when given, its internet
+   * access): at once when it runs, at its next start when paused.
+   */
+  async updateNetwork(sandboxID: string, update: NetworkUpdate): Promise<void> {
+    await this.locked(sandboxID, async (l) => {
+      const r = l.record;
+      r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut };
+      if (update.allowInternetAccess !== undefined)
+        r.allowInternetAccess = update.allowInternetAccess;
+      if (l.rt && r.state === "running") {
+        await l.rt.setNetwork({ ...r.network, allowInternetAccess: r.allowInternetAccess });
+      }
+      await this.writer.flush();
+    });
   }
 
   /** A sandbox's record, when it is running or paused. */
@@ -166,7 +196,10 @@ export class SandboxManager implements SandboxManagerView {
     this.assertOpen();
     const tpl = this.opts.templates.resolve(input.template);
     if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
-    const started = this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
+    // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
+    const started = input.volumeMounts?.length
+      ? undefined
+      : this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
     const sandboxID = started?.sandboxId ?? newSandboxID();
     const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
     let rt: RuntimeSandbox;
@@ -191,6 +224,28 @@ export class SandboxManager implements SandboxManagerView {
     // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
     await Promise.all([this.writer.flush(), this.sample(l)]);
     return record;
+  }
+
+  /** {@inheritDoc SandboxManagerView.createFork} */
+  async createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object> {
+    const parent = this.live.get(parentID)?.record;
+    if (!parent) {
+      throw new ApiError(404, `Sandbox "${parentID}" doesn't exist or you don't have access to it`);
+    }
+    const record = await this.create({
+      template: templateID,
+      timeoutSec,
+      secure: parent.secure,
+      allowInternetAccess: parent.allowInternetAccess,
+      autoPause: parent.autoPause,
+      autoResume: parent.autoResume,
+      metadata: { ...parent.metadata },
+      // The E2B_* variables name the sandbox itself; create sets the fork's own.
+      envVars: Object.fromEntries(
+        Object.entries(parent.initEnv).filter(([k]) => !OWN_ENV_KEYS.has(k)),
+      ),
+    });
+    return sandboxView(record, this.tokenOf(record));
   }
 
   /** Kills a sandbox and deletes its writable layer. */

@@ -30,6 +30,7 @@ export function newSandboxRecord(
     envdVersion: tpl.envdVersion,
     secure: input.secure,
     allowInternetAccess: input.allowInternetAccess,
+    ...(input.network ? { network: input.network } : {}),
     autoPause: input.autoPause,
     autoResume: input.autoResume,
     metadata: input.metadata,
@@ -44,6 +45,7 @@ export function newSandboxRecord(
     defaultUser: tpl.defaultUser,
     defaultWorkdir: tpl.defaultWorkdir,
     startCmd: tpl.startCmd,
+    ...(input.volumeMounts?.length ? { volumeMounts: input.volumeMounts } : {}),
     logs: [],
   };
 }

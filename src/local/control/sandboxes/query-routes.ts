@@ -47,6 +47,19 @@ function recordOf(m: SandboxManager, req: ControlRequest): SandboxRecord {
   return r;
 }
 
+/** A date-time query parameter in ms since the epoch; 400 when it is not RFC 3339. */
+function parseDateQuery(raw: string | null, name: string): number | undefined {
+  if (!raw) return undefined;
+  const ms = Date.parse(raw);
+  if (Number.isNaN(ms)) {
+    throw new ApiError(
+      400,
+      `query.${name}: must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z, got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
+  }
+  return ms;
+}
+
 /** The read routes. */
 export function queryRoutes(m: SandboxManager): Route[] {
   return [
@@ -75,14 +88,9 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const states = parseStateFilter(req.query.getAll("state"));
         const order = parseOrder(req.query.get("order"));
         const limit = parseLimit(req.query.get("limit"));
-        const startedAfterRaw = req.query.get("startedAfter");
-        const startedAfter = startedAfterRaw ? Date.parse(startedAfterRaw) : undefined;
-        if (startedAfter !== undefined && Number.isNaN(startedAfter)) {
-          throw new ApiError(
-            400,
-            `query.startedAfter: must be an RFC 3339 date-time, got ${JSON.stringify(startedAfterRaw?.slice(0, 40))}`,
-          );
-        }
+        // Both bounds are inclusive: "started at or after", "at or before".
+        const startedAfter = parseDateQuery(req.query.get("startedAfter"), "startedAfter");
+        const startedBefore = parseDateQuery(req.query.get("startedBefore"), "startedBefore");
         const template = req.query.get("template");
         const matching = m
           .all()
@@ -90,7 +98,8 @@ export function queryRoutes(m: SandboxManager): Route[] {
             (r) =>
               states.has(r.state) &&
               matchesMetadata(r, filter) &&
-              (startedAfter === undefined || Date.parse(r.startedAt) > startedAfter) &&
+              (startedAfter === undefined || Date.parse(r.startedAt) >= startedAfter) &&
+              (startedBefore === undefined || Date.parse(r.startedAt) <= startedBefore) &&
               (!template || r.templateID === template || r.alias === template),
           );
         const { page, nextToken } = paginate(

@@ -5,6 +5,8 @@
  * @module
  */
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
+import type { ResolvedVolumeMount } from "../volumes/mounts";
+import type { SandboxNetwork } from "./network";
 
 /** One lifecycle log entry (`SandboxLogEntry`). */
 export interface LifecycleLogEntry {
@@ -31,6 +33,8 @@ export interface SandboxRecord {
   envdVersion: string;
   secure: boolean;
   allowInternetAccess: boolean;
+  /** Outbound rules and public-traffic setting; absent: no rules, public ports. */
+  network?: SandboxNetwork | undefined;
   autoPause: boolean;
   autoResume: boolean;
   metadata: Record<string, string>;
@@ -40,11 +44,17 @@ export interface SandboxRecord {
   defaultUser: string;
   defaultWorkdir?: string | undefined;
   startCmd?: string | undefined;
+  /** Volumes mounted into the sandbox, with their host directories. */
+  volumeMounts?: ResolvedVolumeMount[] | undefined;
   logs: LifecycleLogEntry[];
 }
 
 /** The `Sandbox` body of create, resume and connect. */
-export function sandboxView(r: SandboxRecord, token: string | undefined): Record<string, unknown> {
+export function sandboxView(
+  r: SandboxRecord,
+  token: string | undefined,
+  trafficToken?: string,
+): Record<string, unknown> {
   return {
     templateID: r.templateID,
     sandboxID: r.sandboxID,
@@ -52,7 +62,7 @@ export function sandboxView(r: SandboxRecord, token: string | undefined): Record
     envdVersion: r.envdVersion,
     ...(r.alias ? { alias: r.alias } : {}),
     ...(token ? { envdAccessToken: token } : {}),
-    trafficAccessToken: null,
+    trafficAccessToken: trafficToken ?? null,
     domain: null,
   };
 }
@@ -72,6 +82,9 @@ export function listedView(r: SandboxRecord): Record<string, unknown> {
     state: r.state,
     envdVersion: r.envdVersion,
     metadata: r.metadata,
+    ...(r.volumeMounts?.length
+      ? { volumeMounts: r.volumeMounts.map(({ name, path }) => ({ name, path })) }
+      : {}),
   };
 }
 
@@ -81,6 +94,7 @@ export function detailView(r: SandboxRecord, token: string | undefined): Record<
     ...listedView(r),
     ...(token ? { envdAccessToken: token } : {}),
     allowInternetAccess: r.allowInternetAccess,
+    ...(r.network ? { network: r.network } : {}),
     domain: null,
     lifecycle: { autoResume: r.autoResume, onTimeout: r.autoPause ? "pause" : "kill" },
   };

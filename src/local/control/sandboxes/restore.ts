@@ -7,6 +7,8 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SANDBOXES_DIR } from "../../runtime/constants";
+import { removeFilesInUpper } from "../../runtime/disk";
+import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
 import { readJsonFile } from "../state-file";
 import { appendLog } from "./logs";
@@ -29,12 +31,29 @@ export async function restoreRecords(dataDir: string): Promise<SandboxRecord[]> 
   const records = state?.sandboxes ?? [];
   for (const record of records) {
     if (record.state === "running") {
+      await removeAgentTempFiles(dataDir, record.sandboxID);
       record.state = "paused";
       record.endAt = now;
       appendLog(record, "info", "sandbox paused: the service restarted", {});
     }
   }
   return records;
+}
+
+/** Name prefix of the agent's temporary files (uploads, compose) next to a user's file. */
+const AGENT_TEMP_GLOB = ".sandbox-iac-*";
+
+/**
+ * Deletes the temporary files of uploads a crash cut off: the agent writes
+ * each upload next to its target and renames it into place when complete, so
+ * the user's file is intact and only these hidden halves are left. Only the
+ * writable layer in the sandbox's disk image is searched (what the sandbox
+ * changed), with one `find`.
+ */
+async function removeAgentTempFiles(dataDir: string, sandboxID: string): Promise<void> {
+  const { disk } = sandboxPaths(dataDir, sandboxID);
+  // A disk that is missing or unreadable is left to the resume to report.
+  await removeFilesInUpper(disk, AGENT_TEMP_GLOB).catch(() => undefined);
 }
 
 /** Options of {@link removeOrphans}. */

@@ -27,6 +27,7 @@ export const newSandboxSchema = z.object({
   envVars: stringMap.nullish(),
   mcp: z.record(z.string(), z.unknown()).nullish(),
   network: z.record(z.string(), z.unknown()).nullish(),
+  volumeMounts: z.array(z.object({ name: z.string(), path: z.string() })).nullish(),
 });
 
 /** `ResumedSandbox`. */

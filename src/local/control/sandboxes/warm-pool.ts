@@ -114,6 +114,24 @@ export class WarmPool {
     this.refill();
   }
 
+  /**
+   * Forgets every key whose layers include `layerId` (its template or
+   * snapshot was deleted) and stops their members, so the layer can go and
+   * no refill ever starts on it again.
+   */
+  async forgetLayer(layerId: string): Promise<void> {
+    const dropped: Member[] = [];
+    for (const [key, slot] of this.slots) {
+      if (!slot.spec.layers.includes(layerId)) continue;
+      this.slots.delete(key);
+      dropped.push(...slot.ready);
+    }
+    // A member being started on the layer is discarded by the fill loop,
+    // which finds its key gone; waiting for it keeps the layer unmounted.
+    await this.filling;
+    for (const m of dropped) await this.discard(m);
+  }
+
   /** Ready members, over every key (for tests and logs). */
   get readyCount(): number {
     let n = 0;

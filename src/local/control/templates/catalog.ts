@@ -47,6 +47,8 @@ export class TemplateCatalog {
   private readonly writer: JsonStateWriter;
   /** Logs of every build. */
   readonly logs: BuildLogStore;
+  /** Awaited before each layer deletion (see TemplateRegistry.onLayerRelease). */
+  readonly releaseListeners: ((layerId: string) => Promise<void>)[] = [];
 
   private constructor(
     dir: string,
@@ -258,6 +260,7 @@ export class TemplateCatalog {
     for (const layer of new Set(candidates)) {
       if (used.has(layer)) continue;
       try {
+        for (const listener of this.releaseListeners) await listener(layer);
         await this.runtime.deleteLayer(layer);
       } catch (err) {
         this.log(`templates: could not delete layer ${layer}: ${(err as Error).message}`);

@@ -47,6 +47,13 @@ export interface TemplateRegistry {
   resolve(idOrName: string): ResolvedTemplate | undefined;
   /** Records that a sandbox was started from the template (spawn count, last spawn). */
   markSpawned(templateID: string): void;
+  /**
+   * Registers `listener`, awaited before a layer no template uses any more is
+   * deleted (a template or snapshot was deleted): whoever keeps sandboxes
+   * started on it ahead of time must let go of them first.
+   * @default no listener
+   */
+  onLayerRelease?(listener: (layerId: string) => Promise<void>): void;
 }
 
 /** Options of {@link createTemplateRegistry}. */
@@ -85,6 +92,7 @@ export async function createTemplateRegistry(
   const registry: TemplateRegistry = {
     resolve: (idOrName) => catalog.resolve(idOrName),
     markSpawned: (templateID) => catalog.markSpawned(templateID),
+    onLayerRelease: (listener) => catalog.releaseListeners.push(listener),
   };
   internals.set(registry, { catalog, files, builds });
   return registry;

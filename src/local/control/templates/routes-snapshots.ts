@@ -65,6 +65,33 @@ function recordSnapshot(
   return t;
 }
 
+/**
+ * Captures `sandboxID`'s filesystem (its processes frozen meanwhile) as a new
+ * build of the snapshot template `name` (a new unnamed one when absent).
+ */
+export async function captureSnapshot(
+  deps: TemplateRouteDeps,
+  catalog: TemplateCatalog,
+  sandboxID: string,
+  name: string | undefined,
+): Promise<TemplateRecord> {
+  const captured = await deps.sandboxes.runWhileFrozen(sandboxID, async (templateID, buildID) => {
+    const src =
+      (buildID ? catalog.resolveBuild(templateID, buildID) : undefined) ??
+      catalog.resolve(templateID);
+    if (!src) {
+      throw new ApiError(
+        409,
+        `sandbox ${sandboxID} was started from template '${templateID}', which has no ready build any more`,
+      );
+    }
+    return { src, layer: await deps.runtime.captureLayer(sandboxID) };
+  });
+  const t = recordSnapshot(catalog, sandboxID, name, captured.src, captured.layer);
+  await catalog.save();
+  return t;
+}
+
 /** The snapshot routes. */
 export function snapshotRoutes(deps: TemplateRouteDeps): Route[] {
   const { catalog } = internalsOf(deps.registry);
@@ -93,20 +120,7 @@ export function snapshotRoutes(deps: TemplateRouteDeps): Route[] {
         `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`,
       );
     }
-    const captured = await deps.sandboxes.runWhileFrozen(sandboxID, async (templateID, buildID) => {
-      const src =
-        (buildID ? catalog.resolveBuild(templateID, buildID) : undefined) ??
-        catalog.resolve(templateID);
-      if (!src) {
-        throw new ApiError(
-          409,
-          `sandbox ${sandboxID} was started from template '${templateID}', which has no ready build any more`,
-        );
-      }
-      return { src, layer: await deps.runtime.captureLayer(sandboxID) };
-    });
-    const t = recordSnapshot(catalog, sandboxID, name?.name, captured.src, captured.layer);
-    await catalog.save();
+    const t = await captureSnapshot(deps, catalog, sandboxID, name?.name);
     return { status: 201, body: snapshotView(t) };
   };
 

@@ -7,7 +7,7 @@
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import { DEFAULT_TAG } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
-import { parseTemplateName, validateTag } from "./names";
+import { isUuid, parseTemplateName, validateTag } from "./names";
 import { internalsOf } from "./registry";
 import { requireTemplate } from "./routes-templates";
 import { AssignTags, DeleteTags } from "./schemas";
@@ -22,11 +22,15 @@ export function tagRoutes(deps: TemplateRouteDeps): {
 
   const assign = async (req: ControlRequest) => {
     const body = parseWith(AssignTags, await req.json(), "body");
-    const target = parseTemplateName(body.target, "body.target");
-    const tag = target.tag ?? DEFAULT_TAG;
+    // `name:<buildID>` names a build directly, even one without any tag left.
+    const byBuild = /^(.+):([^:]+)$/.exec(body.target);
+    const buildID = byBuild && isUuid(byBuild[2]) ? byBuild[2] : undefined;
+    const target = parseTemplateName(buildID ? byBuild![1] : body.target, "body.target");
+    const tag = buildID ?? target.tag ?? DEFAULT_TAG;
     const tags = body.tags.map((t, i) => validateTag(t, `body.tags.${i}`));
     const t = catalog.byName(target.name) ?? catalog.get(target.name);
-    const b = t && catalog.pickBuild(t, tag);
+    const found = t && (buildID ? catalog.findBuild(t, buildID) : catalog.pickBuild(t, tag));
+    const b = found?.status === "ready" ? found : undefined;
     if (!t || !b) throw new ApiError(404, `Template '${target.name}' with tag '${tag}' not found`);
     catalog.assignTags(t, b.buildID, tags);
     await catalog.save();

@@ -7,6 +7,7 @@
 import type { Route } from "../http";
 import type { TemplateRouteDeps } from "./deps";
 import { buildRoutes } from "./routes-builds";
+import { forkRoutes } from "./routes-fork";
 import { snapshotRoutes } from "./routes-snapshots";
 import { tagRoutes } from "./routes-tags";
 import { templateCrudRoutes } from "./routes-templates";
@@ -21,9 +22,18 @@ import { templateCrudRoutes } from "./routes-templates";
 export function templateRoutes(deps: TemplateRouteDeps): Route[] {
   const tags = tagRoutes(deps);
   return [
-    ...tags.routes,
-    ...templateCrudRoutes(deps, tags.deleteTags),
-    ...buildRoutes(deps),
+    ...[...tags.routes, ...templateCrudRoutes(deps, tags.deleteTags), ...buildRoutes(deps)].map(
+      withAccessTokens,
+    ),
     ...snapshotRoutes(deps),
+    ...forkRoutes(deps),
   ];
+}
+
+/**
+ * E2B takes an access token (`Authorization: Bearer`) besides the API key on
+ * its template operations; sandbox and snapshot routes stay API-key only.
+ */
+function withAccessTokens(route: Route): Route {
+  return (route.auth ?? "apiKey") === "apiKey" ? { ...route, auth: "apiKeyOrAccessToken" } : route;
 }

@@ -14,11 +14,20 @@ const optionalString = z
   .nullish()
   .transform((v) => v ?? undefined);
 
+/** E2B's `maxLength` of a template name or alias (tag included). */
+export const MAX_TEMPLATE_NAME_LENGTH = 128;
+
+const templateName = z
+  .string()
+  .max(MAX_TEMPLATE_NAME_LENGTH)
+  .nullish()
+  .transform((v) => v ?? undefined);
+
 /** `TemplateBuildRequestV3`. */
 export const BuildRequestV3 = z.object({
-  name: optionalString,
+  name: templateName,
   tags: z.array(z.string()).nullish(),
-  alias: optionalString,
+  alias: templateName,
   teamID: optionalString,
   cpuCount: z.number().int().min(1).nullish(),
   memoryMB: z.number().int().min(128).nullish(),

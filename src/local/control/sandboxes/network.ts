@@ -1,0 +1,123 @@
+/**
+ * E2B's sandbox network options: `network` in the create body
+ * (`allowOut`, `denyOut`, `allowPublicTraffic`), `PUT /sandboxes/:id/network`
+ * to change the outbound rules of a sandbox, and the traffic access token
+ * the proxy then requires for the sandbox's ports.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { isIpv4Cidr, MAX_EGRESS_RULES } from "../../runtime/egress-rules";
+import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import type { SandboxRecord } from "./record";
+
+/** A sandbox's network settings, as kept in its record. */
+export interface SandboxNetwork {
+  /** CIDR blocks always allowed out (wins over `denyOut`). */
+  allowOut?: string[] | undefined;
+  /** CIDR blocks dropped (`0.0.0.0/0` drops everything not in `allowOut`). */
+  denyOut?: string[] | undefined;
+  /**
+   * When false the proxy answers a sandbox port only with the sandbox's
+   * `trafficAccessToken` in `e2b-traffic-access-token`.
+   * @default true
+   */
+  allowPublicTraffic?: boolean | undefined;
+}
+
+const cidrList = (field: string) =>
+  z
+    .array(
+      z.string().refine(isIpv4Cidr, {
+        message: `each ${field} entry must be an IPv4 address or CIDR block such as "203.0.113.7" or "198.51.100.0/24" (domain names are not supported)`,
+      }),
+    )
+    .max(MAX_EGRESS_RULES)
+    .nullish();
+
+/** Fields this service does not implement: refused rather than ignored. */
+const UNSUPPORTED = ["egressProxy", "rules", "maskRequestHost", "httpsPorts"] as const;
+
+/** `SandboxNetworkConfig` of the create body. */
+export const networkConfigSchema = z.object({
+  allowPublicTraffic: z.boolean().nullish(),
+  allowOut: cidrList("allowOut"),
+  denyOut: cidrList("denyOut"),
+});
+
+/** The body of `PUT /sandboxes/:id/network`. */
+export const networkUpdateSchema = z.object({
+  allowOut: cidrList("allowOut"),
+  denyOut: cidrList("denyOut"),
+  allow_internet_access: z.boolean().nullish(),
+});
+
+function refuseUnsupported(raw: unknown, where: string): void {
+  if (typeof raw !== "object" || raw === null) return;
+  for (const key of UNSUPPORTED) {
+    if ((raw as Record<string, unknown>)[key] !== undefined) {
+      throw new ApiError(
+        400,
+        `${where}.${key} is not supported by the local service: leave it out (allowOut, denyOut and allowPublicTraffic are)`,
+      );
+    }
+  }
+}
+
+/** The `network` of a create body, validated; undefined when absent. */
+export function parseCreateNetwork(raw: unknown): SandboxNetwork | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  refuseUnsupported(raw, "network");
+  const n = parseWith(networkConfigSchema, raw, "network");
+  return {
+    ...(n.allowOut ? { allowOut: n.allowOut } : {}),
+    ...(n.denyOut ? { denyOut: n.denyOut } : {}),
+    ...(typeof n.allowPublicTraffic === "boolean"
+      ? { allowPublicTraffic: n.allowPublicTraffic }
+      : {}),
+  };
+}
+
+/** What `PUT /sandboxes/:id/network` changes. */
+export interface NetworkUpdate {
+  allowOut: string[];
+  denyOut: string[];
+  allowInternetAccess?: boolean | undefined;
+}
+
+/** The part of the manager the network route uses. */
+export interface NetworkManager {
+  updateNetwork(sandboxID: string, update: NetworkUpdate): Promise<void>;
+}
+
+/** True when the proxy must ask for the traffic access token. */
+export function needsTrafficToken(record: SandboxRecord): boolean {
+  return record.network?.allowPublicTraffic === false;
+}
+
+/** `PUT /sandboxes/:sandboxID/network`. */
+export function networkRoutes(
+  m: NetworkManager,
+  idParam: (req: ControlRequest) => string,
+): Route[] {
+  return [
+    {
+      method: "PUT",
+      pattern: "/sandboxes/:sandboxID/network",
+      handler: async (req) => {
+        const id = idParam(req);
+        const raw: unknown = await req.json();
+        refuseUnsupported(raw, "body");
+        const body = parseWith(networkUpdateSchema, raw ?? {}, "body");
+        await m.updateNetwork(id, {
+          allowOut: body.allowOut ?? [],
+          denyOut: body.denyOut ?? [],
+          ...(typeof body.allow_internet_access === "boolean"
+            ? { allowInternetAccess: body.allow_internet_access }
+            : {}),
+        });
+        return { status: 204 };
+      },
+    },
+  ];
+}

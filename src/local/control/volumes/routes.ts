@@ -1,0 +1,197 @@
+/**
+ * `/volumes` (API key) and `/volumecontent/:volumeID/...` (the volume's own
+ * bearer token) routes of the local service.
+ *
+ * @module
+ */
+import { errnoReport } from "../../../wire/errno";
+import { z } from "zod";
+import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { parseVolumePath, type VolumePath } from "./confine";
+import {
+  listDir,
+  makeDir,
+  openForRead,
+  removePath,
+  statPath,
+  updateMetadata,
+  writeFile,
+  type CreateOptions,
+} from "./content";
+import type { VolumeRecord, VolumeStore } from "./store";
+
+const UINT32_MAX = 4_294_967_295;
+const MAX_DEPTH = 64;
+
+/** The `VolumeAndToken` body. */
+function volumeAndToken(store: VolumeStore, v: VolumeRecord): Record<string, unknown> {
+  return { volumeID: v.volumeID, name: v.name, token: store.tokenOf(v.volumeID) };
+}
+
+/** Volume management routes. */
+export function volumeRoutes(store: VolumeStore): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/volumes",
+      handler: async () => ({
+        status: 200,
+        body: store.list().map((v) => ({ volumeID: v.volumeID, name: v.name })),
+      }),
+    },
+    {
+      method: "POST",
+      pattern: "/volumes",
+      handler: async (req) => {
+        const body = await req.json();
+        if (body === null || typeof body !== "object" || Array.isArray(body))
+          throw new ApiError(400, 'body: expected a JSON object like {"name": "my-volume"}');
+        const v = await store.create((body as Record<string, unknown>).name);
+        return { status: 201, body: volumeAndToken(store, v) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/volumes/:volumeID",
+      handler: async (req) => ({
+        status: 200,
+        body: volumeAndToken(store, store.get(req.params.volumeID ?? "")),
+      }),
+    },
+    {
+      method: "DELETE",
+      pattern: "/volumes/:volumeID",
+      handler: async (req) => {
+        await store.delete(req.params.volumeID ?? "");
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+const uint32 = z.coerce.number().int().min(0).max(UINT32_MAX);
+const createQuery = z.object({
+  uid: uint32.optional(),
+  gid: uint32.optional(),
+  mode: z.coerce.number().int().min(0).max(0o7777).optional(),
+  force: z.enum(["true", "false"]).optional(),
+});
+const metadataBody = z.strictObject({
+  uid: z.number().int().min(0).max(UINT32_MAX).optional(),
+  gid: z.number().int().min(0).max(UINT32_MAX).optional(),
+  mode: z.number().int().min(0).max(0o7777).optional(),
+});
+const depthQuery = z.object({ depth: z.coerce.number().int().min(1).max(MAX_DEPTH).optional() });
+
+/** The volume content routes; each checks the volume's bearer token itself. */
+export function volumeContentRoutes(store: VolumeStore): Route[] {
+  /** Authenticates and resolves the volume root and the `path` query. */
+  const target = (req: ControlRequest): { root: string; p: VolumePath } => {
+    const volumeID = req.params.volumeID ?? "";
+    const auth = req.headers.authorization;
+    const token = typeof auth === "string" && auth.startsWith("Bearer ") ? auth.slice(7) : "";
+    // The token check comes first, so nobody without it learns whether a volume exists.
+    if (!token || !store.tokenMatches(volumeID, token))
+      throw new ApiError(
+        401,
+        "missing or invalid volume token: send 'Authorization: Bearer <token>' with the token of GET /volumes/{volumeID}",
+      );
+    store.get(volumeID);
+    const root = store.dataPath(volumeID);
+    return { root, p: parseVolumePath(root, req.query.get("path")) };
+  };
+  const createOptions = (req: ControlRequest): CreateOptions => {
+    const q = parseWith(createQuery, Object.fromEntries(req.query), "query");
+    return { uid: q.uid, gid: q.gid, mode: q.mode, force: q.force === "true" };
+  };
+  const base = "/volumecontent/:volumeID";
+  const routes: Route[] = [
+    {
+      method: "GET",
+      pattern: `${base}/path`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        return { status: 200, body: await statPath(root, p) };
+      },
+    },
+    {
+      method: "PATCH",
+      pattern: `${base}/path`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        const change = parseWith(metadataBody, (await req.json()) ?? {}, "body");
+        return { status: 200, body: await updateMetadata(root, p, change) };
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: `${base}/path`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        await removePath(root, p);
+        return { status: 204 };
+      },
+    },
+    {
+      method: "GET",
+      pattern: `${base}/dir`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        const { depth } = parseWith(depthQuery, Object.fromEntries(req.query), "query");
+        return { status: 200, body: await listDir(root, p, depth ?? 1) };
+      },
+    },
+    {
+      method: "POST",
+      pattern: `${base}/dir`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        return { status: 201, body: await makeDir(root, p, createOptions(req)) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: `${base}/file`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        // No Content-Length: a sandbox may be growing the file while it is read.
+        const { stream } = await openForRead(root, p);
+        return { status: 200, headers: { "Content-Type": "application/octet-stream" }, stream };
+      },
+    },
+    {
+      method: "PUT",
+      pattern: `${base}/file`,
+      auth: "none",
+      handler: async (req) => {
+        const { root, p } = target(req);
+        return { status: 201, body: await writeFile(root, p, req.raw, createOptions(req)) };
+      },
+    },
+  ];
+  return routes.map((route) => ({ ...route, handler: clientFsErrors(route.handler) }));
+}
+
+/**
+ * A file-system error caused by the path a client asked for (a name too long,
+ * a file where a directory is needed, ...) is the client's mistake: it answers
+ * 4xx with the errno table's reason (`src/wire/errno.ts`) and the path as the
+ * client wrote it, never a 500 (nor the host path Node's message holds).
+ */
+function clientFsErrors(handler: Route["handler"]): Route["handler"] {
+  return async (req) => {
+    try {
+      return await handler(req);
+    } catch (err) {
+      const report = errnoReport(err);
+      if (!report) throw err;
+      throw new ApiError(report.status, `'${req.query.get("path") ?? ""}': ${report.reason}`);
+    }
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * The volumes of the local service: one directory per volume under
+ * `<dataDir>/volumes/<volumeID>/`, holding `volume.json` (id, name, creation
+ * time) and `data/` (the content, bind-mounted into sandboxes).
+ *
+ * Crash safety: `data/` is made first and `volume.json` written atomically
+ * last, so a `kill -9` during create leaves a directory without a record,
+ * removed at the next start; delete renames the directory away before
+ * removing it, so a half-deleted volume is never listed.
+ *
+ * @module
+ */
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { z } from "zod";
+import { ApiError } from "../http";
+import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
+import { safeEqual } from "../tokens";
+import { SANDBOX_USER_IDS } from "./owner";
+
+/** Volume names: the `NewVolume.name` pattern of E2B's spec. */
+export const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+/** The longest accepted volume name. */
+export const VOLUME_NAME_MAX = 128;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const recordSchema = z.object({
+  volumeID: z.string().regex(UUID_PATTERN),
+  name: z.string().regex(VOLUME_NAME_PATTERN),
+  createdAt: z.string(),
+});
+
+/** What is kept about one volume. */
+export type VolumeRecord = z.infer<typeof recordSchema>;
+
+/** The volumes of one data dir. */
+export class VolumeStore {
+  private readonly byId = new Map<string, VolumeRecord>();
+  private readonly root: string;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    dataDir: string,
+    private readonly tokenSecret: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.root = path.join(dataDir, "volumes");
+  }
+
+  /** Loads the volumes of `dataDir`, removing what an interrupted create or delete left. */
+  static async open(
+    dataDir: string,
+    tokenSecret: string,
+    log: (line: string) => void,
+  ): Promise<VolumeStore> {
+    const store = new VolumeStore(dataDir, tokenSecret, log);
+    await fs.mkdir(store.root, { recursive: true, mode: 0o711 });
+    for (const entry of await fs.readdir(store.root)) {
+      const dir = path.join(store.root, entry);
+      const parsed = recordSchema.safeParse(await readJsonFile(path.join(dir, "volume.json")));
+      if (parsed.success && parsed.data.volumeID === entry) {
+        store.byId.set(entry, parsed.data);
+        continue;
+      }
+      log(`volumes: removing ${entry}, left by an interrupted create or delete`);
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+    return store;
+  }
+
+  /** Every volume, oldest first. */
+  list(): VolumeRecord[] {
+    return [...this.byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** The volume with this id; 400 for an id that is not a UUID, 404 when there is none. */
+  get(volumeID: string): VolumeRecord {
+    assertVolumeID(volumeID);
+    const v = this.byId.get(volumeID);
+    if (!v) throw new ApiError(404, `volume '${volumeID}' not found`);
+    return v;
+  }
+
+  /** The volume named `name`, if any. */
+  byName(name: string): VolumeRecord | undefined {
+    return [...this.byId.values()].find((v) => v.name === name);
+  }
+
+  /** The host directory holding the volume's content. */
+  dataPath(volumeID: string): string {
+    return path.join(this.root, volumeID, "data");
+  }
+
+  /** The content API token of a volume: HMAC-SHA256 of its id under the service secret. */
+  tokenOf(volumeID: string): string {
+    return createHmac("sha256", this.tokenSecret).update(`volume:${volumeID}`).digest("hex");
+  }
+
+  /** Whether `token` is the content token of `volumeID` (constant time). */
+  tokenMatches(volumeID: string, token: string): boolean {
+    return safeEqual(token, this.tokenOf(volumeID));
+  }
+
+  /** Creates a volume; 400 for a bad name, 409 when the name is taken. */
+  create(name: unknown): Promise<VolumeRecord> {
+    return this.serial(async () => {
+      assertVolumeName(name);
+      if (this.byName(name))
+        throw new ApiError(
+          409,
+          `a volume named '${name}' already exists: pick another name, or use the existing volume`,
+        );
+      const record: VolumeRecord = {
+        volumeID: randomUUID(),
+        name,
+        createdAt: new Date().toISOString(),
+      };
+      const dir = path.join(this.root, record.volumeID);
+      await fs.mkdir(dir, { mode: 0o711 });
+      const data = path.join(dir, "data");
+      await fs.mkdir(data, { mode: 0o755 });
+      await fs.chown(data, SANDBOX_USER_IDS.uid, SANDBOX_USER_IDS.gid);
+      await writeFileAtomic(path.join(dir, "volume.json"), JSON.stringify(record));
+      this.byId.set(record.volumeID, record);
+      return record;
+    });
+  }
+
+  /**
+   * Deletes a volume and its content. Sandboxes mounting it keep an empty
+   * directory at the mount path, as E2B deletes a mounted volume's data too.
+   */
+  delete(volumeID: string): Promise<void> {
+    return this.serial(async () => {
+      this.get(volumeID);
+      const dir = path.join(this.root, volumeID);
+      const doomed = path.join(this.root, `.deleted-${randomBytes(6).toString("hex")}`);
+      // The rename is the commit point; the volume is gone even if the removal is cut short.
+      await fs.rename(dir, doomed);
+      await syncDir(this.root);
+      this.byId.delete(volumeID);
+      await fs.rm(doomed, { recursive: true, force: true }).catch((err: Error) => {
+        this.log(`volumes: removing the content of ${volumeID} failed: ${err.message}`);
+      });
+    });
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** Throws a 400 unless `id` is a volume id (a UUID). */
+export function assertVolumeID(id: string): void {
+  if (!UUID_PATTERN.test(id))
+    throw new ApiError(
+      400,
+      `invalid volume ID ${JSON.stringify(id.slice(0, 80))}: use the volumeID returned by create (a UUID)`,
+    );
+}
+
+/** Throws a 400 unless `name` is a valid volume name. */
+export function assertVolumeName(name: unknown): asserts name is string {
+  if (typeof name !== "string" || !VOLUME_NAME_PATTERN.test(name) || name.length > VOLUME_NAME_MAX)
+    throw new ApiError(
+      400,
+      `body.name: a volume name is 1 to ${VOLUME_NAME_MAX} characters of letters, digits, '_' and '-', got ${JSON.stringify(name)?.slice(0, 80) ?? "nothing"}`,
+    );
+}

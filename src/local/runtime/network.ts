@@ -1,0 +1,219 @@
+/**
+ * Each sandbox's own network: a veth pair between the host and the holder's
+ * network namespace, and one nftables table per service process that
+ * decides what may leave it.
+ *
+ * - Nothing new reaches the host from a sandbox (input: only replies), so
+ *   the host's 127.0.0.1 and its other addresses are closed to it; its
+ *   loopback is its own.
+ * - Nothing new reaches a sandbox (forward to a sandbox veth: only replies);
+ *   the service's proxy connects from the host itself, which is allowed.
+ * - Out of a sandbox with internet access: private, loopback, link-local
+ *   (cloud metadata), CGNAT, multicast and reserved ranges are dropped
+ *   (except DNS to the host's own resolvers), then `allowOut` CIDRs are
+ *   accepted, `denyOut` CIDRs dropped, and the rest masqueraded out.
+ * - Without internet access everything it sends off its loopback is dropped.
+ *
+ * @module
+ */
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import * as fs from "node:fs/promises";
+import { SandboxIacError } from "../../errors";
+import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
+import type { Slot } from "./slots";
+import type { EgressRules } from "./types";
+
+/** Destinations no sandbox reaches, whatever its rules say. */
+const ALWAYS_DENIED = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+];
+
+const OPERATION = "runtime.network";
+
+function run(file: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(file, args, (err, stdout, stderr) => {
+      if (!err) return resolve(String(stdout));
+      reject(
+        new SandboxIacError(
+          "internal",
+          `host command ${file} ${args.join(" ")} failed: ${String(stderr).trim() || err.message}${input ? `\ninput:\n${input}` : ""}`,
+          { operation: OPERATION, cause: err },
+        ),
+      );
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** A new table name for one runtime of this process: `<prefix><pid>_<random>`. */
+export function newTableName(): string {
+  return `${NFT_TABLE_PREFIX}${process.pid}_${randomBytes(4).toString("hex")}`;
+}
+
+/** IPv4 nameservers of the host's resolv.conf (the sandboxes get a copy of it). */
+async function hostResolvers(): Promise<string[]> {
+  const text = await fs.readFile("/etc/resolv.conf", "utf8").catch(() => "");
+  return [...text.matchAll(/^nameserver\s+(\d+\.\d+\.\d+\.\d+)\s*$/gm)].map((m) => m[1]);
+}
+
+/**
+ * Creates this service's table (replacing one left by an earlier process with
+ * the same pid), removes tables of services that are gone, and turns on IPv4
+ * forwarding, which NAT needs.
+ */
+export async function setUpHostNetwork(t: string): Promise<{ resolvers: string[] }> {
+  const listing = await run("nft", ["list", "tables"]);
+  const pattern = new RegExp(`^table inet (${NFT_TABLE_PREFIX}(\\d+)_[0-9a-f]+)$`, "gm");
+  for (const m of listing.matchAll(pattern)) {
+    if (processAlive(Number(m[2]))) continue;
+    await run("nft", ["delete", "table", "inet", m[1]]);
+  }
+  const resolvers = (await hostResolvers()).filter((r) => !r.startsWith("127."));
+  const dns = resolvers.length
+    ? `iifname @sandboxes ip daddr { ${resolvers.join(", ")} } meta l4proto { tcp, udp } th dport 53 accept`
+    : "";
+  const ruleset = `
+table inet ${t} {
+  set sandboxes { type ifname; }
+  map egress { type ifname : verdict; }
+  chain input {
+    type filter hook input priority -10; policy accept;
+    iifname @sandboxes ct state established,related accept
+    iifname @sandboxes drop
+  }
+  chain forward {
+    type filter hook forward priority -10; policy accept;
+    oifname @sandboxes ct state established,related accept
+    oifname @sandboxes drop
+    iifname @sandboxes ct state established,related accept
+    iifname @sandboxes meta nfproto ipv6 drop
+    iifname @sandboxes oifname "${VETH_PREFIX}*" drop
+    ${dns}
+    iifname @sandboxes ip daddr { ${ALWAYS_DENIED.join(", ")} } drop
+    iifname vmap @egress
+    iifname @sandboxes drop
+  }
+  chain postrouting {
+    type nat hook postrouting priority 100; policy accept;
+    ip saddr ${SANDBOX_SUBNET} iifname @sandboxes masquerade
+  }
+}
+`;
+  await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`);
+  await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
+  return { resolvers };
+}
+
+/** Removes the runtime's table. */
+export async function tearDownHostNetwork(t: string): Promise<void> {
+  await run("nft", ["delete", "table", "inet", t]).catch(() => undefined);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function egressChain(slot: Slot): string {
+  return `egress${slot.index}`;
+}
+
+/** nft statements (re)filling the egress chain of `slot` from `rules`. */
+function egressStatements(t: string, slot: Slot, rules: EgressRules): string[] {
+  const chain = egressChain(slot);
+  const lines = [`flush chain inet ${t} ${chain}`];
+  if (!rules.internet) {
+    lines.push(`add rule inet ${t} ${chain} drop`);
+    return lines;
+  }
+  // Root inside has CAP_NET_RAW: packets with another source than its own address are forged.
+  lines.push(`add rule inet ${t} ${chain} ip saddr != ${slot.sandboxAddress} drop`);
+  // One rule per block: overlapping blocks in one anonymous set are refused by nft.
+  for (const cidr of rules.allowOut)
+    lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} accept`);
+  for (const cidr of rules.denyOut) lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} drop`);
+  lines.push(`add rule inet ${t} ${chain} accept`);
+  return lines;
+}
+
+/**
+ * Connects the holder's network namespace: veth, addresses, routes, and the
+ * sandbox's egress chain. Without internet access the link still exists (the
+ * proxy reaches the sandbox's ports over it) but every packet out is dropped.
+ */
+export async function connectSandbox(
+  t: string,
+  slot: Slot,
+  holderPid: number,
+  rules: EgressRules,
+): Promise<void> {
+  // A veth of an earlier holder with this slot dies with its namespace; this one may not have yet.
+  if (existsSync(`/sys/class/net/${slot.veth}`)) {
+    await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+  }
+  await run(
+    "ip",
+    ["-batch", "-"],
+    [
+      `link add ${slot.veth} type veth peer name eth0 netns ${holderPid}`,
+      `addr add ${slot.hostAddress}/30 dev ${slot.veth}`,
+      `link set ${slot.veth} up`,
+    ].join("\n"),
+  );
+  const nft = [
+    `add chain inet ${t} ${egressChain(slot)}`,
+    ...egressStatements(t, slot, rules),
+    `add element inet ${t} egress { "${slot.veth}" : jump ${egressChain(slot)} }`,
+    `add element inet ${t} sandboxes { "${slot.veth}" }`,
+  ];
+  await Promise.all([
+    run("nft", ["-f", "-"], nft.join("\n")),
+    run(
+      "nsenter",
+      ["-t", String(holderPid), "-n", "ip", "-batch", "-"],
+      [
+        "link set lo up",
+        `addr add ${slot.sandboxAddress}/30 dev eth0`,
+        "link set eth0 up",
+        `route add default via ${slot.hostAddress}`,
+      ].join("\n"),
+    ),
+  ]);
+}
+
+/** Replaces the egress rules of a connected sandbox (atomically). */
+export async function setEgressRules(t: string, slot: Slot, rules: EgressRules): Promise<void> {
+  await run("nft", ["-f", "-"], egressStatements(t, slot, rules).join("\n"));
+}
+
+/** Removes the sandbox's nft elements and chain (the veth goes with its namespace). */
+export async function disconnectSandbox(t: string, slot: Slot): Promise<void> {
+  await run(
+    "nft",
+    ["-f", "-"],
+    [
+      `delete element inet ${t} egress { "${slot.veth}" }`,
+      `delete element inet ${t} sandboxes { "${slot.veth}" }`,
+      `delete chain inet ${t} ${egressChain(slot)}`,
+    ].join("\n"),
+  ).catch(() => undefined);
+  // Normally gone with the holder's namespace already.
+  if (existsSync(`/sys/class/net/${slot.veth}`)) {
+    await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Slots: what each running sandbox holds exclusively on the host (a host
+ * uid/gid range, a /30 link and a veth name). Several services (and test
+ * files) may run at once, so a slot is claimed across processes with an
+ * atomic `mkdir` under {@link SLOTS_DIR}; a claim whose service died (kill -9)
+ * is taken back by the next service that starts or looks for a slot.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { SandboxIacError } from "../../errors";
+import { MAX_SLOTS, SANDBOX_ID_BASE, SANDBOX_ID_RANGE, SLOTS_DIR, VETH_PREFIX } from "./constants";
+
+/** One claimed slot and what it gives its sandbox. */
+export interface Slot {
+  index: number;
+  /** Host uid and gid of root inside; inside id `n` is host `idBase + n`. */
+  idBase: number;
+  /** Host-side veth name. */
+  veth: string;
+  /** Host address of the link (`10.200.x.y+1`). */
+  hostAddress: string;
+  /** The sandbox's address (`10.200.x.y+2`), where the proxy reaches its ports. */
+  sandboxAddress: string;
+}
+
+/** The slot `index` (no claim made). */
+export function slotAt(index: number): Slot {
+  const net = index * 4;
+  const prefix = `10.200.${net >> 8}.`;
+  return {
+    index,
+    idBase: SANDBOX_ID_BASE + index * SANDBOX_ID_RANGE,
+    veth: `${VETH_PREFIX}${index}`,
+    hostAddress: `${prefix}${(net & 255) + 1}`,
+    sandboxAddress: `${prefix}${(net & 255) + 2}`,
+  };
+}
+
+function ownerPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function ownerOf(dir: string): Promise<number | undefined> {
+  const text = await fs.readFile(path.join(dir, "owner"), "utf8").catch(() => undefined);
+  const pid = Number(text?.split(" ")[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * Claims the lowest free slot for `sandboxId`. A claim directory without an
+ * owner file is being written by another process and is left alone.
+ */
+export async function claimSlot(sandboxId: string): Promise<Slot> {
+  await fs.mkdir(SLOTS_DIR, { recursive: true, mode: 0o700 });
+  for (let i = 0; i < MAX_SLOTS; i++) {
+    const dir = path.join(SLOTS_DIR, String(i));
+    try {
+      await fs.mkdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const owner = await ownerOf(dir);
+      if (owner === undefined || ownerPidAlive(owner)) continue;
+      // A dead service's claim: take it over atomically (rename wins once).
+      const grave = `${dir}.stale-${process.pid}-${Date.now()}`;
+      if (
+        !(await fs.rename(dir, grave).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
+      await fs.rm(grave, { recursive: true, force: true });
+      if (
+        !(await fs.mkdir(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
+    }
+    await fs.writeFile(path.join(dir, "owner"), `${process.pid} ${sandboxId}\n`);
+    return slotAt(i);
+  }
+  throw new SandboxIacError(
+    "unavailable",
+    `all ${MAX_SLOTS} sandbox slots of this host are in use: stop or pause sandboxes first`,
+    { operation: "runtime.start", resourceId: sandboxId },
+  );
+}
+
+/** Gives the slot back. */
+export async function releaseSlot(slot: Slot): Promise<void> {
+  await fs.rm(path.join(SLOTS_DIR, String(slot.index)), { recursive: true, force: true });
+}
+
+/** Slots claimed by services that are gone (kill -9); their claims are removed. */
+export async function reclaimDeadSlots(): Promise<Slot[]> {
+  const names = await fs.readdir(SLOTS_DIR).catch(() => [] as string[]);
+  const dead: Slot[] = [];
+  for (const name of names) {
+    const dir = path.join(SLOTS_DIR, name);
+    if (!/^\d+$/.test(name)) {
+      if (name.includes(".stale-")) await fs.rm(dir, { recursive: true, force: true });
+      continue;
+    }
+    const owner = await ownerOf(dir);
+    if (owner === undefined || ownerPidAlive(owner)) continue;
+    await fs.rm(dir, { recursive: true, force: true });
+    dead.push(slotAt(Number(name)));
+  }
+  return dead;
+}

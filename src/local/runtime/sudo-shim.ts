@@ -1,0 +1,51 @@
+/**
+ * `sudo` in the base layer. E2B's base image gives `user` passwordless sudo;
+ * a setuid sudo cannot work here (bubblewrap always sets no-new-privileges),
+ * but E2B's boundary is the sandbox, not the user, and root inside is an
+ * unprivileged host uid range. So for `user` the shim hands the command to the
+ * agent (which runs as root) over its sudo socket: see src/agent/sudo/. As
+ * root, sudo is a no-op: the shim skips sudo's options and runs the command.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../agent-launch";
+
+/** Where the shim lives, relative to the layer's `/usr`. */
+const SHIM_IN_USR = path.join("local", "bin", "sudo");
+
+/** The shim: root runs the command itself (unless it asks for another user or a shell); anyone else asks the agent. */
+export const SUDO_SHIM = `#!/bin/sh
+# sandbox-iac: see src/local/runtime/sudo-shim.ts
+agent() { exec ${AGENT_NODE_IN_SANDBOX} ${AGENT_BUNDLE_IN_SANDBOX} --sudo "$@"; }
+[ "$(id -u)" = 0 ] || agent "$@"
+for a in "$@"; do
+  case "$a" in
+    --) break ;;
+    -u|--user) target=next ;;
+    -u*) [ "\${a#-u}" = root ] || agent "$@" ;;
+    --user=*) [ "\${a#--user=}" = root ] || agent "$@" ;;
+    -*) ;;
+    *) [ "$target" = next ] && { [ "$a" = root ] || agent "$@"; target=; continue; }; break ;;
+  esac
+done
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --) shift; break ;;
+    -u|-g|-C|-D|-h|-p|-r|-t|-T|-U|--user) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+[ $# -eq 0 ] && exit 0
+exec "$@"
+`;
+
+/** Writes the shim into a layer's `usr` directory. */
+export async function writeSudoShim(layerUsrDir: string): Promise<void> {
+  const file = path.join(layerUsrDir, SHIM_IN_USR);
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
+  await fs.writeFile(file, SUDO_SHIM, { mode: 0o755 });
+  await fs.chmod(file, 0o755);
+}

@@ -1,0 +1,187 @@
+/**
+ * `kill -9` of the service in the middle of work, then a restart on the same
+ * data dir: nothing the user had is lost, nothing half-written is left.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import type { LocalService } from "../../src/local";
+import {
+  agentBundleDir,
+  call,
+  createSandbox,
+  eventually,
+  runThroughProxy,
+  startService,
+  tempDataDir,
+} from "../local/support";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const dirs: string[] = [];
+let svc: LocalService | undefined;
+let child: ChildProcess | undefined;
+
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  child = undefined;
+  await svc?.close();
+  svc = undefined;
+});
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+interface Remote {
+  apiUrl: string;
+  apiKey: string;
+  sandboxUrl: string;
+}
+
+/** Starts `sandbox-iac serve` as its own process (so it can be killed) over `dataDir`. */
+async function serveInChild(dataDir: string): Promise<Remote> {
+  const cli = path.join(ROOT, "dist", "cli", "main.js");
+  if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
+  const proc = spawn(
+    process.execPath,
+    [cli, "serve", "--port", "0", "--data-dir", dataDir, "--agent-dir", await agentBundleDir()],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  child = proc;
+  const ready = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: proc.stdout }).once("line", resolve);
+    proc.once("exit", (code) => reject(new Error(`serve exited with ${String(code)} early`)));
+  });
+  const apiUrl = /E2B_API_URL=(\S+)/.exec(ready)?.[1] ?? "";
+  const apiKey = /E2B_API_KEY=(\S+)/.exec(ready)?.[1] ?? "";
+  return { apiUrl, apiKey, sandboxUrl: apiUrl };
+}
+
+async function kill9(): Promise<void> {
+  const proc = child!;
+  const exited = new Promise((r) => proc.once("exit", r));
+  proc.kill("SIGKILL");
+  await exited;
+}
+
+/** Host processes whose command line mentions `needle` (other than this test's own). */
+function processesMentioning(needle: string): string[] {
+  const found: string[] = [];
+  for (const pid of fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+      if (cmd.includes(needle)) found.push(`${pid}: ${cmd}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+function upload(remote: Remote, sandboxID: string, p: string, data: string) {
+  return fetch(`${remote.sandboxUrl}/files?path=${encodeURIComponent(p)}`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/octet-stream",
+      "E2b-Sandbox-Id": sandboxID,
+      "E2b-Sandbox-Port": "49983",
+    },
+    body: data,
+  });
+}
+
+describe("kill -9 of the service", () => {
+  it("mid-upload keeps the old file intact and leaves no partial file", async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const remote = await serveInChild(dataDir);
+    const { sandboxID } = await createSandbox(remote);
+    expect((await upload(remote, sandboxID, "/home/user/doc.txt", "version one\n")).status).toBe(
+      200,
+    );
+
+    // A big upload, cut off by the crash after part of it is on disk (its temporary
+    // file is seen from inside: the writable layer lives in the sandbox's disk image).
+    const url = new URL(`${remote.sandboxUrl}/files?path=/home/user/doc.txt`);
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method: "POST",
+      headers: {
+        "Content-Type": "application/octet-stream",
+        "Content-Length": String(64 * 1024 * 1024),
+        "E2b-Sandbox-Id": sandboxID,
+        "E2b-Sandbox-Port": "49983",
+      },
+    });
+    req.on("error", () => undefined);
+    req.write(Buffer.alloc(4 * 1024 * 1024, "x"));
+    await eventually(async () =>
+      (await runThroughProxy(remote, sandboxID, "ls -A /home/user")).stdout.includes(
+        ".sandbox-iac-upload-",
+      ),
+    );
+    await kill9();
+    req.destroy();
+
+    svc = await startService(dataDir);
+    expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({
+      state: "paused",
+    });
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/connect`, { timeout: 60 })).status,
+    ).toBe(201);
+    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/doc.txt")).stdout).toBe(
+      "version one\n",
+    );
+    expect((await runThroughProxy(svc, sandboxID, "ls -A /home/user")).stdout).not.toMatch(
+      /sandbox-iac/,
+    );
+  });
+
+  it("mid-snapshot leaves no half-copied layer and no copy still running", async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const remote = await serveInChild(dataDir);
+    const { sandboxID } = await createSandbox(remote);
+    // Enough data that the layer copy takes a while.
+    const made = await runThroughProxy(
+      remote,
+      sandboxID,
+      "head -c 300M /dev/urandom > /home/user/big.bin && mkdir /home/user/many && cd /home/user/many && seq 1 30000 | xargs touch && echo kept > /home/user/small.txt",
+    );
+    expect(made.exitCode).toBe(0);
+
+    const layers = path.join(dataDir, "layers");
+    const snapshot = call(remote, "POST", `/sandboxes/${sandboxID}/snapshots`, {}).catch(
+      () => undefined,
+    );
+    // Polled tightly: the copy lasts about a second.
+    let partial = "";
+    const deadline = Date.now() + 30_000;
+    while (partial === "" && Date.now() < deadline) {
+      partial = fs.readdirSync(layers).find((n) => n.startsWith(".tmp-")) ?? "";
+      if (partial === "") await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(partial).not.toBe("");
+    const layersBefore = fs.readdirSync(layers).filter((n) => !n.startsWith("."));
+    await kill9();
+    await snapshot;
+    // The copy dies with the service instead of writing on into the partial layer.
+    await eventually(async () => processesMentioning(partial).length === 0, 5_000);
+
+    svc = await startService(dataDir);
+    expect(fs.readdirSync(layers).filter((n) => n.startsWith(".tmp-"))).toEqual([]);
+    expect(fs.readdirSync(layers).filter((n) => !n.startsWith("."))).toEqual(layersBefore);
+    const snapshots = await call(svc, "GET", `/snapshots?sandboxID=${sandboxID}`);
+    expect(snapshots.body).toEqual([]);
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/connect`, { timeout: 60 })).status,
+    ).toBe(201);
+    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/small.txt")).stdout).toBe(
+      "kept\n",
+    );
+  });
+});

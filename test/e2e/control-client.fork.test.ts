@@ -1,0 +1,56 @@
+/**
+ * The typed control client's `forkSandbox` against the real local service.
+ */
+import * as fs from "node:fs";
+import { createControlClient, type ControlClient } from "../../src/client/control";
+import { resolveConfig } from "../../src/config";
+import { SandboxIacError } from "../../src/errors";
+import { startLocalService, type LocalService } from "../../src/local";
+import { agentBundleDir, tempDataDir } from "../local/support";
+
+let svc: LocalService;
+let dataDir: string;
+let api: ControlClient;
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+  api = createControlClient({
+    config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
+    log: () => undefined,
+  });
+});
+afterAll(async () => {
+  await svc?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("forkSandbox", () => {
+  it("returns one started sandbox per fork, with the parent's metadata and a token of its own", async () => {
+    const parent = await api.createSandbox({
+      templateID: "base",
+      timeout: 120,
+      secure: true,
+      metadata: { team: "forks" },
+    });
+    const results = await api.forkSandbox(parent.sandboxID, { count: 2, timeout: 60 });
+    expect(results).toHaveLength(2);
+    for (const r of results) {
+      expect(r.error).toBeUndefined();
+      expect(r.sandbox?.sandboxID).not.toBe(parent.sandboxID);
+      expect(r.sandbox?.envdAccessToken).toBeDefined();
+      expect(r.sandbox?.envdAccessToken).not.toBe(parent.envdAccessToken);
+      const detail = await api.getSandbox(r.sandbox!.sandboxID);
+      expect(detail.metadata).toEqual({ team: "forks" });
+      await api.killSandbox(r.sandbox!.sandboxID);
+    }
+    await api.killSandbox(parent.sandboxID);
+  });
+
+  it("refuses a count over 100 before sending anything, and an unknown sandbox with not_found", async () => {
+    const tooMany = await api.forkSandbox("inotasandbox000000000", { count: 101 }).catch((e) => e);
+    expect(SandboxIacError.hasCode(tooMany, "invalid_argument")).toBe(true);
+    const unknown = await api.forkSandbox("inotasandbox000000000").catch((e) => e);
+    expect(SandboxIacError.hasCode(unknown, "not_found")).toBe(true);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * The official E2B CLI (`@e2b/cli`, pinned) against the local service: login
+ * (its browser step played by the test, which hands the CLI an access token
+ * from `POST /access-tokens`), then `sandbox list/logs/metrics/kill` and
+ * `template list`. Nothing needs Docker; nothing leaves this machine.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startLocalService, type LocalService } from "../../src/local";
+
+const CLI = path.resolve(__dirname, "..", "..", "node_modules", "@e2b", "cli", "dist", "index.js");
+
+let svc: LocalService;
+let dataDir: string;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2b-cli-data-"));
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "e2b-cli-home-"));
+  svc = await startLocalService({ port: 0, dataDir });
+  // No E2B_API_KEY: the CLI must get the key from its login. The docs host
+  // (the browser step) points nowhere: the test plays that part.
+  env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    E2B_API_URL: svc.apiUrl,
+    E2B_SANDBOX_URL: svc.sandboxUrl,
+    E2B_DOCS_BASE: "http://127.0.0.1:9",
+    NO_COLOR: "1",
+  };
+});
+afterAll(async () => {
+  await svc?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs the CLI; `onStdout` sees the output as it arrives. */
+function e2b(
+  args: string[],
+  onStdout?: (soFar: string) => void,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      onStdout?.(out);
+    });
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, out }));
+  });
+}
+
+async function api(method: string, route: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${svc.apiUrl}${route}`, {
+    method,
+    headers: { "X-API-Key": svc.apiKey, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return res.status === 204 ? undefined : res.json();
+}
+
+describe("the E2B CLI against the local service", () => {
+  it("logs in with an access token and selects the local team and its API key", async () => {
+    const { accessToken } = (await api("POST", "/access-tokens")) as { accessToken: string };
+    let answered: Promise<Response> | undefined;
+    const login = await e2b(["auth", "login"], (soFar) => {
+      const next = /[?&]next=([^&\s]+)/.exec(soFar)?.[1];
+      if (!next || answered) return;
+      // What the browser would do: redirect to the CLI's callback with the tokens.
+      const q = new URLSearchParams({
+        email: "local@sandbox-iac",
+        accessToken,
+        refreshToken: "unused",
+        tokenEndpoint: "http://127.0.0.1:9/token",
+        revokeEndpoint: "http://127.0.0.1:9/revoke",
+        clientId: "sandbox-iac",
+      });
+      answered = fetch(`${decodeURIComponent(next)}/?${q.toString()}`, { redirect: "manual" });
+    });
+    expect((await answered)?.status).toBe(302);
+    expect(login.code).toBe(0);
+    expect(login.out).toMatch(/Logged in as local@sandbox-iac with selected project local/);
+    const config = JSON.parse(fs.readFileSync(path.join(home, ".e2b", "config.json"), "utf8")) as {
+      projectApiKey: string;
+    };
+    expect(config.projectApiKey).toBe(svc.apiKey);
+  });
+
+  it("refuses a forged access token on GET /teams", async () => {
+    const res = await fetch(`${svc.apiUrl}/teams`, {
+      headers: { Authorization: "Bearer e30.e30.forged" },
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it("lists, shows logs and metrics of, and kills sandboxes; lists templates", async () => {
+    const { sandboxID } = (await api("POST", "/sandboxes", {
+      templateID: "base",
+      timeout: 120,
+    })) as { sandboxID: string };
+
+    const list = await e2b(["sandbox", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.out).toContain(sandboxID);
+
+    const logs = await e2b(["sandbox", "logs", sandboxID]);
+    expect(logs.code).toBe(0);
+    expect(logs.out).toMatch(/INFO.*sandbox created/);
+
+    const metrics = await e2b(["sandbox", "metrics", sandboxID]);
+    expect(metrics.code).toBe(0);
+    expect(metrics.out).toMatch(/CPU:.*Memory:/);
+
+    const templates = await e2b(["template", "list"]);
+    expect(templates.code).toBe(0);
+    expect(templates.out).toMatch(/base\s+base/);
+
+    const kill = await e2b(["sandbox", "kill", sandboxID]);
+    expect(kill.code).toBe(0);
+    expect(kill.out).toContain(`Sandbox ${sandboxID} has been killed`);
+    expect((await e2b(["sandbox", "list"])).out).not.toContain(sandboxID);
+  });
+});

@@ -1,0 +1,243 @@
+import * as fs from "node:fs/promises";
+import * as net from "node:net";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
+
+jest.setTimeout(120_000);
+
+let t: TestRuntime;
+let a: RuntimeSandbox;
+let b: RuntimeSandbox;
+
+function spec(sandboxId: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+  return {
+    sandboxId,
+    layers: [t.runtime.baseLayerId],
+    cpuCount: 1,
+    memoryMB: 256,
+    allowInternetAccess: true,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  t = await createTestRuntime();
+  a = await t.runtime.start(spec("atka"));
+  b = await t.runtime.start(spec("atkb"));
+});
+afterAll(async () => {
+  await t?.dispose();
+});
+
+const USERS = ["user", "root"] as const;
+/** The Node binary every sandbox has. */
+const NODE = "/.sandbox-iac/node";
+/** Runs `code` in the sandbox's Node; `code` prints its own findings. */
+const node = (code: string) => `${NODE} -e '${code}'`;
+/** Calls a raw syscall through Python's ctypes and prints `ret errno`. */
+const syscall = (nr: number, ...args: number[]) =>
+  `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); r = l.syscall(${[nr, ...args].join(", ")}); print(r, ctypes.get_errno())'`;
+
+async function neighbourWorks(): Promise<void> {
+  expect((await runInSandbox(b.agentSocket, "echo fine")).stdout).toBe("fine\n");
+}
+
+describe.each(USERS)("as %s inside", (user) => {
+  const run = (sbx: RuntimeSandbox, cmd: string) => runInSandbox(sbx.agentSocket, cmd, { user });
+
+  it("cannot open a /proc/sys file for writing (core_pattern stays the host's)", async () => {
+    const r = await run(
+      a,
+      node(
+        'try { require("fs").openSync("/proc/sys/kernel/core_pattern", "r+"); console.log("opened") } catch (e) { console.log(e.code) }',
+      ),
+    );
+    expect(["EACCES", "EROFS"]).toContain(r.stdout.trim());
+    await neighbourWorks();
+  });
+
+  it("sees no host keyring and cannot call keyctl", async () => {
+    expect((await run(a, "cat /proc/keys | wc -c")).stdout.trim()).toBe("0");
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0): EPERM from seccomp.
+    expect((await run(a, syscall(250, 0, -4, 0))).stdout.trim()).toBe("-1 1");
+  });
+
+  it("cannot create a user namespace", async () => {
+    const r = await run(a, "unshare -U true; echo status $?");
+    expect(r.stderr).toMatch(/Operation not permitted/);
+    expect(r.stdout).toBe("status 1\n");
+  });
+
+  it("cannot use io_uring, bpf, perf_event_open or userfaultfd", async () => {
+    // io_uring_setup(1, NULL), bpf(0, NULL, 0), perf_event_open(NULL, 0, -1, -1, 0), userfaultfd(0)
+    for (const [nr, ...args] of [
+      [425, 1, 0],
+      [321, 0, 0, 0],
+      [298, 0, 0, -1, -1, 0],
+      [323, 0],
+    ]) {
+      expect((await run(a, syscall(nr, ...args))).stdout.trim()).toBe("-1 1");
+    }
+  });
+
+  it("does not reach a host-only listener on 127.0.0.1 or the host's address on its link", async () => {
+    const server = net.createServer((s) => s.end("host secret\n"));
+    await new Promise<void>((r) => server.listen(0, "0.0.0.0", r));
+    const port = (server.address() as net.AddressInfo).port;
+    const hostSide = a.address.replace(/\.(\d+)$/, (_, n: string) => `.${Number(n) - 1}`);
+    try {
+      for (const host of ["127.0.0.1", hostSide]) {
+        const r = await run(
+          a,
+          node(
+            `const s = require("net").connect(${port}, "${host}"); s.setTimeout(1500, () => { console.log("timeout"); process.exit() }); s.on("data", (d) => { console.log("read " + d); process.exit() }); s.on("error", (e) => { console.log(e.code); process.exit() })`,
+          ),
+        );
+        expect(["ECONNREFUSED", "timeout"]).toContain(r.stdout.trim());
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it("sees only its own interfaces and sockets, not the host's", async () => {
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const r = await run(a, "cat /proc/net/dev /proc/net/tcp");
+      const ifaces = [...r.stdout.matchAll(/^\s*(\S+):\s+\d/gm)].map((m) => m[1]).sort();
+      expect(ifaces).toEqual(["eth0", "lo"]);
+      expect(r.stdout.toUpperCase()).not.toContain(
+        `:${port.toString(16).toUpperCase().padStart(4, "0")} `,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it("binds its ports in its own namespace: the host's 127.0.0.1 does not get them", async () => {
+    await run(
+      a,
+      `nohup ${NODE} -e 'require("net").createServer((s) => s.end("in")).listen(18081)' >/dev/null 2>&1 &`,
+    );
+    const r = await new Promise<string>((resolve) => {
+      const s = net.connect(18081, "127.0.0.1");
+      s.on("connect", () => resolve("connected"));
+      s.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? "error"));
+    });
+    expect(r).toBe("ECONNREFUSED");
+  });
+
+  it("does not reach another sandbox's ports or abstract sockets", async () => {
+    await runInSandbox(
+      b.agentSocket,
+      `nohup ${NODE} -e 'const n = require("net"); n.createServer((s) => s.end("b")).listen(18082); n.createServer((s) => s.end("b")).listen("\\0atk-secret")' >/dev/null 2>&1 &`,
+    );
+    // The neighbour's own loopback answers: the listeners are up.
+    const own = await runInSandbox(
+      b.agentSocket,
+      `sleep 0.3; ${node('require("net").connect(18082, "127.0.0.1").on("data", (d) => console.log(String(d)))')}`,
+    );
+    expect(own.stdout.trim()).toBe("b");
+    for (const target of [`18082, "${b.address}"`, '"\\0atk-secret"']) {
+      const r = await run(
+        a,
+        node(
+          `const s = require("net").connect(${target}); s.setTimeout(1500, () => { console.log("timeout"); process.exit() }); s.on("data", (d) => { console.log("read " + d); process.exit() }); s.on("error", (e) => { console.log(e.code); process.exit() })`,
+        ),
+      );
+      expect(["ECONNREFUSED", "ENOENT", "timeout"]).toContain(r.stdout.trim());
+    }
+  });
+
+  it("finds no agent socket to replace, holds no descriptor of it, and a planted symlink changes nothing", async () => {
+    const r = await run(
+      a,
+      // Descriptors 0-2 are the command's own stdio (socket pairs); any other socket would be the agent's.
+      "ls -A /run/sandbox-iac 2>&1; for f in /proc/self/fd/*; do case $f in */0|*/1|*/2) ;; *) readlink $f ;; esac; done | grep -c socket",
+    );
+    expect(r.stdout).not.toContain("agent.sock");
+    expect(r.stdout.trim().split("\n").pop()).toBe("0");
+    await run(a, "mkdir -p /run/sandbox-iac; ln -sf /proc/1/root /run/sandbox-iac/agent.sock");
+    expect((await fs.lstat(a.agentSocket)).isSocket()).toBe(true);
+    expect((await run(a, "echo still mine")).stdout).toBe("still mine\n");
+  });
+
+  it("hits its own RLIMIT_NOFILE (4096) and inotify limits, and the neighbour still opens files and watches", async () => {
+    expect((await run(a, "ulimit -n; ulimit -Hn")).stdout).toBe("4096\n4096\n");
+    const fds = await run(
+      a,
+      `python3 -c 'import os
+fds = []
+try:
+    while True: fds.append(os.open("/dev/null", os.O_RDONLY))
+except OSError as e: print(len(fds), e.errno)'`,
+    );
+    const [opened, fdErrno] = fds.stdout.trim().split(" ").map(Number);
+    expect(opened).toBeGreaterThan(4000);
+    expect(opened).toBeLessThan(4096);
+    expect(fdErrno).toBe(24); // EMFILE
+    expect((await run(b, "cat /etc/hostname >/dev/null && echo opened")).stdout).toBe("opened\n");
+    // Exhaust this sandbox's inotify instances and keep them, then the neighbour makes one.
+    const hog = `python3 -c 'import ctypes, time; l = ctypes.CDLL(None, use_errno=True); fds = []
+while True:
+    fd = l.inotify_init()
+    if fd < 0: break
+    fds.append(fd)
+print(len(fds), ctypes.get_errno(), flush=True); time.sleep(4)'`;
+    const hogging = run(a, hog);
+    await new Promise((r) => setTimeout(r, 1500));
+    const other = await runInSandbox(
+      b.agentSocket,
+      `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.inotify_init() >= 0)'`,
+      { user },
+    );
+    expect(other.stdout.trim()).toBe("True");
+    const [count, errno] = (await hogging).stdout.trim().split(" ").map(Number);
+    expect(count).toBeGreaterThan(0);
+    expect(errno).toBe(24); // EMFILE: the sandbox's own limit
+  });
+});
+
+describe("disk quota", () => {
+  it("fills a sandbox's disk to ENOSPC inside, leaves the host and the neighbour unaffected", async () => {
+    const small = await t.runtime.start(spec("atkdisk", { diskSizeMB: 64 }));
+    try {
+      const before = await fs.statfs(t.dataDir);
+      const r = await runInSandbox(
+        small.agentSocket,
+        "dd if=/dev/zero of=/home/user/fill bs=1M count=200 2>&1; echo status $?",
+      );
+      expect(r.stdout).toMatch(/No space left on device/);
+      expect(r.stdout).toMatch(/status 1/);
+      const after = await fs.statfs(t.dataDir);
+      const grewMiB = ((before.bavail - after.bavail) * before.bsize) / 2 ** 20;
+      expect(grewMiB).toBeLessThan(80);
+      const stats = await small.stats();
+      expect(stats.diskTotal).toBeLessThanOrEqual(64 * 2 ** 20);
+      await neighbourWorks();
+      expect(
+        (await runInSandbox(small.agentSocket, "rm /home/user/fill && echo freed")).stdout,
+      ).toBe("freed\n");
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
+describe("ownership inside", () => {
+  it("shows template files with their owners and maps root inside to an unprivileged host uid", async () => {
+    const r = await runInSandbox(
+      a.agentSocket,
+      "stat -c '%u:%g' /etc/passwd /home/user; cat /proc/self/uid_map",
+      { user: "root" },
+    );
+    const [passwd, home, map] = r.stdout.trim().split("\n");
+    expect(passwd).toBe("0:0");
+    expect(home).toBe("1000:1000");
+    const [inside, outside] = map.trim().split(/\s+/).map(Number);
+    expect(inside).toBe(0);
+    expect(outside).toBeGreaterThanOrEqual(65536);
+  });
+});

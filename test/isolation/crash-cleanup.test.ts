@@ -1,0 +1,122 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import type { LocalService } from "../../src/local";
+import { SLOTS_DIR, VETH_PREFIX } from "../../src/local/runtime/constants";
+import {
+  agentBundleDir,
+  call,
+  createSandbox,
+  runThroughProxy,
+  startService,
+  tempDataDir,
+} from "../local/support";
+
+jest.setTimeout(180_000);
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const dirs: string[] = [];
+let svc: LocalService | undefined;
+let child: ChildProcess | undefined;
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  await svc?.close();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function nftTables(): string {
+  return execFileSync("nft", ["list", "tables"], { encoding: "utf8" });
+}
+
+/** Slot claims (index -> owner pid) on this host. */
+function claimsOf(pid: number): string[] {
+  return fs
+    .readdirSync(SLOTS_DIR)
+    .filter((n) => /^\d+$/.test(n) && fs.existsSync(path.join(SLOTS_DIR, n, "owner")))
+    .filter((n) => {
+      // Another process may be between creating a claim and writing its owner.
+      const owner = fs.readFileSync(path.join(SLOTS_DIR, n, "owner"), {
+        encoding: "utf8",
+        flag: "r",
+      });
+      return Number(owner.split(" ")[0]) === pid;
+    });
+}
+
+describe("after kill -9 of the service", () => {
+  it("prints the isolation line at start, leaves no sandbox process, loop device or veth behind, and the next start removes its nft table and claims", async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const cli = path.join(ROOT, "dist", "cli", "main.js");
+    if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
+    child = spawn(
+      process.execPath,
+      [cli, "serve", "--port", "0", "--data-dir", dataDir, "--agent-dir", await agentBundleDir()],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const ready = await new Promise<string>((resolve, reject) => {
+      const rl = readline.createInterface({ input: child?.stdout as NodeJS.ReadableStream });
+      rl.once("line", resolve);
+      child?.once("exit", (code) => reject(new Error(`the CLI exited with ${String(code)}`)));
+    });
+    const isolationLines = stderr.split("\n").filter((l) => / isolation: /.test(l));
+    expect(isolationLines).toHaveLength(1);
+    expect(isolationLines[0]).toMatch(
+      /user namespace per sandbox.*seccomp.*own network namespace.*disk quota/,
+    );
+    const apiUrl = /E2B_API_URL=(\S+)/.exec(ready)?.[1] ?? "";
+    const apiKey = /E2B_API_KEY=(\S+)/.exec(ready)?.[1] ?? "";
+    const remote = { apiUrl, apiKey, sandboxUrl: apiUrl };
+    const { sandboxID } = await createSandbox(remote);
+    await runThroughProxy(remote, sandboxID, "echo kept > /home/user/k.txt");
+    const pid = child.pid!;
+    expect(nftTables()).toContain(`sandbox_iac_${pid}_`);
+    const claimed = claimsOf(pid);
+    expect(claimed.length).toBeGreaterThan(0);
+    // A veth is identified by its ifindex: once the claim is dead, another service may reuse the name.
+    const ifindex = (v: string) =>
+      fs.existsSync(`/sys/class/net/${v}`)
+        ? fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim()
+        : undefined;
+    const veths = claimed.map((n) => `${VETH_PREFIX}${n}`);
+    const indexes = veths.map(ifindex);
+    for (const i of indexes) expect(i).toBeDefined();
+    const diskImage = path.join(dataDir, "sandboxes", sandboxID, "disk.img");
+    const holders = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(pid)], {
+      encoding: "utf8",
+    })
+      .split("\n")
+      .filter((l) => l.includes("sleep infinity"))
+      .map((l) => Number(l.trim().split(/\s+/)[0]));
+    expect(holders.length).toBeGreaterThan(0);
+
+    const exited = new Promise((r) => child?.once("exit", r));
+    child.kill("SIGKILL");
+    await exited;
+
+    // The holders die with the service (parent-death signal), and with them mounts, loop devices and veths.
+    const alive = () => holders.filter((h) => fs.existsSync(`/proc/${h}`));
+    for (let i = 0; i < 100 && alive().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive()).toEqual([]);
+    const loops = () => execFileSync("losetup", ["-a"], { encoding: "utf8" });
+    for (let i = 0; i < 100 && loops().includes(diskImage); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(loops()).not.toContain(diskImage);
+    veths.forEach((v, k) => expect(ifindex(v)).not.toBe(indexes[k]));
+
+    svc = await startService(dataDir);
+    expect(nftTables()).not.toContain(`sandbox_iac_${pid}_`);
+    expect(claimsOf(pid)).toEqual([]);
+    expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({
+      state: "paused",
+    });
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/resume`, { timeout: 60 })).status,
+    ).toBe(201);
+    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/k.txt")).stdout).toBe("kept\n");
+  });
+});

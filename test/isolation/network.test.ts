@@ -1,0 +1,135 @@
+import { execFileSync } from "node:child_process";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
+import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
+
+/** Retries `check` until it passes (2 s at most). */
+async function eventually(check: () => void): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      return check();
+    } catch (err) {
+      if (i >= 40) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+jest.setTimeout(120_000);
+
+let t: TestRuntime;
+let inet: StandIn;
+const started: RuntimeSandbox[] = [];
+
+async function start(sandboxId: string, overrides: Partial<SandboxSpec> = {}) {
+  const sbx = await t.runtime.start({
+    sandboxId,
+    layers: [t.runtime.baseLayerId],
+    cpuCount: 1,
+    memoryMB: 256,
+    allowInternetAccess: true,
+    ...overrides,
+  });
+  started.push(sbx);
+  return sbx;
+}
+
+beforeAll(async () => {
+  inet = await startStandInInternet();
+  t = await createTestRuntime();
+});
+afterAll(async () => {
+  await t?.dispose();
+  inet?.close();
+});
+
+/** Fetches `url` from inside with a 2 s limit; prints the body or the error's code. */
+async function fetchInside(sbx: RuntimeSandbox, url: string): Promise<string> {
+  const code = `fetch("${url}", { signal: AbortSignal.timeout(2000) }).then((r) => r.text()).then(console.log, (e) => console.log("failed " + (e.cause?.code ?? e.name))).finally(() => process.exit())`;
+  return (await runInSandbox(sbx.agentSocket, `/.sandbox-iac/node -e '${code}'`)).stdout.trim();
+}
+
+function nftTables(): string {
+  return execFileSync("nft", ["list", "tables"], { encoding: "utf8" });
+}
+
+describe("a sandbox's own network", () => {
+  it("reaches the outside through NAT when it has internet access", async () => {
+    const on = await start("neton");
+    expect(await fetchInside(on, `${inet.url}/hello`)).toBe("internet /hello");
+  });
+
+  it("reaches nothing but its loopback without internet access", async () => {
+    const off = await start("netoff", { allowInternetAccess: false });
+    expect(await fetchInside(off, inet.url)).toMatch(/^failed /);
+    const lo = await runInSandbox(
+      off.agentSocket,
+      `/.sandbox-iac/node -e 'const h = require("http"); const s = h.createServer((q, r) => r.end("own")).listen(18090, "127.0.0.1", () => h.get("http://127.0.0.1:18090", (r) => r.on("data", (d) => { console.log(String(d)); s.close() })))'`,
+    );
+    expect(lo.stdout).toBe("own\n");
+  });
+
+  it("drops what denyOut names and lets allowOut through it", async () => {
+    const denied = await start("netdeny", { network: { denyOut: ["198.51.100.0/24"] } });
+    expect(await fetchInside(denied, inet.url)).toMatch(/^failed /);
+    const allowed = await start("netallow", {
+      network: { denyOut: ["0.0.0.0/0"], allowOut: ["198.51.100.2"] },
+    });
+    expect(await fetchInside(allowed, `${inet.url}/ok`)).toBe("internet /ok");
+  });
+
+  it("changes the rules of a running sandbox", async () => {
+    const sbx = await start("netlive");
+    expect(await fetchInside(sbx, `${inet.url}/1`)).toBe("internet /1");
+    await sbx.setNetwork({ denyOut: ["0.0.0.0/0"] });
+    expect(await fetchInside(sbx, `${inet.url}/2`)).toMatch(/^failed /);
+    await sbx.setNetwork({ denyOut: ["0.0.0.0/0"], allowOut: ["198.51.100.0/24"] });
+    expect(await fetchInside(sbx, `${inet.url}/3`)).toBe("internet /3");
+  });
+
+  it("drops packets root inside forges with another source address", async () => {
+    const sbx = await start("netspoof");
+    // A UDP datagram in a hand-made IPv4 header (raw socket, CAP_NET_RAW), from `src`.
+    const send = (src: string, tag: string) =>
+      runInSandbox(
+        sbx.agentSocket,
+        `python3 -c 'import socket, struct
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xFFFF); s += s >> 16
+    return ~s & 0xFFFF
+src, dst, data = socket.inet_aton("${src}"), socket.inet_aton("198.51.100.2"), b"${tag}"
+udp = struct.pack("!HHHH", 40000, ${inet.udpPort}, 8 + len(data), 0) + data
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0, src, dst)
+ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+s.sendto(ip + udp, ("198.51.100.2", 0))'`,
+        { user: "root" },
+      );
+    await send(sbx.address, "honest");
+    await send("203.0.113.9", "forged");
+    await eventually(() => expect(inet.datagrams()).toContain(`${STAND_IN.hostAddress} honest`));
+    expect(inet.datagrams().join("\n")).not.toContain("forged");
+  });
+
+  it("refuses rules that are not IPv4 CIDR blocks before starting anything", async () => {
+    await expect(start("netbad", { network: { allowOut: ["example.com"] } })).rejects.toThrow(
+      /network\.allowOut must be an IPv4 address or CIDR block.*got "example\.com"/s,
+    );
+  });
+
+  it("removes its nftables table and veths when the runtime closes", async () => {
+    const own = nftTables().match(new RegExp(`sandbox_iac_${process.pid}_[0-9a-f]+`, "g")) ?? [];
+    expect(own.length).toBeGreaterThan(0);
+    const veths = started.length;
+    expect(veths).toBeGreaterThan(0);
+    await t.dispose();
+    const after = nftTables();
+    for (const name of own) expect(after).not.toContain(name);
+    const links = execFileSync("ip", ["-o", "link"], { encoding: "utf8" });
+    for (const sbx of started) {
+      // The host side is named after the slot; the slot's address identifies it.
+      expect(links).not.toContain(`${sbx.address}`);
+    }
+    t = undefined as unknown as TestRuntime;
+  });
+});

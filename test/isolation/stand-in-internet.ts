@@ -1,0 +1,81 @@
+/**
+ * A network namespace playing "the internet" for the isolation tests, so that
+ * no test sends anything beyond this machine: a veth from the host to a
+ * namespace holding a TEST-NET-2 address (RFC 5737, never routed publicly)
+ * with an HTTP server on it, routed via the host like any outside address.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+
+/** The stand-in's address and the host's address on its link. */
+export const STAND_IN = {
+  address: "198.51.100.2",
+  hostAddress: "198.51.100.1",
+  port: 8080,
+  udpPort: 9999,
+};
+
+/** A running stand-in; `close` removes the namespace and its veth. */
+export interface StandIn {
+  url: string;
+  /** UDP port where datagrams are received and recorded. */
+  udpPort: number;
+  /** `"<source address> <payload>"` of every datagram received so far. */
+  datagrams(): string[];
+  close(): void;
+}
+
+/** Creates the namespace, its link and a server answering `internet <path>`. */
+export async function startStandInInternet(): Promise<StandIn> {
+  const ns = `sbxtest-inet-${process.pid}`;
+  // Not "sbx…": that prefix is the sandboxes' own, and traffic between sandboxes is dropped.
+  const veth = `inetst${process.pid % 100000}`;
+  const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
+  const close = () => {
+    server?.kill("SIGKILL");
+    for (const cmd of [
+      ["link", "del", veth],
+      ["netns", "del", ns],
+    ]) {
+      try {
+        ip(...cmd);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  let server: ChildProcess | undefined;
+  const datagrams: string[] = [];
+  try {
+    ip("netns", "add", ns);
+    ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
+    ip("addr", "add", `${STAND_IN.hostAddress}/24`, "dev", veth);
+    ip("link", "set", veth, "up");
+    ip("-n", ns, "addr", "add", `${STAND_IN.address}/24`, "dev", "eth0");
+    ip("-n", ns, "link", "set", "eth0", "up");
+    ip("-n", ns, "link", "set", "lo", "up");
+    const code = [
+      `require("dgram").createSocket("udp4").on("message", (m, r) => console.log("udp " + r.address + " " + m)).bind(${STAND_IN.udpPort});`,
+      `require("http").createServer((q, s) => s.end("internet " + q.url)).listen(${STAND_IN.port}, "0.0.0.0", () => console.log("up"))`,
+    ].join(" ");
+    server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    server.stdout!.on("data", (d: Buffer) => {
+      for (const line of d.toString().split("\n"))
+        if (line.startsWith("udp ")) datagrams.push(line.slice(4));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server!.stdout!.once("data", () => resolve());
+      server!.once("exit", (c) => reject(new Error(`stand-in server exited with ${String(c)}`)));
+    });
+  } catch (err) {
+    close();
+    throw err;
+  }
+  return {
+    url: `http://${STAND_IN.address}:${STAND_IN.port}`,
+    udpPort: STAND_IN.udpPort,
+    datagrams: () => [...datagrams],
+    close,
+  };
+}

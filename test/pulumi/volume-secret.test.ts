@@ -1,0 +1,127 @@
+/**
+ * Volume and Secret through Pulumi (test/harness) against the local service:
+ * create, no-op, update in place (a changed seed file, a new secret value),
+ * out-of-band deletion seen by refresh, destroy; the secret value is never in
+ * the state in clear.
+ */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { destroy, isSecret, refresh, up } from "../harness";
+import {
+  assertBuilt,
+  ops,
+  programDir,
+  stackOptions,
+  startTestService,
+  type TestService,
+} from "./support";
+
+jest.setTimeout(600_000);
+
+let svc: TestService;
+let dir: string;
+const VALUE_1 = "pulumi-secret-value-first-7d1c";
+const VALUE_2 = "pulumi-secret-value-second-9e2f";
+
+beforeAll(async () => {
+  assertBuilt();
+  svc = await startTestService();
+  dir = programDir("volume-secret");
+});
+
+afterAll(async () => {
+  await svc?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Strings holding `secret` outside a secret wrapper (the harness keeps secrets wrapped, unencrypted). */
+function plaintextOccurrences(value: unknown, secret: string): number {
+  if (isSecret(value)) return 0;
+  if (typeof value === "string") return value.includes(secret) ? 1 : 0;
+  if (value !== null && typeof value === "object") {
+    return Object.values(value).reduce((n: number, v) => n + plaintextOccurrences(v, secret), 0);
+  }
+  return 0;
+}
+
+/** A file of the volume, read through the content API with the volume's token. */
+async function seeded(volumeID: string, file = "/seed/seed.txt"): Promise<string> {
+  const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
+  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
+    headers: { Authorization: `Bearer ${vol.token}` },
+  });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+describe("Volume and Secret through Pulumi", () => {
+  it("creates, leaves alone, updates in place, sees deletions and destroys", async () => {
+    const opts = (value: string) => ({
+      ...stackOptions(svc, dir, { volumeName: "pulumi-vol", secretValue: value }),
+      secretConfig: ["sandbox-iac:apiKey", "secretValue"],
+    });
+
+    const created = await up(dir, opts(VALUE_1));
+    expect(ops(created).sort()).toEqual([
+      "create reader",
+      "create sec",
+      "create vol",
+      "create writer",
+    ]);
+    const volumeID = created.outputs["volumeID"] as string;
+    expect(await seeded(volumeID)).toBe("first seed\n");
+    // The provisioner's sandbox mounted the volume and wrote into it; the reader reports the mount.
+    expect(await seeded(volumeID, "/copied-by-provisioner.txt")).toBe("first seed\n");
+    expect(created.outputs["mounts"]).toEqual([{ name: "pulumi-vol", path: "/mnt/vol" }]);
+    expect(created.outputs["secretVersion"]).toBe(1);
+    const stateText = readFileSync(opts(VALUE_1).stateFile, "utf8");
+    expect(plaintextOccurrences(JSON.parse(stateText), VALUE_1)).toBe(0);
+    expect(stateText).toContain(VALUE_1.slice(0, 20)); // only inside the secret wrapper
+    expect(stateText).not.toContain(svc.apiKey);
+
+    // WHEN nothing changed THEN nothing happens
+    expect(ops(await up(dir, opts(VALUE_1))).sort()).toEqual([
+      "same reader",
+      "same sec",
+      "same vol",
+      "same writer",
+    ]);
+
+    // WHEN the seed file's content and the secret's value change THEN both update in place
+    writeFileSync(path.join(dir, "seed.txt"), "second seed\n");
+    const updated = await up(dir, opts(VALUE_2));
+    expect(
+      ops(updated)
+        .filter((o) => !o.startsWith("same"))
+        .sort(),
+    ).toEqual(["update sec", "update vol"]);
+    expect(updated.outputs["volumeID"]).toBe(volumeID);
+    expect(await seeded(volumeID)).toBe("second seed\n");
+    expect(updated.outputs["secretVersion"]).toBe(2);
+    const updatedState = JSON.parse(readFileSync(opts(VALUE_2).stateFile, "utf8")) as unknown;
+    expect(plaintextOccurrences(updatedState, VALUE_2)).toBe(0);
+
+    // WHEN both are deleted out of band THEN refresh drops them
+    const secretID = updated.outputs["secretID"] as string;
+    expect((await svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
+    expect((await svc.call("DELETE", `/secrets/${secretID}`)).status).toBe(204);
+    const refreshed = await refresh(dir, opts(VALUE_2));
+    expect(
+      ops(refreshed)
+        .filter((o) => o.startsWith("refresh-deleted"))
+        .sort(),
+    ).toEqual(["refresh-deleted sec", "refresh-deleted vol"]);
+
+    // WHEN applied again THEN both are created again; WHEN destroyed THEN nothing is left
+    const again = await up(dir, opts(VALUE_2));
+    expect(
+      ops(again)
+        .filter((o) => o.startsWith("create"))
+        .sort(),
+    ).toEqual(["create sec", "create vol"]);
+    const destroyed = await destroy(dir, opts(VALUE_2));
+    expect(destroyed.state.resources).toEqual([]);
+    expect((await svc.call("GET", "/volumes")).body).toEqual([]);
+    expect((await svc.call("GET", "/secrets")).body).toEqual([]);
+  });
+});
