@@ -1,17 +1,19 @@
 /**
  * The local side of a file sync: which files the Provisioner's `files` inputs
  * name, where each goes in the sandbox, and its content hash and mode. The
- * manifest is stored in the outputs, so an update uploads only what changed
- * and a no-op costs one hashing pass.
+ * manifest is stored in the outputs, so an update uploads only what changed.
+ * Hashes of files unchanged since the last run come from a local cache keyed
+ * like git's index (see `hash-cache.ts`), so a no-op costs a stat per file.
  *
  * @module
  */
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, statSync, type BigIntStats } from "node:fs";
 import * as path from "node:path";
 import * as posix from "node:path/posix";
 import { SandboxIacError } from "../../errors";
 import { mapLimit } from "../core/limit";
+import { HashCache } from "./hash-cache";
 import type { FileSpec } from "./provisioner.args";
 
 /** One file to have in the sandbox. */
@@ -68,14 +70,14 @@ export async function hashFile(file: string): Promise<string> {
  */
 async function hashAndStat(
   file: string,
-): Promise<{ sha256: string; size: number; mode: number; isFile: boolean }> {
+): Promise<{ sha256: string; size: number; mode: number; isFile: boolean; stat: BigIntStats }> {
   const handle = await fs.open(file, "r");
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile())
-      return { sha256: "", size: stat.size, mode: stat.mode & 0o7777, isFile: false };
+    const stat = await handle.stat({ bigint: true });
+    const mode = Number(stat.mode) & 0o7777;
+    if (!stat.isFile()) return { sha256: "", size: Number(stat.size), mode, isFile: false, stat };
     const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(Math.min(Math.max(stat.size, 1), READ_CHUNK_BYTES));
+    const buffer = Buffer.allocUnsafe(Math.min(Math.max(Number(stat.size), 1), READ_CHUNK_BYTES));
     let size = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
@@ -83,7 +85,7 @@ async function hashAndStat(
       hash.update(buffer.subarray(0, bytesRead));
       size += bytesRead;
     }
-    return { sha256: hash.digest("hex"), size, mode: stat.mode & 0o7777, isFile: true };
+    return { sha256: hash.digest("hex"), size, mode, isFile: true, stat };
   } finally {
     await handle.close();
   }
@@ -157,21 +159,58 @@ async function walk(
   }
 }
 
+/** Where a manifest's hashes are remembered between runs. */
+export interface ManifestOptions {
+  /** @default no cache: every file is hashed */
+  cache?: HashCache | undefined;
+}
+
+/**
+ * The hash, size and mode of `file` from the cache when its stat key matches
+ * (no read), else by reading it and recording the result.
+ */
+async function cachedHashAndStat(
+  file: string,
+  cache: HashCache,
+): Promise<{ sha256: string; size: number; mode: number; isFile: boolean }> {
+  let st: BigIntStats | undefined;
+  try {
+    // Synchronous: a stat is a few microseconds, far less than a trip through the thread pool.
+    st = statSync(file, { bigint: true });
+  } catch {
+    // Reported by the hashing pass below with the file's name.
+  }
+  if (st?.isFile()) {
+    const sha256 = cache.lookup(file, st);
+    if (sha256 !== undefined)
+      return { sha256, size: Number(st.size), mode: Number(st.mode) & 0o7777, isFile: true };
+  }
+  const h = await hashAndStat(file);
+  if (h.isFile) cache.record(file, h.stat, h.sha256);
+  return h;
+}
+
 /**
  * Resolves `files` inputs (relative to `root`) into a manifest with content
  * hashes. A later entry for the same remote path wins, as a later copy would.
- * Each file is opened once: size, mode and hash come from that one open.
+ * Each file hashed is opened once: size, mode and hash come from that one
+ * open; a file the cache vouches for is not opened at all.
  */
-export async function buildManifest(specs: readonly FileSpec[], root: string): Promise<Manifest> {
+export async function buildManifest(
+  specs: readonly FileSpec[],
+  root: string,
+  options: ManifestOptions = {},
+): Promise<Manifest> {
   const pending: Pending[] = [];
   const dirs: ManifestDir[] = [];
   for (const spec of specs) await walk(spec, root, pending, dirs);
   const byRemote = new Map<string, Pending>();
   for (const p of pending) byRemote.set(p.remotePath, p);
   const unique = [...byRemote.values()];
+  const cache = options.cache ?? HashCache.none();
   const hashed = await mapLimit(unique, HASH_CONCURRENCY, async (p) => {
     try {
-      return await hashAndStat(p.localPath);
+      return await cachedHashAndStat(p.localPath, cache);
     } catch (cause) {
       throw new SandboxIacError(
         "invalid_argument",
@@ -186,6 +225,7 @@ export async function buildManifest(specs: readonly FileSpec[], root: string): P
     // Replaced by a non-file between listing and hashing: skipped, as the listing would have.
     if (h?.isFile) files.push({ ...p, size: h.size, mode: h.mode, sha256: h.sha256 });
   });
+  await cache.save();
   return { files, dirs };
 }
 

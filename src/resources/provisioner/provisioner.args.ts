@@ -149,7 +149,7 @@ export const provisionerArgsSchema = z
       }),
     partSizeMB: z.number().int().min(1).max(4096).optional().meta({
       description:
-        "Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox. Default: 64.",
+        "Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox (worth it against a network-bound remote service). Default: none; each file goes up as one stream.",
     }),
     concurrency: z
       .number()

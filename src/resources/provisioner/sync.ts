@@ -1,28 +1,46 @@
 /**
  * Puts a manifest's files into the sandbox: directories first, then files
- * with bounded concurrency; files larger than the part size are split into
- * ranges uploaded in parallel and joined with `/files/compose`, small files
- * travel many per multipart request. Modes are applied in one batch per mode
- * at the end.
+ * with bounded concurrency. Many small files of one user travel as one tar
+ * archive extracted in the sandbox (see `archive.ts`); fewer go many per
+ * multipart request. Files larger than the part size (when one is set) are
+ * split into ranges uploaded in parallel and joined with `/files/compose`;
+ * otherwise a large file goes up as one stream. Modes are applied in one
+ * batch per mode at the end.
  *
  * @module
  */
 import * as posix from "node:path/posix";
-import { isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
+import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
+import {
+  ARCHIVE_MAX_FILE_BYTES,
+  ARCHIVE_MAX_PARTS,
+  ARCHIVE_MIN_FILES,
+  isArchivable,
+  archiveLanes,
+  uploadArchive,
+  type ArchiveLanes,
+} from "./archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
 /** Tunables of a sync. */
 export interface SyncOptions {
   /** Uploads in flight at once. */
   concurrency: number;
-  /** Files above this many bytes are uploaded in parts. */
-  partSizeBytes: number;
+  /** Files above this many bytes are uploaded in parts; undefined: every file as one stream. */
+  partSizeBytes: number | undefined;
+  /**
+   * From this many small files of one user on, they go up as one archive.
+   * @default {@link ARCHIVE_MIN_FILES}
+   */
+  archiveMinFiles?: number | undefined;
   log: (line: string) => void;
   signal?: AbortSignal | undefined;
 }
 
-/** Paths per chmod invocation, well under the argument-length limit. */
+/** The shell's exit code for a command it cannot find. */
+const SHELL_NOT_FOUND = 127;
+/** Paths per chmod or mkdir invocation, well under the argument-length limit. */
 const CHMOD_BATCH = 200;
 /**
  * Small files go up many per multipart request, up to this many files and
@@ -42,7 +60,9 @@ type UploadUnit =
       range?: { start: number; end: number };
     }
   /** Small files of one user in one multipart request. */
-  | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number };
+  | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
+  /** Many small files of one user in one archive. */
+  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[]; lanes: ArchiveLanes };
 
 function quote(p: string): string {
   return `'${p.replace(/'/g, `'\\''`)}'`;
@@ -54,15 +74,48 @@ function quote(p: string): string {
  */
 function planUploads(
   files: readonly ManifestEntry[],
-  partSizeBytes: number,
+  partSizeBytes: number | undefined,
+  archiveMinFiles: number,
 ): { units: UploadUnit[]; composed: Map<ManifestEntry, string[]> } {
+  // Small files per user: an archive when there are enough of them.
+  const small = new Map<string, ManifestEntry[]>();
+  for (const entry of files) {
+    if (entry.size > ARCHIVE_MAX_FILE_BYTES || !isArchivable(entry.remotePath)) continue;
+    const key = entry.user ?? "";
+    const list = small.get(key) ?? [];
+    list.push(entry);
+    small.set(key, list);
+  }
+  const archives: UploadUnit[] = [];
+  const lanes = archiveLanes();
+  const archived = new Set<ManifestEntry>();
+  for (const entries of small.values()) {
+    if (entries.length < archiveMinFiles) continue;
+    // A few archives rather than one: each is packed while others travel and
+    // extract, and extractions run side by side. Contiguous slices keep a
+    // directory's files mostly in one archive.
+    const count = Math.max(
+      1,
+      Math.min(ARCHIVE_MAX_PARTS, Math.floor(entries.length / archiveMinFiles)),
+    );
+    const per = Math.ceil(entries.length / count);
+    for (let i = 0; i < entries.length; i += per)
+      archives.push({
+        kind: "archive",
+        user: entries[0].user,
+        entries: entries.slice(i, i + per),
+        lanes,
+      });
+    for (const e of entries) archived.add(e);
+  }
   const parts: UploadUnit[] = [];
   const singles: UploadUnit[] = [];
   const batches: Array<UploadUnit & { kind: "batch" }> = [];
   const open = new Map<string, UploadUnit & { kind: "batch" }>();
   const composed = new Map<ManifestEntry, string[]>();
   for (const entry of files) {
-    if (entry.size > partSizeBytes) {
+    if (archived.has(entry)) continue;
+    if (partSizeBytes !== undefined && entry.size > partSizeBytes) {
       const names: string[] = [];
       for (let start = 0, i = 0; start < entry.size; start += partSizeBytes, i++) {
         const remotePath = `${entry.remotePath}.sandbox-iac-part-${i}`;
@@ -95,15 +148,30 @@ function planUploads(
     batch.entries.push(entry);
     batch.bytes += entry.size;
   }
-  return { units: [...parts, ...singles, ...batches], composed };
+  return { units: [...parts, ...singles, ...archives, ...batches], composed };
 }
 
 /** Sends one unit; returns the bytes it carried. */
 async function upload(
   sandbox: SandboxClient,
   unit: UploadUnit,
-  signal: AbortSignal | undefined,
+  options: SyncOptions,
 ): Promise<number> {
+  const signal = options.signal;
+  if (unit.kind === "archive") {
+    try {
+      return await uploadArchive(sandbox, unit.user, unit.entries, signal, unit.lanes);
+    } catch (err) {
+      // A template without tar: the same files, the slower way.
+      if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
+      options.log(
+        `tar is not available in sandbox ${sandbox.sandboxID}: sending ${unit.entries.length} files in multipart batches`,
+      );
+      const { units } = planUploads(unit.entries, undefined, Number.POSITIVE_INFINITY);
+      const sent = await mapLimit(units, options.concurrency, (u) => upload(sandbox, u, options));
+      return sent.reduce((a, b) => a + b, 0);
+    }
+  }
   if (unit.kind === "batch") {
     await sandbox.uploadFiles(
       unit.entries.map((e) => ({ localPath: e.localPath, remotePath: e.remotePath })),
@@ -138,43 +206,59 @@ function dirsWithoutUploads(
 }
 
 /**
- * Creates directories with bounded concurrency; a directory whose parent is
- * listed before it waits for that parent, so ownership comes out as if they
- * were made one by one in order.
+ * Creates directories: one `mkdir -p` per user and batch of paths, run as
+ * that user in its home (where relative paths start), so every directory and
+ * missing parent is owned by its declared user and made in the listed order,
+ * parents first; existing ones are left as they are. Modes come after.
  */
 async function makeDirs(
   sandbox: SandboxClient,
   dirs: readonly ManifestDir[],
   options: SyncOptions,
 ): Promise<void> {
-  const made = new Map<string, Promise<unknown>>();
-  await mapLimit(dirs, options.concurrency, async (dir) => {
-    const parent = made.get(posix.dirname(posix.normalize(dir.remotePath)));
-    const done = (async () => {
-      // The parent was listed earlier, so it is already being made: no lane waits on a lane that has not started.
-      if (parent) await parent;
-      await sandbox.makeDir(dir.remotePath, { user: dir.user, signal: options.signal });
-    })();
-    made.set(posix.normalize(dir.remotePath), done);
-    await done;
-  });
+  const byUser = new Map<string, { user: string | undefined; paths: string[] }>();
+  for (const dir of dirs) {
+    const key = dir.user ?? "";
+    const group = byUser.get(key) ?? { user: dir.user, paths: [] };
+    group.paths.push(dir.remotePath);
+    byUser.set(key, group);
+  }
+  for (const group of byUser.values()) {
+    for (let i = 0; i < group.paths.length; i += CHMOD_BATCH) {
+      const batch = group.paths.slice(i, i + CHMOD_BATCH);
+      await sandbox.run(`cd && umask 022 && mkdir -p -- ${batch.map(quote).join(" ")}`, {
+        user: group.user,
+        signal: options.signal,
+      });
+    }
+  }
 }
 
-/** Uploads `files` and creates `dirs`; returns the number of bytes sent. */
+/**
+ * Uploads `files` and creates `dirs`; returns the number of bytes sent.
+ * `present` are files already in place from an earlier run: directories they
+ * lie under exist already.
+ */
 export async function syncFiles(
   sandbox: SandboxClient,
   dirs: readonly ManifestDir[],
   files: readonly ManifestEntry[],
   options: SyncOptions,
+  present: readonly ManifestEntry[] = [],
 ): Promise<number> {
   // Parents first, so each directory's owner is the declared user. An upload
   // creates its missing parents the same way (0755, owned by its user), so
-  // only directories no uploaded file lies under need a call of their own.
-  await makeDirs(sandbox, dirsWithoutUploads(dirs, files), options);
-  const { units, composed } = planUploads(files, options.partSizeBytes);
-  const sent = await mapLimit(units, options.concurrency, (unit) =>
-    upload(sandbox, unit, options.signal),
+  // only directories no uploaded (or present) file lies under need making.
+  await makeDirs(sandbox, dirsWithoutUploads(dirs, [...files, ...present]), options);
+  const { units, composed } = planUploads(
+    files,
+    options.partSizeBytes,
+    options.archiveMinFiles ?? ARCHIVE_MIN_FILES,
   );
+  for (const unit of units)
+    if (unit.kind === "archive")
+      options.log(`uploading ${unit.entries.length} files in one archive`);
+  const sent = await mapLimit(units, options.concurrency, (unit) => upload(sandbox, unit, options));
   for (const [entry, parts] of composed) {
     await sandbox.compose(parts, entry.remotePath, { user: entry.user, signal: options.signal });
     options.log(`composed ${entry.remotePath} from ${parts.length} parts`);

@@ -45,7 +45,7 @@ export interface ProvisionerConfig extends cdktn.TerraformMetaArguments {
   */
   readonly metadata?: { [key: string]: string };
   /**
-  * Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox. Default: 64.
+  * Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox (worth it against a network-bound remote service). Default: none; each file goes up as one stream.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#part_size_mb Provisioner#part_size_mb}
   */

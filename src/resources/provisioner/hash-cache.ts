@@ -1,0 +1,140 @@
+/**
+ * A local cache of content hashes keyed the way git's index is: a file whose
+ * device, inode, size, mtime and ctime (in nanoseconds) are all as recorded
+ * keeps its recorded hash without being read. Any difference means hashing
+ * the content again. An edit that restores size and mtime (`touch -r`,
+ * `utimes`) still changes ctime, which no user call can set back.
+ *
+ * Racily clean entries (git's term): a file written in the same clock tick
+ * as the cache, or after it, could change again without its times moving, so
+ * an entry whose mtime is not older than the cache file's own mtime is never
+ * trusted; it is hashed again and the cache rewritten, after which it is.
+ *
+ * The cache is a convenience outside any state: one JSON file per base
+ * directory under the user's cache directory, replaced atomically. A missing,
+ * unreadable or corrupt cache is an empty one; failing to write it costs only
+ * the next run's hashing.
+ *
+ * @module
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { promises as fs, type BigIntStats } from "node:fs";
+import { homedir } from "node:os";
+import * as path from "node:path";
+
+/** A recorded hash and the stat key it holds for. */
+interface CachedHash {
+  /** device, inode, size, mtime ns, ctime ns: decimal strings (bigints do not survive JSON). */
+  key: string;
+  sha256: string;
+  /** The entry's mtime in ns, for the racily-clean rule. */
+  mtimeNs: string;
+}
+
+interface CacheFile {
+  version: 1;
+  entries: Record<string, [key: string, sha256: string, mtimeNs: string]>;
+}
+
+/**
+ * The directory holding the caches: `$SANDBOX_IAC_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/sandbox-iac`, else `~/.cache/sandbox-iac`.
+ */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SANDBOX_IAC_CACHE_DIR) return env.SANDBOX_IAC_CACHE_DIR;
+  const base = env.XDG_CACHE_HOME || path.join(homedir(), ".cache");
+  return path.join(base, "sandbox-iac");
+}
+
+function statKey(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** Hash cache of one base directory; counts what it saved and what it could not. */
+export class HashCache {
+  /** Lookups answered from the cache. */
+  hits = 0;
+  /** Lookups that had to hash. */
+  misses = 0;
+  private readonly recorded = new Map<string, CachedHash>();
+  private changed = false;
+
+  private constructor(
+    /** The cache file; undefined for a cache that is never stored. */
+    readonly file: string | undefined,
+    private readonly loaded: Map<string, CachedHash>,
+    /** mtime of the cache file when loaded: entries not older than it are racy. */
+    private readonly writtenNs: bigint,
+  ) {}
+
+  /** A cache that remembers nothing across runs (no cache directory). */
+  static none(): HashCache {
+    return new HashCache(undefined, new Map(), 0n);
+  }
+
+  /** Loads the cache of `baseDir` from `cacheDir` (an empty one when there is none yet). */
+  static async open(baseDir: string, cacheDir: string = defaultCacheDir()): Promise<HashCache> {
+    const id = createHash("sha256").update(path.resolve(baseDir)).digest("hex").slice(0, 32);
+    const file = path.join(cacheDir, "hashes", `${id}.json`);
+    const loaded = new Map<string, CachedHash>();
+    let writtenNs = 0n;
+    try {
+      const handle = await fs.open(file, "r");
+      try {
+        writtenNs = (await handle.stat({ bigint: true })).mtimeNs;
+        const parsed = JSON.parse(await handle.readFile("utf8")) as CacheFile;
+        if (parsed.version === 1 && parsed.entries && typeof parsed.entries === "object") {
+          for (const [p, v] of Object.entries(parsed.entries)) {
+            if (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === "string"))
+              loaded.set(p, { key: v[0], sha256: v[1], mtimeNs: v[2] });
+          }
+        }
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      // No cache yet, or one we cannot use: everything is hashed.
+    }
+    return new HashCache(file, loaded, writtenNs);
+  }
+
+  /** The recorded hash of `file` if `st` matches its key and the entry is not racily clean. */
+  lookup(file: string, st: BigIntStats): string | undefined {
+    const entry = this.loaded.get(file);
+    if (entry && entry.key === statKey(st) && BigInt(entry.mtimeNs) < this.writtenNs) {
+      this.hits++;
+      this.recorded.set(file, entry);
+      return entry.sha256;
+    }
+    this.misses++;
+    return undefined;
+  }
+
+  /** Records the hash of `file` as read while its stat was `st`. */
+  record(file: string, st: BigIntStats, sha256: string): void {
+    this.recorded.set(file, { key: statKey(st), sha256, mtimeNs: String(st.mtimeNs) });
+    this.changed = true;
+  }
+
+  /**
+   * Writes the cache when anything was hashed: entries of this run over those
+   * loaded (other resources of the same base directory keep theirs). Atomic;
+   * errors are ignored (the cache is only a shortcut).
+   */
+  async save(): Promise<void> {
+    if (!this.file || !this.changed) return;
+    const entries: CacheFile["entries"] = {};
+    for (const [p, e] of this.loaded) entries[p] = [e.key, e.sha256, e.mtimeNs];
+    for (const [p, e] of this.recorded) entries[p] = [e.key, e.sha256, e.mtimeNs];
+    const body: CacheFile = { version: 1, entries };
+    const tmp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      await fs.mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      await fs.writeFile(tmp, JSON.stringify(body), { mode: 0o600 });
+      await fs.rename(tmp, this.file);
+      this.changed = false;
+    } catch {
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+    }
+  }
+}

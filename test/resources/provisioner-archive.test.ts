@@ -1,0 +1,179 @@
+/**
+ * The Provisioner's archive path (many small files as one tar extracted in
+ * the sandbox) against the real local service: it is chosen above the
+ * threshold and leaves exactly what the file-by-file path leaves.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { resolveConfig } from "../../src/config";
+import { createControlClient, type ControlClient } from "../../src/client/control";
+import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
+import { startLocalService, type LocalService } from "../../src/local";
+import type { ResourceContext } from "../../src/resources/core/lifecycle";
+import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
+import { ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
+import { buildManifest } from "../../src/resources/provisioner/manifest";
+import { syncFiles } from "../../src/resources/provisioner/sync";
+
+jest.setTimeout(180_000);
+
+let service: LocalService;
+let dataDir: string;
+let work: string;
+let control: ControlClient;
+const ownSandboxes: string[] = [];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "prov-archive-data-"));
+  work = mkdtempSync(path.join(tmpdir(), "prov-archive-files-"));
+  // The hash cache of this test's base directory stays in its own files.
+  process.env.SANDBOX_IAC_CACHE_DIR = path.join(work, "cache");
+  service = await startLocalService({ port: 0, dataDir });
+  control = createControlClient({ config: config(), log: () => undefined });
+});
+
+afterEach(async () => {
+  for (const id of ownSandboxes.splice(0)) await control.killSandbox(id).catch(() => undefined);
+});
+
+afterAll(async () => {
+  delete process.env.SANDBOX_IAC_CACHE_DIR;
+  await service?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function config() {
+  return resolveConfig({
+    apiUrl: service.apiUrl,
+    apiKey: service.apiKey,
+    sandboxUrl: service.sandboxUrl,
+    env: {},
+  });
+}
+
+function context(): { ctx: ResourceContext; lines: string[] } {
+  const lines: string[] = [];
+  return { lines, ctx: { config: config(), baseDir: work, log: (line) => lines.push(line) } };
+}
+
+async function ownSandbox(): Promise<SandboxClient> {
+  const created = await control.createSandbox({ templateID: "base", timeout: 600, secure: true });
+  ownSandboxes.push(created.sandboxID);
+  return createSandboxClient({
+    sandboxID: created.sandboxID,
+    accessToken: created.envdAccessToken ?? undefined,
+    config: config(),
+  });
+}
+
+/** More files than the threshold, in nested directories, with a few modes and an empty directory. */
+function manyFiles(name: string): string {
+  const root = path.join(work, name);
+  const count = ARCHIVE_MIN_FILES + 20;
+  for (let i = 0; i < count; i++) {
+    const dir = path.join(root, `d${i % 7}`, i % 2 ? "deep" : "");
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `f${i}.txt`);
+    writeFileSync(file, `file ${i}\n`.repeat(1 + (i % 5)));
+    if (i % 11 === 0) chmodSync(file, 0o755);
+    if (i % 13 === 0) chmodSync(file, 0o600);
+  }
+  writeFileSync(path.join(root, "name with 'quote' and spaces.txt"), "odd name\n");
+  mkdirSync(path.join(root, "private"), { mode: 0o700 });
+  writeFileSync(path.join(root, "private", "secret.txt"), "s\n");
+  mkdirSync(path.join(root, "empty"));
+  chmodSync(path.join(root, "empty"), 0o750);
+  return root;
+}
+
+/** Every entry under `dir` in the sandbox: path, type, mode, owner, group, size, and file hashes. */
+async function listing(sandbox: SandboxClient, dir: string): Promise<string> {
+  const r = await sandbox.run(
+    `cd ${dir} && find . -mindepth 1 -printf '%p %y %m %u %g %s\\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum`,
+  );
+  return r.stdout;
+}
+
+describe("Provisioner archive path", () => {
+  it("sends many small files as one archive, leaving the same files, modes and owners as file by file", async () => {
+    // GIVEN a tree above the archive threshold and a running sandbox
+    const root = manyFiles("many");
+    const sandbox = await ownSandbox();
+    const inputs: ProvisionerArgs = {
+      sandboxID: sandbox.sandboxID,
+      files: [
+        { source: root, destination: "/home/user/archived" },
+        // A home-relative destination travels in the same kind of archive.
+        { source: root, destination: "relative/archived" },
+      ],
+    };
+
+    // WHEN provisioned THEN the archive path was taken
+    const { ctx, lines } = context();
+    const created = await provisionerLifecycle.create(inputs, ctx);
+    expect(lines.some((l) => /uploading \d+ files in one archive/.test(l))).toBe(true);
+
+    // AND the same tree sent file by file gives an identical listing
+    const manifest = await buildManifest(
+      [{ source: root, destination: "/home/user/single" }],
+      work,
+    );
+    const perFile: string[] = [];
+    await syncFiles(sandbox, manifest.dirs, manifest.files, {
+      concurrency: 8,
+      partSizeBytes: undefined,
+      archiveMinFiles: Number.POSITIVE_INFINITY,
+      log: (l) => perFile.push(l),
+    });
+    expect(perFile.some((l) => l.includes("archive"))).toBe(false);
+    const single = await listing(sandbox, "/home/user/single");
+    expect(single).toContain("./private d 700 user user");
+    expect(single).toContain("./empty d 750 user user");
+    expect(single).toMatch(/\.\/d4\/deep\/f11\.txt f 755 user user/);
+    expect(single).toMatch(/\.\/d6\/deep\/f13\.txt f 600 user user/);
+    expect(await listing(sandbox, "/home/user/archived")).toBe(single);
+    expect(await listing(sandbox, "/home/user/relative/archived")).toBe(single);
+    expect(created.outputs.bytesUploaded).toBe(2 * manifest.files.reduce((n, f) => n + f.size, 0));
+    // No archive is left behind in the home directory.
+    expect((await sandbox.run("ls -A /home/user")).stdout.split("\n").sort()).toEqual(
+      ["", "archived", "relative", "single"].sort(),
+    );
+
+    // WHEN a file is removed locally and another edited, THEN an update follows
+    unlinkSync(path.join(root, "d0", "f0.txt"));
+    writeFileSync(path.join(root, "d1", "deep", "f1.txt"), "edited\n");
+    const updated = await provisionerLifecycle.update(
+      created.id,
+      created.outputs,
+      { ...inputs, files: [inputs.files![0]] },
+      context().ctx,
+    );
+    expect(updated.bytesUploaded).toBe("edited\n".length);
+    const after = await sandbox.run(
+      "test -e /home/user/archived/d0/f0.txt; echo $?; cat /home/user/archived/d1/deep/f1.txt; test -e /home/user/relative/archived/d2/f2.txt; echo $?",
+    );
+    expect(after.stdout).toBe("1\nedited\n1\n");
+  });
+
+  it("falls back to multipart batches in a sandbox without tar", async () => {
+    // GIVEN a sandbox whose tar is gone (its /usr is its own copy-on-write layer)
+    const root = manyFiles("without-tar");
+    const sandbox = await ownSandbox();
+    await sandbox.run('mv "$(command -v tar)" /usr/bin/tar.hidden', { user: "root" });
+
+    // WHEN provisioned THEN the files arrive by the other path, complete
+    const { ctx, lines } = context();
+    await provisionerLifecycle.create(
+      { sandboxID: sandbox.sandboxID, files: [{ source: root, destination: "/home/user/nt" }] },
+      ctx,
+    );
+    expect(lines.some((l) => l.startsWith("tar is not available in sandbox"))).toBe(true);
+    const manifest = await buildManifest([{ source: root, destination: "/x" }], work);
+    const count = await sandbox.run("find /home/user/nt -type f | wc -l");
+    expect(Number(count.stdout.trim())).toBe(manifest.files.length);
+    expect(await listing(sandbox, "/home/user/nt")).toContain("./private d 700 user user");
+    expect((await sandbox.run("ls -A /home/user")).stdout).toBe("nt\n");
+  });
+});
