@@ -116,6 +116,21 @@ describe.each(resourceDescriptors.map((d) => ({ name: d.typeName, d })))(
       expect(d.lifecycle.typeName).toBe(d.typeName);
       expect(resourceDescriptor(d.typeName)).toBe(d);
     });
+
+    it("never shows a sensitive input's value in a check failure", () => {
+      for (const name of d.sensitiveInputs) {
+        // Wrong in type and in content, so check must report it.
+        for (const wrong of [987654321, { NESTED: 987654321 }, ["987654321"]]) {
+          const { failures } = d.lifecycle.check({ [name]: wrong });
+          const about = failures.filter((f) => f.property.split(".")[0] === name);
+          expect(about.length).toBeGreaterThan(0);
+          for (const f of about) {
+            expect(f.reason).not.toContain("987654321");
+            expect(f.reason).toContain("not shown: secret");
+          }
+        }
+      }
+    });
   },
 );
 

@@ -43,8 +43,17 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
+/** What kind of value `value` is, without showing it. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /**
  * Parses `news` with `schema` and returns every failure as `{property, reason}`.
+ * The values of the top-level inputs named in `sensitive` are never shown.
  * Values that are still unknown (and anything beneath them) are not reported:
  * they are checked again once known. The inputs returned are `news` itself:
  * the schemas hold no transforms or defaults, and check changes no value.
@@ -53,6 +62,7 @@ export function checkWithSchema<I>(
   schema: ZodType<I>,
   news: unknown,
   options: CheckOptions = {},
+  sensitive: readonly string[] = [],
 ): CheckResult<I> {
   const unknownPaths = new Set<string>();
   const candidate = options.isUnknown
@@ -69,7 +79,11 @@ export function checkWithSchema<I>(
         property === p || property.startsWith(`${p}.`) || p.startsWith(`${property}.`) || p === "",
     );
     if (isUnderUnknown) continue;
-    const got = describeValue(valueAt(candidate, issue.path));
+    const value = valueAt(candidate, issue.path);
+    // A secret input is never repeated in a message, only what kind of value it was.
+    const got = sensitive.includes(String(issue.path[0]))
+      ? `${kindOf(value)} (not shown: secret)`
+      : describeValue(value);
     failures.push({ property, reason: `${issue.message}, got ${got}` });
   }
   // Every failure was under an unknown value: accept the raw inputs for now.

@@ -240,3 +240,6 @@ export const provisionerOutputRules: Record<
   commandsRun: "recomputed",
   bytesUploaded: "recomputed",
 };
+
+/** Inputs whose values are secrets: never shown in messages, sensitive in every adapter. */
+export const provisionerSensitiveInputs = ["envs"] as const;

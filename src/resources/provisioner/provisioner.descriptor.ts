@@ -9,6 +9,7 @@ import {
   provisionerChangeRules,
   provisionerOutputRules,
   provisionerOutputsSchema,
+  provisionerSensitiveInputs,
   type ProvisionerArgs,
   type ProvisionerOutputs,
 } from "./provisioner.args";
@@ -25,7 +26,7 @@ export const provisionerDescriptor: ResourceDescriptor<ProvisionerArgs, Provisio
   outputs: provisionerOutputsSchema,
   changeRules: provisionerChangeRules,
   outputRules: provisionerOutputRules,
-  sensitiveInputs: ["envs"],
+  sensitiveInputs: provisionerSensitiveInputs,
   sensitiveOutputs: [],
   replacement: {
     deleteFirst: true,

@@ -38,6 +38,7 @@ import {
 import {
   provisionerArgsSchema,
   provisionerChangeRules,
+  provisionerSensitiveInputs,
   type ProvisionerArgs,
   type ProvisionerOutputs,
 } from "./provisioner.args";
@@ -166,7 +167,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   typeName: "Provisioner",
 
   check(news: unknown, options?: CheckOptions) {
-    return checkWithSchema(provisionerArgsSchema, news, options);
+    return checkWithSchema(provisionerArgsSchema, news, options, provisionerSensitiveInputs);
   },
 
   async diff(

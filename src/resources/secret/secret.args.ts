@@ -65,3 +65,6 @@ export const secretOutputRules: Record<keyof z.infer<typeof secretOutputsSchema>
   createdAt: "stable",
   updatedAt: "recomputed",
 };
+
+/** Inputs whose values are secrets: never shown in messages, sensitive in every adapter. */
+export const secretSensitiveInputs = ["value"] as const;

@@ -11,6 +11,7 @@ import {
   secretOutputsSchema,
   type SecretInputs,
   type SecretOutputs,
+  secretSensitiveInputs,
 } from "./secret.args";
 import { secretLifecycle } from "./secret.lifecycle";
 
@@ -25,7 +26,7 @@ export const secretDescriptor: ResourceDescriptor<SecretInputs, SecretOutputs> =
   outputs: secretOutputsSchema,
   changeRules: secretChangeRules,
   outputRules: secretOutputRules,
-  sensitiveInputs: ["value"],
+  sensitiveInputs: secretSensitiveInputs,
   sensitiveOutputs: [],
   replacement: {
     deleteFirst: true,

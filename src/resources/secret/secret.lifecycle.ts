@@ -14,6 +14,7 @@ import { unlessNotFound } from "../core/not-found";
 import {
   secretArgsSchema,
   secretChangeRules,
+  secretSensitiveInputs,
   type SecretInputs,
   type SecretOutputs,
 } from "./secret.args";
@@ -41,25 +42,7 @@ function outputsOf(inputs: SecretInputs, info: SecretInfo): SecretOutputs {
 export const secretLifecycle: ResourceLifecycle<SecretInputs, SecretOutputs> = {
   typeName: "Secret",
   check(news, options) {
-    const result = checkWithSchema(secretArgsSchema, news, options);
-    // A failure message never repeats the value, only what kind of value it was.
-    const value: unknown = (news as { value?: unknown } | null)?.value;
-    const kind =
-      value === undefined
-        ? "nothing"
-        : value === null
-          ? "null"
-          : Array.isArray(value)
-            ? "an array"
-            : `a ${typeof value}`;
-    return {
-      ...result,
-      failures: result.failures.map((f) =>
-        f.property === "value"
-          ? { property: "value", reason: `must be a string, got ${kind} (not shown: secret)` }
-          : f,
-      ),
-    };
+    return checkWithSchema(secretArgsSchema, news, options, secretSensitiveInputs);
   },
   diff(olds, news, options) {
     const lower = (i: Partial<SecretInputs>) =>
