@@ -5,7 +5,7 @@
  */
 import type { Sandbox as SandboxType } from "e2b";
 import { SDK_TARGETS } from "./sdk-targets";
-import { startService, type ServiceFixture } from "./util";
+import { eventually, startService, type ServiceFixture } from "./util";
 
 describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   const { Sandbox } = sdk;
@@ -179,9 +179,7 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     });
     try {
       await sbx.files.rename("/home/user/renames/old.txt", "/home/user/renames/new.txt");
-      const deadline = Date.now() + 10_000;
-      while (events.length < 2 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
+      await eventually(async () => events.length >= 2);
       expect(events).toContainEqual({ name: "old.txt", type: "rename" });
       expect(events).toContainEqual({ name: "new.txt", type: "create" });
       expect(events).not.toContainEqual({ name: "old.txt", type: "remove" });

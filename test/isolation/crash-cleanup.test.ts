@@ -8,6 +8,7 @@ import {
   agentBundleDir,
   call,
   createSandbox,
+  eventually,
   runThroughProxy,
   startService,
   tempDataDir,
@@ -75,13 +76,22 @@ describe("after kill -9 of the service", () => {
     await runThroughProxy(remote, sandboxID, "echo kept > /home/user/k.txt");
     const pid = child.pid!;
     expect(nftTables()).toContain(`sandbox_iac_${pid}_`);
-    const claimed = claimsOf(pid);
-    expect(claimed.length).toBeGreaterThan(0);
     // A veth is identified by its ifindex: once the claim is dead, another service may reuse the name.
     const ifindex = (v: string) =>
       fs.existsSync(`/sys/class/net/${v}`)
         ? fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim()
         : undefined;
+    // A slot is claimed a moment before its veth exists (a warm-pool sandbox may be starting).
+    let claimed: string[] = [];
+    await eventually(
+      async () => {
+        claimed = claimsOf(pid);
+        return claimed.every((n) => ifindex(`${VETH_PREFIX}${n}`) !== undefined);
+      },
+      20_000,
+      50,
+    ).catch(() => undefined);
+    expect(claimed.length).toBeGreaterThan(0);
     const veths = claimed.map((n) => `${VETH_PREFIX}${n}`);
     const indexes = veths.map(ifindex);
     for (const i of indexes) expect(i).toBeDefined();
@@ -100,11 +110,10 @@ describe("after kill -9 of the service", () => {
 
     // The holders die with the service (parent-death signal), and with them mounts, loop devices and veths.
     const alive = () => holders.filter((h) => fs.existsSync(`/proc/${h}`));
-    for (let i = 0; i < 100 && alive().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => alive().length === 0, 5_000, 50).catch(() => undefined);
     expect(alive()).toEqual([]);
     const loops = () => execFileSync("losetup", ["-a"], { encoding: "utf8" });
-    for (let i = 0; i < 100 && loops().includes(diskImage); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => !loops().includes(diskImage), 5_000, 50).catch(() => undefined);
     expect(loops()).not.toContain(diskImage);
     veths.forEach((v, k) => expect(ifindex(v)).not.toBe(indexes[k]));
 

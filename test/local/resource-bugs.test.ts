@@ -10,7 +10,7 @@ import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle } from "../../src/resources/provisioner";
 import { templateControl } from "../../src/resources/template/template.control";
 import { syncTags } from "../../src/resources/template/template.tags";
-import { call, startService, tempDataDir } from "./support";
+import { call, eventually, startService, tempDataDir } from "./support";
 
 let svc: LocalService;
 let dataDir: string;
@@ -45,13 +45,13 @@ async function buildFromBase(name: string): Promise<{ templateID: string; buildI
     steps: [],
   });
   expect(started.status).toBe(202);
-  for (;;) {
+  await eventually(async () => {
     const st = await call(svc, "GET", `/templates/${templateID}/builds/${buildID}/status`);
     const status = (st.body as { status: string }).status;
-    if (status === "ready") return { templateID, buildID };
     if (status === "error") throw new Error(`build failed: ${JSON.stringify(st.body)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return status === "ready";
+  }, 120_000);
+  return { templateID, buildID };
 }
 
 describe("resource bugs", () => {

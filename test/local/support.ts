@@ -126,12 +126,19 @@ export async function runThroughProxy(
   return { status: res.status, stdout, exitCode };
 }
 
-/** Waits until `check` returns true, polling; fails after `ms`. */
-export async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+/**
+ * Waits until `check` returns true, polling every `intervalMs`; fails after
+ * `ms`. An error thrown by `check` ends the wait at once.
+ */
+export async function eventually(
+  check: () => Promise<boolean>,
+  ms = 20_000,
+  intervalMs = 200,
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await check()) return;
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
