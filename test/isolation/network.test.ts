@@ -1,4 +1,10 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { NFT_TABLE_PREFIX } from "../../src/local/runtime/constants";
+import {
+  newTableName,
+  setUpHostNetwork,
+  tearDownHostNetwork,
+} from "../../src/local/runtime/network";
 import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
@@ -115,6 +121,20 @@ s.sendto(ip + udp, ("198.51.100.2", 0))'`,
     await expect(start("netbad", { network: { allowOut: ["example.com"] } })).rejects.toThrow(
       /network\.allowOut must be an IPv4 address or CIDR block.*got "example\.com"/s,
     );
+  });
+
+  it("lets two services starting at once both remove a dead service's table", async () => {
+    // A pid that is certainly not running: a process that has exited.
+    const deadPid = spawnSync("true").pid;
+    const dead = `${NFT_TABLE_PREFIX}${deadPid}_0123abcd`;
+    execFileSync("nft", ["add", "table", "inet", dead]);
+    const tables = [newTableName(), newTableName()];
+    try {
+      await Promise.all(tables.map((table) => setUpHostNetwork(table)));
+      expect(nftTables()).not.toContain(dead);
+    } finally {
+      for (const table of tables) await tearDownHostNetwork(table);
+    }
   });
 
   it("removes its nftables table and veths when the runtime closes", async () => {

@@ -77,7 +77,11 @@ export async function setUpHostNetwork(t: string): Promise<{ resolvers: string[]
   const pattern = new RegExp(`^table inet (${NFT_TABLE_PREFIX}(\\d+)_[0-9a-f]+)$`, "gm");
   for (const m of listing.matchAll(pattern)) {
     if (processAlive(Number(m[2]))) continue;
-    await run("nft", ["delete", "table", "inet", m[1]]);
+    // Another service starting at the same time may remove the same dead table first.
+    await run("nft", ["delete", "table", "inet", m[1]]).catch(async (err: unknown) => {
+      const tables = await run("nft", ["list", "tables"]);
+      if (tables.split("\n").includes(`table inet ${m[1]}`)) throw err;
+    });
   }
   const resolvers = (await hostResolvers()).filter((r) => !r.startsWith("127."));
   const dns = resolvers.length
