@@ -1,0 +1,90 @@
+import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
+import { agentClients, rawRequest } from "../testing/clients";
+import { collect } from "../testing/collect";
+
+// File metadata lives in `user.e2b.*` xattrs, read by the agent's native addon.
+describe("file metadata in Stat and ListDir", () => {
+  let sbx: TestSandbox;
+  let clients: ReturnType<typeof agentClients>;
+
+  const sh = async (script: string) => {
+    const s = await collect(
+      clients.process.start({
+        process: { cmd: "/bin/bash", args: ["-c", script] },
+        stdin: false,
+      }),
+    );
+    expect({ script, end: s.end?.exitCode, stderr: s.stderr }).toEqual({
+      script,
+      end: 0,
+      stderr: "",
+    });
+  };
+
+  beforeAll(async () => {
+    sbx = await startTestSandbox();
+    clients = agentClients(sbx.socketPath);
+    const up = await rawRequest(
+      sbx.socketPath,
+      "POST",
+      "/files?path=/tmp/meta/tagged.txt",
+      {
+        "content-type": "application/octet-stream",
+        "x-metadata-owner": "team-a",
+        "x-metadata-note": "two words",
+      },
+      "x",
+    );
+    expect(up.status).toBe(200);
+    await sh(
+      [
+        "cd /tmp/meta",
+        "echo plain > plain.txt",
+        "ln -s tagged.txt link",
+        // Set by code in the sandbox, not by an upload: read back all the same;
+        // other namespaces' attributes are not metadata.
+        `python3 -c 'import os; os.setxattr("plain.txt", "user.e2b.by", "sändbox".encode()); os.setxattr("plain.txt", "user.other", b"x")'`,
+      ].join(" && "),
+    );
+  });
+  afterAll(() => sbx?.stop());
+
+  it("reports each file's user.e2b.* attributes in Stat, decoded as UTF-8", async () => {
+    const tagged = await clients.fs.stat({ path: "/tmp/meta/tagged.txt" });
+    expect(tagged.entry?.metadata).toEqual({ owner: "team-a", note: "two words" });
+    const plain = await clients.fs.stat({ path: "/tmp/meta/plain.txt" });
+    expect(plain.entry?.metadata).toEqual({ by: "sändbox" });
+  });
+
+  it("reports a symlink's own (empty) metadata, never its target's", async () => {
+    const link = await clients.fs.stat({ path: "/tmp/meta/link" });
+    expect(link.entry?.symlinkTarget).toBe("/tmp/meta/tagged.txt");
+    expect(link.entry?.metadata).toEqual({});
+  });
+
+  it("reports every entry's metadata in ListDir, empty where there is none", async () => {
+    const { entries } = await clients.fs.listDir({ path: "/tmp/meta", depth: 1 });
+    expect(Object.fromEntries(entries.map((e) => [e.name, e.metadata]))).toEqual({
+      link: {},
+      "plain.txt": { by: "sändbox" },
+      "tagged.txt": { owner: "team-a", note: "two words" },
+    });
+  });
+
+  it("replaces the metadata set on re-upload and clears it when none is sent", async () => {
+    const again = (headers: Record<string, string>) =>
+      rawRequest(
+        sbx.socketPath,
+        "POST",
+        "/files?path=/tmp/meta/tagged.txt",
+        { "content-type": "application/octet-stream", ...headers },
+        "y",
+      );
+    expect((await again({ "x-metadata-color": "blue" })).status).toBe(200);
+    expect((await clients.fs.stat({ path: "/tmp/meta/tagged.txt" })).entry?.metadata).toEqual({
+      color: "blue",
+    });
+    expect((await again({})).status).toBe(200);
+    expect((await clients.fs.stat({ path: "/tmp/meta/tagged.txt" })).entry?.metadata).toEqual({});
+  });
+});
