@@ -14,6 +14,7 @@ const CREATES = Number(process.env.BENCH_CREATES ?? 50);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 512);
 const PART_MIB = Number(process.env.BENCH_PART_MIB ?? 256);
 const IDLE = Number(process.env.BENCH_IDLE ?? 20);
+const COMPOSE_ROUNDS = Number(process.env.BENCH_COMPOSE_ROUNDS ?? 3);
 
 function bareBwrap() {
   return timeIt(async () => {
@@ -123,23 +124,31 @@ async function main() {
       "target >= 500 MB/s",
     );
 
-    const parts = [];
-    for (let i = 0; i < 4; i++) {
-      await sbx.commands.run(`head -c ${PART_MIB}M /dev/zero > /home/user/part${i}`);
-      parts.push(`/home/user/part${i}`);
-    }
+    // Compose against cp of the same bytes inside the sandbox, alternating over
+    // COMPOSE_ROUNDS; each timed step starts from a synced disk, so neither
+    // pays for the other's writeback (the sandbox disk is a loop-mounted image,
+    // and dirty pages left by one step otherwise slow the next one down).
+    await sbx.commands.run("rm -f /home/user/big.bin");
+    const parts = [0, 1, 2, 3].map((i) => `/home/user/part${i}`);
     const partBytes = 4 * PART_MIB * 2 ** 20;
-    // Baseline: the same bytes copied once inside the sandbox with cp (the plain copy).
-    await sbx.commands.run(`cat ${parts.join(" ")} > /home/user/base.src`);
-    const plainSec =
-      (await timeIt(() => sbx.commands.run("cp /home/user/base.src /home/user/base.copy"))) / 1000;
-    await sbx.commands.run("rm -f /home/user/base.src /home/user/base.copy");
-    const composeSec = (await timeIt(() => client.compose(parts, "/home/user/joined.bin"))) / 1000;
+    const sh = (cmd) => sbx.commands.run(cmd, { timeoutMs: 600_000 });
+    const plainTimes = [];
+    const composeTimes = [];
+    for (let round = 0; round < COMPOSE_ROUNDS; round++) {
+      for (const p of parts) await sh(`head -c ${PART_MIB}M /dev/zero > ${p}`);
+      await sh(`cat ${parts.join(" ")} > /home/user/base.src && sync`);
+      plainTimes.push(await timeIt(() => sh("cp /home/user/base.src /home/user/base.copy")));
+      await sh("rm -f /home/user/base.src /home/user/base.copy && sync");
+      composeTimes.push(await timeIt(() => client.compose(parts, "/home/user/joined.bin")));
+      await sh("rm -f /home/user/joined.bin && sync");
+    }
+    const plainSec = percentile(plainTimes, 50) / 1000;
+    const composeSec = percentile(composeTimes, 50) / 1000;
     row(
-      `compose 4 x ${PART_MIB} MiB`,
+      `compose 4 x ${PART_MIB} MiB (p50 of ${COMPOSE_ROUNDS})`,
       mbps(partBytes, composeSec),
       mbps(partBytes, plainSec) + " (cp)",
-      `${((plainSec / composeSec) * 100).toFixed(0)}% of plain copy, target >= 80%`,
+      `${((plainSec / composeSec) * 100).toFixed(0)}% of plain copy, target >= 90%`,
     );
     await sbx.kill();
 
