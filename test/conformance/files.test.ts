@@ -145,4 +145,17 @@ describe("files with e2b@2.51.0", () => {
     expect(await res.text()).toBe("zipped".repeat(100));
     expect(gunzipSync).toBeDefined();
   });
+
+  it("serves plain bytes to fetch's default Accept-Encoding, as the SDK's default read sends", async () => {
+    const data = randomBytes(256 * 1024);
+    await sbx.files.write("/home/user/plain.bin", new Blob([data]));
+    const url = await sbx.downloadUrl("/home/user/plain.bin");
+    // Node's fetch adds `Accept-Encoding: gzip, deflate` itself.
+    const res = await fetch(url);
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("content-length")).toBe(String(data.length));
+    expect(Buffer.from(await res.arrayBuffer()).equals(data)).toBe(true);
+    const viaSdk = await sbx.files.read("/home/user/plain.bin", { format: "bytes" });
+    expect(Buffer.from(viaSdk).equals(data)).toBe(true);
+  });
 });
