@@ -97,6 +97,7 @@ async function main() {
       client,
       agentSocket: agentSocketOf(path.join(work, "data"), sbx.sandboxId),
       accessToken: sbx.envdAccessToken,
+      servicePid: service.pid,
     });
 
     const parts = [];

@@ -30,6 +30,19 @@ function makeRandomFile(file, mib) {
   fs.closeSync(fd);
 }
 
+/** CPU seconds (user + system) `pid` has used so far, or NaN when unknown. */
+function cpuSeconds(pid) {
+  if (!pid) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime, in USER_HZ ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Best of RUNS timings of `fn`, in seconds (the machine is shared; the best is the least disturbed). */
 async function bestSeconds(fn) {
   let best = Infinity;
@@ -109,7 +122,7 @@ function baselineDownload(port, dest) {
  * `client` (our sandbox client), both on the service at `service`.
  * `agentSocket`, when given, adds a diagnostic row straight to the agent.
  */
-async function transferRows({ work, mib, sbx, client, agentSocket, accessToken }) {
+async function transferRows({ work, mib, sbx, client, agentSocket, accessToken, servicePid }) {
   const bytes = mib * 2 ** 20;
   const src = path.join(work, "transfer-src.bin");
   const dest = path.join(work, "transfer-dest.bin");
@@ -143,15 +156,18 @@ async function transferRows({ work, mib, sbx, client, agentSocket, accessToken }
   const downRow = (name, s, target) =>
     row(name, mbps(bytes, s), base(downBase), `${pct(s, downBase)} of baseline${target}`);
 
+  const cpu0 = cpuSeconds(servicePid);
   const sdkUp = await bestSeconds(() =>
     sbx.files.write(remote, Readable.toWeb(fs.createReadStream(src))),
   );
+  const upCpu = (cpuSeconds(servicePid) - cpu0) / RUNS;
   upRow(`SDK files.write ${mib} MiB, one stream`, sdkUp, ", target >= 70%");
 
   const sdkDownStream = await bestSeconds(async () => {
     const stream = await sbx.files.read(remote, { format: "stream" });
     await pipeline(Readable.fromWeb(stream), fs.createWriteStream(dest));
   });
+  const downCpu = (cpuSeconds(servicePid) - cpu0) / RUNS - upCpu;
   rm();
   downRow(`SDK files.read ${mib} MiB (stream)`, sdkDownStream, ", target >= 70%");
   const sdkDownBytes = await bestSeconds(async () => {
@@ -191,18 +207,25 @@ async function transferRows({ work, mib, sbx, client, agentSocket, accessToken }
   rm();
   downRow(`own client downloadFile ${mib} MiB`, ownDown, "");
 
+  if (servicePid) {
+    // Load-independent: what relaying costs the service, per GiB (the rest of
+    // the wall time is the client, the agent and the machine's other load).
+    const perGiB = (sec) => `${((sec * 2 ** 30) / bytes).toFixed(2)} s/GiB`;
+    row("  (diagnostic) service CPU, SDK upload", perGiB(upCpu), "-");
+    row("  (diagnostic) service CPU, SDK download", perGiB(downCpu), "-");
+  }
   if (agentSocket) {
     // Diagnostic: the same upload straight to the agent's socket (no service
     // hop): what the proxy costs is the gap between this and the SDK row.
     const direct = await bestSeconds(() =>
       agentDirectUpload(agentSocket, accessToken, src, remote),
     );
-    upRow(`  (diagnostic) upload straight to agent socket`, direct, "");
+    upRow(`  (diagnostic) agent socket direct, upload`, direct, "");
     const directDown = await bestSeconds(() =>
       agentDirectDownload(agentSocket, accessToken, remote, dest),
     );
     rm();
-    downRow(`  (diagnostic) download straight from agent socket`, directDown, "");
+    downRow(`  (diagnostic) agent socket direct, download`, directDown, "");
   }
   fs.rmSync(src, { force: true });
 }
@@ -273,6 +296,7 @@ async function main() {
       client,
       agentSocket: agentSocketOf(dataDir, sbx.sandboxId),
       accessToken: sbx.envdAccessToken,
+      servicePid: service.pid,
     });
     await sbx.kill();
   } finally {
