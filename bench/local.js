@@ -1,12 +1,13 @@
 // npm run bench:local — the local sandbox service against the machine's own
 // floors, each baseline measured in the same run (docs: baselines.md).
 "use strict";
-const { execFileSync, spawnSync } = require("node:child_process");
+const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { percentile, ms, mbps, timeIt, row } = require("./stats");
 const { startServiceProcess } = require("./service");
+const { transferRows, agentSocketOf } = require("./transfer");
 const { createSandboxClient } = require("../dist/client/sandbox");
 const { Sandbox } = require("e2b");
 
@@ -41,16 +42,6 @@ function bareBwrap() {
     ]);
     if (r.status !== 0) throw new Error(`bwrap failed: ${r.stderr}`);
   });
-}
-
-function makeFile(file, mib) {
-  const fd = fs.openSync(file, "w");
-  const chunk = Buffer.alloc(1 << 20);
-  for (let i = 0; i < mib; i++) {
-    chunk.fill(i % 251);
-    fs.writeSync(fd, chunk);
-  }
-  fs.closeSync(fd);
 }
 
 function rssOf(pid) {
@@ -94,35 +85,21 @@ async function main() {
     row("create -> first command p95", ms(percentile(creates, 95)), ms(percentile(bare, 95)));
     row('commands.run("true") p50', ms(percentile(runs, 50)), "-", "target <= 15 ms");
 
-    const big = path.join(work, "big.bin");
-    makeFile(big, BIG_MIB);
-    const bytes = BIG_MIB * 2 ** 20;
-    const cpSec =
-      (await timeIt(async () => execFileSync("cp", [big, path.join(work, "copy.bin")]))) / 1000;
-    fs.rmSync(path.join(work, "copy.bin"));
     const sbx = await Sandbox.create({ ...opts, timeoutMs: 3_600_000 });
     const client = createSandboxClient({
       sandboxID: sbx.sandboxId,
       accessToken: sbx.envdAccessToken,
       baseUrl: service.sandboxUrl,
     });
-    const upSec = (await timeIt(() => client.uploadFile(big, "/home/user/big.bin"))) / 1000;
-    const downSec =
-      (await timeIt(() => client.downloadFile("/home/user/big.bin", path.join(work, "down.bin")))) /
-      1000;
-    fs.rmSync(path.join(work, "down.bin"));
-    row(
-      `upload ${BIG_MIB} MiB`,
-      mbps(bytes, upSec),
-      mbps(bytes, cpSec) + " (cp)",
-      "target >= 500 MB/s",
-    );
-    row(
-      `download ${BIG_MIB} MiB`,
-      mbps(bytes, downSec),
-      mbps(bytes, cpSec) + " (cp)",
-      "target >= 500 MB/s",
-    );
+    await transferRows({
+      work,
+      mib: BIG_MIB,
+      sbx,
+      client,
+      agentSocket: agentSocketOf(path.join(work, "data"), sbx.sandboxId),
+      accessToken: sbx.envdAccessToken,
+      servicePid: service.pid,
+    });
 
     // Compose against cp of the same bytes inside the sandbox, alternating over
     // COMPOSE_ROUNDS; each timed step starts from a synced disk, so neither

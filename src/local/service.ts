@@ -14,6 +14,7 @@ import type { Route } from "./control/http";
 import { lifecycleRoutes } from "./control/sandboxes/lifecycle-routes";
 import { SandboxManager } from "./control/sandboxes/manager";
 import { queryRoutes } from "./control/sandboxes/query-routes";
+import { RELAY_HIGH_WATER_MARK } from "./control/proxy";
 import { createServiceHandler } from "./control/server";
 import { createTemplateRegistry, templateRoutes } from "./control/templates";
 import {
@@ -136,7 +137,10 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       ...queryRoutes(manager),
       ...templateRoutes({ registry, runtime, sandboxes: manager, publicUrl: () => publicUrl, log }),
     ];
-    server = http.createServer(createServiceHandler({ manager, routes, apiKey, log }));
+    server = http.createServer(
+      { highWaterMark: RELAY_HIGH_WATER_MARK },
+      createServiceHandler({ manager, routes, apiKey, log }),
+    );
     // Streams (process output, watches) may stay open for hours.
     server.requestTimeout = 0;
     server.timeout = 0;

@@ -1,0 +1,225 @@
+/**
+ * The service's relay between one client connection and several agents: a
+ * kept-alive connection carrying requests for different sandboxes (as the SDK
+ * does with one E2B_SANDBOX_URL) gives each agent only its own requests, and
+ * a hostile agent cannot frame a response onto another request.
+ */
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as net from "node:net";
+import type { LocalService } from "../../src/local";
+import { sandboxPaths } from "../../src/local/runtime/paths";
+import { ENVD_HEADERS, ENVD_ROUTES, FILES_QUERY } from "../../src/wire/envd";
+import { createSandbox, eventually, startService, tempDataDir } from "./support";
+
+let svc: LocalService;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  svc = await startService(dataDir);
+});
+
+afterAll(async () => {
+  await svc?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Exchange {
+  status: number;
+  body: string;
+  /** The client socket the exchange used, to prove requests shared one connection. */
+  socket: net.Socket;
+}
+
+/** One request on `agent` (a one-socket keep-alive pool), routed to `sandboxID` by header. */
+function exchange(
+  agent: http.Agent,
+  sandboxID: string,
+  method: "GET" | "POST",
+  filePath: string,
+  body?: Buffer,
+): Promise<Exchange> {
+  const url = new URL(svc.sandboxUrl);
+  const query = new URLSearchParams({ [FILES_QUERY.path]: filePath });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: `${ENVD_ROUTES.files}?${query.toString()}`,
+        agent,
+        headers: {
+          [ENVD_HEADERS.sandboxId]: sandboxID,
+          ...(body ? { "content-type": "application/octet-stream" } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString("utf8"),
+            socket: res.socket,
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** A one-connection keep-alive pool: every request goes over the same client socket. */
+function oneConnection(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 1 });
+}
+
+/**
+ * Replaces the agent socket of `sandboxID` with `serve`, as hostile code that
+ * took over the agent would answer. Returns every byte the service sent it.
+ */
+async function hijackAgent(
+  sandboxID: string,
+  serve: (sock: net.Socket, received: () => string) => void,
+): Promise<{ received: () => string; close: () => Promise<void> }> {
+  const { socket } = sandboxPaths(dataDir, sandboxID);
+  fs.rmSync(socket);
+  const seen: Buffer[] = [];
+  const received = (): string => Buffer.concat(seen).toString("latin1");
+  const open = new Set<net.Socket>();
+  const server = net.createServer((sock) => {
+    open.add(sock);
+    sock.on("close", () => open.delete(sock));
+    sock.on("data", (c: Buffer) => seen.push(c));
+    sock.on("error", () => undefined);
+    serve(sock, received);
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  return {
+    received,
+    // The service keeps idle connections to an agent: end them with the server.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const sock of open) sock.destroy();
+      }),
+  };
+}
+
+/** Calls `answer` once per request head the hostile agent receives on `sock`. */
+function onEachRequest(sock: net.Socket, answer: (n: number) => void): void {
+  let buffered = "";
+  let count = 0;
+  sock.on("data", (c: Buffer) => {
+    buffered += c.toString("latin1");
+    while (buffered.includes("\r\n\r\n")) {
+      buffered = buffered.slice(buffered.indexOf("\r\n\r\n") + 4);
+      answer(count++);
+    }
+  });
+}
+
+describe("proxy relay", () => {
+  it("keeps one client connection for requests to several sandboxes, each body reaching only its sandbox", async () => {
+    const a = await createSandbox(svc);
+    const b = await createSandbox(svc);
+    const agent = oneConnection();
+    try {
+      const bodyA = Buffer.alloc(3 * 1024 * 1024, "a");
+      const bodyB = Buffer.alloc(2 * 1024 * 1024 + 7, "b");
+      const upA = await exchange(agent, a.sandboxID, "POST", "/home/user/mine.bin", bodyA);
+      const upB = await exchange(agent, b.sandboxID, "POST", "/home/user/mine.bin", bodyB);
+      expect([upA.status, upB.status]).toEqual([200, 200]);
+      const downA = await exchange(agent, a.sandboxID, "GET", "/home/user/mine.bin");
+      const downB = await exchange(agent, b.sandboxID, "GET", "/home/user/mine.bin");
+      expect(downA.body).toBe(bodyA.toString("utf8"));
+      expect(downB.body).toBe(bodyB.toString("utf8"));
+      // All four exchanges rode the same client connection.
+      expect(new Set([upA.socket, upB.socket, downA.socket, downB.socket]).size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("never lets a hostile agent frame a second response onto the next request", async () => {
+    const hostile = await createSandbox(svc);
+    const honest = await createSandbox(svc);
+    const agent = oneConnection();
+    const seed = await exchange(
+      agent,
+      honest.sandboxID,
+      "POST",
+      "/home/user/real.txt",
+      Buffer.from("the honest sandbox's file"),
+    );
+    expect(seed.status).toBe(200);
+    // Each answer carries a complete extra response after the first one.
+    const fake = await hijackAgent(hostile.sandboxID, (sock) =>
+      onEachRequest(sock, () =>
+        sock.write(
+          "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" +
+            "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled",
+        ),
+      ),
+    );
+    try {
+      const first = await exchange(agent, hostile.sandboxID, "GET", "/etc/hostname");
+      expect(first).toMatchObject({ status: 200, body: "ok" });
+      const next = await exchange(agent, honest.sandboxID, "GET", "/home/user/real.txt");
+      expect(next).toMatchObject({ status: 200, body: "the honest sandbox's file" });
+      const again = await exchange(agent, hostile.sandboxID, "GET", "/etc/hostname");
+      expect(again).toMatchObject({ status: 200, body: "ok" });
+      expect(new Set([first.socket, next.socket, again.socket]).size).toBe(1);
+    } finally {
+      agent.destroy();
+      await fake.close();
+    }
+  });
+
+  it("cuts the client's response when a hostile agent ends before the length it announced", async () => {
+    const hostile = await createSandbox(svc);
+    const fake = await hijackAgent(hostile.sandboxID, (sock) =>
+      onEachRequest(sock, () =>
+        sock.end("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten.."),
+      ),
+    );
+    try {
+      const res = await fetch(
+        `${svc.sandboxUrl}${ENVD_ROUTES.files}?${FILES_QUERY.path}=/etc/hostname`,
+        { headers: { [ENVD_HEADERS.sandboxId]: hostile.sandboxID } },
+      );
+      // Headers were relayed; the body must fail, never end cleanly short.
+      await expect(res.text()).rejects.toThrow();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("sends a hostile agent nothing of the requests for other sandboxes on the same connection", async () => {
+    const hostile = await createSandbox(svc);
+    const other = await createSandbox(svc);
+    const agent = oneConnection();
+    const fake = await hijackAgent(hostile.sandboxID, (sock) =>
+      onEachRequest(sock, () => sock.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")),
+    );
+    try {
+      await exchange(agent, hostile.sandboxID, "GET", "/etc/hostname");
+      const secret = Buffer.from("secret-for-the-other-sandbox");
+      const up = await exchange(agent, other.sandboxID, "POST", "/home/user/secret.txt", secret);
+      expect(up.status).toBe(200);
+      await exchange(agent, hostile.sandboxID, "GET", "/etc/hostname");
+      // The hostile agent saw exactly its own two requests, and not the other's path or body.
+      await eventually(async () => (fake.received().match(/^GET /gm) ?? []).length === 2);
+      expect(fake.received()).not.toContain("secret-for-the-other-sandbox");
+      expect(fake.received()).not.toContain("secret.txt");
+      expect(fake.received()).not.toContain(other.sandboxID);
+    } finally {
+      agent.destroy();
+      await fake.close();
+    }
+  });
+});
