@@ -80,10 +80,18 @@ export class SandboxManager implements SandboxManagerView {
       warmUp: warmUpAgent,
       ...(opts.warmPoolSize !== undefined ? { size: opts.warmPoolSize } : {}),
     });
-    this.writer = new JsonStateWriter(path.join(opts.dataDir, SANDBOXES_STATE_FILE), () => ({
-      version: 1,
-      sandboxes: [...this.live.values()].map((l) => l.record),
-    }));
+    // No fsync: a create or kill waited 8 ms (p50) to 150 ms (max) for one on a
+    // busy disk. The renamed file survives the service being killed (kill -9
+    // included); a power loss takes the sandboxes' unsynced disk images too.
+    this.writer = new JsonStateWriter(
+      path.join(opts.dataDir, SANDBOXES_STATE_FILE),
+      () => ({
+        version: 1,
+        sandboxes: [...this.live.values()].map((l) => l.record),
+      }),
+      2,
+      { fsync: false },
+    );
     this.ctx = {
       runtime: opts.runtime,
       tokenOf: (record) => this.tokenOf(record),
