@@ -10,6 +10,14 @@ import * as path from "node:path";
 export const AGENT_MOUNT_DIR = "/.sandbox-iac";
 /** The Node binary inside the sandbox (the host's `process.execPath`, bound read-only). */
 export const AGENT_NODE_IN_SANDBOX = `${AGENT_MOUNT_DIR}/node`;
+/**
+ * V8 flags of the agent. A young generation capped at 1 MiB per semi-space
+ * (Node's default grows to 16 MiB) keeps an agent that has served many
+ * requests near its start size: measured 78 MiB RSS instead of 97 MiB after
+ * 200 commands, which is memory every idle sandbox holds, and page tables
+ * every command's fork copies (0.5 ms less agent CPU per command).
+ */
+export const AGENT_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=1"];
 /** The agent bundle inside the sandbox. */
 export const AGENT_BUNDLE_IN_SANDBOX = `${AGENT_MOUNT_DIR}/agent/agent.js`;
 /** Directory inside the sandbox (bound from the host) that holds the agent's socket. */

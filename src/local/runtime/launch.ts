@@ -13,7 +13,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../agent-launch";
+import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_FLAGS, AGENT_NODE_IN_SANDBOX } from "../agent-launch";
 import { bootIdArgs } from "./boot-id";
 import {
   AGENT_OOM_SCORE_ADJ,
@@ -119,6 +119,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "/",
     "--",
     AGENT_NODE_IN_SANDBOX,
+    ...AGENT_NODE_FLAGS,
     AGENT_BUNDLE_IN_SANDBOX,
     "--listen-fd",
     String(LAUNCH_FDS.agentListener),

@@ -9,12 +9,12 @@
  * @module
  */
 import { needsTrafficToken, type NetworkUpdate } from "./network";
-import * as path from "node:path";
 import type { RuntimeSandbox } from "../../runtime/types";
 import { ApiError } from "../http";
 import { JsonStateWriter } from "../state-file";
 import { envdAccessToken, trafficAccessToken } from "../tokens";
-import { bootSandbox } from "./boot";
+import { forkInput, startSandbox, type CreateContext } from "./create";
+import { expire } from "./expiry";
 import { newSandboxID } from "./ids";
 import { arm, extendTo } from "./lifetime";
 import {
@@ -25,24 +25,25 @@ import {
   type Live,
   type ProxiedExchange,
 } from "./live";
-import { appendLog } from "./logs";
 import type {
   CreateSandboxInput,
   SandboxManagerOptions,
   SandboxManagerView,
 } from "./manager-contracts";
-import { MetricsStore, METRICS_INTERVAL_MS } from "./metrics";
-import { newSandboxRecord } from "./new-record";
+import { MetricsStore } from "./metrics";
 import {
   attach,
   pauseLocked,
   resumeLocked,
   stopProcesses,
+  whileFrozen,
   type PauseResumeContext,
 } from "./pause-resume";
 import { sandboxView, type SandboxRecord } from "./record";
-import { removeOrphans, restoreRecords, SANDBOXES_STATE_FILE } from "./restore";
+import { removeOrphans, restoreRecords, sandboxesStateWriter } from "./restore";
+import { sampleLive, startSampling } from "./sampler";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
+import { stopForShutdown } from "./shutdown";
 import { WarmPool } from "./warm-pool";
 import { PRIMED_TEMPLATE, warmSpec, warmUpAgent } from "./warm-up";
 
@@ -56,9 +57,6 @@ export type {
 export { notFound } from "./live";
 export { SANDBOXES_STATE_FILE } from "./restore";
 
-/** Environment variables create sets per sandbox, never inherited by a fork. */
-const OWN_ENV_KEYS = new Set(["E2B_SANDBOX", "E2B_SANDBOX_ID", "E2B_TEMPLATE_ID"]);
-
 /** Owns every sandbox of the service. */
 export class SandboxManager implements SandboxManagerView {
   /** Resource samples of running sandboxes. */
@@ -71,6 +69,8 @@ export class SandboxManager implements SandboxManagerView {
   private readonly pool: WarmPool;
   /** What the pause/resume state changes need of this manager. */
   private readonly ctx: PauseResumeContext;
+  /** What create needs of this manager. */
+  private readonly createCtx: CreateContext;
 
   private constructor(private readonly opts: SandboxManagerOptions) {
     this.pool = new WarmPool({
@@ -80,15 +80,20 @@ export class SandboxManager implements SandboxManagerView {
       warmUp: warmUpAgent,
       ...(opts.warmPoolSize !== undefined ? { size: opts.warmPoolSize } : {}),
     });
-    this.writer = new JsonStateWriter(path.join(opts.dataDir, SANDBOXES_STATE_FILE), () => ({
-      version: 1,
-      sandboxes: [...this.live.values()].map((l) => l.record),
-    }));
+    this.writer = sandboxesStateWriter(opts.dataDir, () =>
+      [...this.live.values()].map((l) => l.record),
+    );
     this.ctx = {
       runtime: opts.runtime,
       tokenOf: (record) => this.tokenOf(record),
       flush: () => this.writer.flush(),
       arm: (l) => this.arm(l),
+    };
+    this.createCtx = {
+      runtime: opts.runtime,
+      templates: opts.templates,
+      pool: this.pool,
+      tokenOf: (record) => this.tokenOf(record),
     };
   }
 
@@ -108,8 +113,7 @@ export class SandboxManager implements SandboxManagerView {
       isKnown: (id) => m.live.has(id),
       log: opts.log,
     });
-    m.sampler = setInterval(() => void m.sampleAll(), METRICS_INTERVAL_MS);
-    m.sampler.unref();
+    m.sampler = startSampling(m.metrics, () => m.live.values());
     // A deleted template or snapshot is never started ahead of time again.
     opts.templates.onLayerRelease?.((layerId) => m.pool.forgetLayer(layerId));
     const base = opts.templates.resolve(PRIMED_TEMPLATE);
@@ -194,35 +198,13 @@ export class SandboxManager implements SandboxManagerView {
   /** Creates a sandbox; all-or-nothing. */
   async create(input: CreateSandboxInput): Promise<SandboxRecord> {
     this.assertOpen();
-    const tpl = this.opts.templates.resolve(input.template);
-    if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
-    // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
-    const started = input.volumeMounts?.length
-      ? undefined
-      : this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
-    const sandboxID = started?.sandboxId ?? newSandboxID();
-    const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
-    let rt: RuntimeSandbox;
-    try {
-      rt = await bootSandbox(record, {
-        runtime: this.opts.runtime,
-        token: this.tokenOf(record),
-        readyCmd: tpl.readyCmd,
-        started,
-      });
-    } catch (err) {
-      await this.opts.runtime.destroy(sandboxID).catch(() => undefined);
-      throw err;
-    }
-    record.endAt = new Date(Date.now() + input.timeoutSec * 1000).toISOString();
-    appendLog(record, "info", "sandbox created", { templateID: tpl.templateID });
+    const { record, rt } = await startSandbox(this.createCtx, input);
     const l = newLive(record);
     attach(this.ctx, l, rt);
-    this.live.set(sandboxID, l);
+    this.live.set(record.sandboxID, l);
     this.arm(l);
-    this.opts.templates.markSpawned(tpl.templateID);
     // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
-    await Promise.all([this.writer.flush(), this.sample(l)]);
+    await Promise.all([this.writer.flush(), sampleLive(this.metrics, l)]);
     return record;
   }
 
@@ -232,19 +214,7 @@ export class SandboxManager implements SandboxManagerView {
     if (!parent) {
       throw new ApiError(404, `Sandbox "${parentID}" doesn't exist or you don't have access to it`);
     }
-    const record = await this.create({
-      template: templateID,
-      timeoutSec,
-      secure: parent.secure,
-      allowInternetAccess: parent.allowInternetAccess,
-      autoPause: parent.autoPause,
-      autoResume: parent.autoResume,
-      metadata: { ...parent.metadata },
-      // The E2B_* variables name the sandbox itself; create sets the fork's own.
-      envVars: Object.fromEntries(
-        Object.entries(parent.initEnv).filter(([k]) => !OWN_ENV_KEYS.has(k)),
-      ),
-    });
+    const record = await this.create(forkInput(parent, templateID, timeoutSec));
     return sandboxView(record, this.tokenOf(record));
   }
 
@@ -316,15 +286,9 @@ export class SandboxManager implements SandboxManagerView {
     sandboxID: string,
     fn: (templateID: string, buildID?: string) => Promise<T>,
   ): Promise<T> {
-    return this.locked(sandboxID, async (l) => {
-      const freeze = l.record.state === "running" && l.rt !== undefined && !l.frozen;
-      if (freeze) await l.rt?.freeze();
-      try {
-        return await fn(l.record.templateID, l.record.buildID);
-      } finally {
-        if (freeze) await l.rt?.thaw();
-      }
-    });
+    return this.locked(sandboxID, (l) =>
+      whileFrozen(l, () => fn(l.record.templateID, l.record.buildID)),
+    );
   }
 
   /**
@@ -336,20 +300,7 @@ export class SandboxManager implements SandboxManagerView {
     this.closed = true;
     if (this.sampler) clearInterval(this.sampler);
     await this.pool.close();
-    const now = new Date().toISOString();
-    // Sequential on purpose: each stop unmounts and kills a cgroup; the number of sandboxes is unbounded.
-    for (const l of this.live.values()) {
-      await lockedEntry(l, async () => {
-        await stopProcesses(l);
-        if (l.record.state === "running") {
-          l.record.state = "paused";
-          l.record.endAt = now;
-          appendLog(l.record, "info", "sandbox paused: the service stopped", {});
-        }
-      }).catch((err: unknown) =>
-        this.opts.log(`stopping sandbox ${l.record.sandboxID} failed: ${String(err)}`),
-      );
-    }
+    await stopForShutdown(this.live.values(), this.opts.log);
     await this.writer.flush();
     await this.opts.runtime.close();
   }
@@ -389,35 +340,13 @@ export class SandboxManager implements SandboxManagerView {
   }
 
   private async onTimeout(l: Live): Promise<void> {
-    const id = l.record.sandboxID;
-    try {
-      await lockedEntry(l, async () => {
-        if (l.gone || l.record.state !== "running" || Date.parse(l.record.endAt) > Date.now())
-          return;
-        if (l.record.autoPause) {
-          await pauseLocked(this.ctx, l, true, "sandbox paused: timeout reached");
-          return;
-        }
-        appendLog(l.record, "info", "sandbox killed: timeout reached", {});
-        await this.killLocked(l);
-      });
-    } catch (err) {
-      this.opts.log(`timing out sandbox ${id} failed: ${String(err)}`);
-    }
-  }
-
-  private async sampleAll(): Promise<void> {
-    // Sequential: one cgroup read at a time is plenty every 5 s.
-    for (const l of [...this.live.values()]) await this.sample(l);
-  }
-
-  private async sample(l: Live): Promise<void> {
-    const rt = l.rt;
-    if (!rt || l.frozen || l.record.state !== "running") return;
-    try {
-      this.metrics.add(l.record.sandboxID, await rt.stats());
-    } catch {
-      // A sandbox stopping between the check and the read has no stats; the next sample will tell.
-    }
+    await expire(
+      {
+        pause: (x, reason) => pauseLocked(this.ctx, x, true, reason),
+        kill: (x) => this.killLocked(x),
+        log: this.opts.log,
+      },
+      l,
+    );
   }
 }

@@ -98,3 +98,14 @@ export async function resumeLocked(
   ctx.arm(l);
   await ctx.flush();
 }
+
+/** Runs `fn` with `l` frozen when it runs (a consistent copy of its layer); the caller holds its lock. */
+export async function whileFrozen<T>(l: Live, fn: () => Promise<T>): Promise<T> {
+  const rt = l.record.state === "running" && !l.frozen ? l.rt : undefined;
+  if (rt) await rt.freeze();
+  try {
+    return await fn();
+  } finally {
+    if (rt) await rt.thaw();
+  }
+}

@@ -10,7 +10,7 @@ import { SANDBOXES_DIR } from "../../runtime/constants";
 import { removeFilesInUpper } from "../../runtime/disk";
 import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
-import { readJsonFile } from "../state-file";
+import { JsonStateWriter, readJsonFile } from "../state-file";
 import { appendLog } from "./logs";
 import type { SandboxRecord } from "./record";
 
@@ -24,6 +24,24 @@ const SANDBOX_DIR_PATTERN = /^i[a-z0-9]{20}$/;
  * processes with the previous service, so they all come back `paused` on
  * their kept layer.
  */
+/**
+ * The writer of the state file, holding `records()`. No fsync: a create or
+ * kill waited 8 ms (p50) to 150 ms (max) for one on a busy disk. The renamed
+ * file survives the service being killed (kill -9 included); a power loss
+ * takes the sandboxes' unsynced disk images too.
+ */
+export function sandboxesStateWriter(
+  dataDir: string,
+  records: () => SandboxRecord[],
+): JsonStateWriter {
+  return new JsonStateWriter(
+    path.join(dataDir, SANDBOXES_STATE_FILE),
+    () => ({ version: 1, sandboxes: records() }),
+    2,
+    { fsync: false },
+  );
+}
+
 export async function restoreRecords(dataDir: string): Promise<SandboxRecord[]> {
   const state = (await readJsonFile(path.join(dataDir, SANDBOXES_STATE_FILE))) as
     { sandboxes?: SandboxRecord[] } | undefined;

@@ -17,9 +17,15 @@
  * `kill -9` leaves directories the manager removes on its next start (ids
  * absent from the state file).
  *
- * Bounds: at most `size` members per key, at most `maxKeys` keys (the least
- * recently used key is dropped), and one member starting at a time, so the
- * refill never competes with more than one core of the machine.
+ * Demand. Each key keeps `size` members ready while it is quiet. A create
+ * that finds its key empty (a miss: demand outran the refill) doubles the
+ * key's target, up to `maxSize`; a key not claimed for `idleMs` falls back to
+ * `size` and stops its extra members. Up to `concurrency` members start at
+ * once, so a burst of creates is refilled in parallel rather than one start
+ * at a time.
+ *
+ * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
+ * recently used key is dropped), `concurrency` starts at a time.
  *
  * @module
  */
@@ -40,17 +46,32 @@ export interface WarmPoolOptions {
    * shell) is not paid by a create. A failure discards the member.
    * @default nothing is run
    */
-  warmUp?: (rt: RuntimeSandbox) => Promise<void>;
+  warmUp?: ((rt: RuntimeSandbox) => Promise<void>) | undefined;
   /**
-   * Ready members kept per key; 0 disables the pool.
+   * Ready members kept per key while it is quiet; 0 disables the pool.
    * @default 2
    */
-  size?: number;
+  size?: number | undefined;
+  /**
+   * The most members a key grows to under demand (never below `size`).
+   * @default 8
+   */
+  maxSize?: number | undefined;
+  /**
+   * Members starting at once, over every key.
+   * @default 2
+   */
+  concurrency?: number | undefined;
+  /**
+   * A key not claimed for this long shrinks back to `size`.
+   * @default 30000
+   */
+  idleMs?: number | undefined;
   /**
    * Keys kept warm at once; the least recently claimed key beyond it is emptied.
    * @default 3
    */
-  maxKeys?: number;
+  maxKeys?: number | undefined;
 }
 
 interface Member {
@@ -62,12 +83,24 @@ interface Member {
 interface Slot {
   spec: WarmSpec;
   ready: Member[];
+  /** Members of this key being started. */
+  starting: number;
+  /** Members wanted now: `size`, doubled on each miss up to `maxSize`. */
+  target: number;
+  /** When a create last claimed from this key (ms since the epoch). */
+  lastClaim: number;
   /** Set after a failed start: no refill until the next claim asks again. */
   failed: boolean;
 }
 
 /** Default members per key. */
 export const DEFAULT_WARM_POOL_SIZE = 2;
+/** Default most members per key under demand. */
+export const DEFAULT_WARM_POOL_MAX_SIZE = 8;
+/** Default members starting at once. */
+export const DEFAULT_WARM_POOL_CONCURRENCY = 2;
+/** Default quiet time after which a grown key shrinks back. */
+export const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
 /** Default number of keys kept warm. */
 export const DEFAULT_WARM_POOL_KEYS = 3;
 
@@ -76,33 +109,53 @@ export function warmKey(spec: WarmSpec): string {
   return JSON.stringify([spec.layers, spec.cpuCount, spec.memoryMB, spec.allowInternetAccess]);
 }
 
+function alive(slot: Slot): number {
+  return slot.ready.filter((m) => !m.dead).length;
+}
+
 /** Pre-started sandboxes, claimed by create. */
 export class WarmPool {
   private readonly size: number;
+  private readonly maxSize: number;
+  private readonly concurrency: number;
+  private readonly idleMs: number;
   private readonly maxKeys: number;
   /** Insertion order is recency: a claim moves its key to the end. */
   private readonly slots = new Map<string, Slot>();
-  private filling: Promise<void> | undefined;
+  /** Members being started; close() and forgetLayer() wait for them. */
+  private readonly starts = new Set<Promise<void>>();
   /** Members of dropped keys being stopped; close() waits for them. */
   private readonly discarding = new Set<Promise<void>>();
+  private shrinkTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly opts: WarmPoolOptions) {
     this.size = Math.max(0, Math.floor(opts.size ?? DEFAULT_WARM_POOL_SIZE));
+    this.maxSize = Math.max(this.size, Math.floor(opts.maxSize ?? DEFAULT_WARM_POOL_MAX_SIZE));
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_WARM_POOL_CONCURRENCY));
+    this.idleMs = Math.max(0, opts.idleMs ?? DEFAULT_WARM_POOL_IDLE_MS);
     this.maxKeys = Math.max(1, Math.floor(opts.maxKeys ?? DEFAULT_WARM_POOL_KEYS));
   }
 
   /**
    * Takes a ready member for `spec`, or `undefined` when none is ready (the
-   * caller starts one itself). Either way the key becomes the most recently
-   * used one and its refill is scheduled.
+   * caller starts one itself, and the key's target grows). Either way the key
+   * becomes the most recently used one and its refill is scheduled.
    */
   claim(spec: WarmSpec): RuntimeSandbox | undefined {
     if (this.closed || this.size === 0) return undefined;
+    const known = this.slots.has(warmKey(spec));
     const slot = this.touch(spec);
     slot.failed = false;
+    slot.lastClaim = Date.now();
     let member: Member | undefined;
     while ((member = slot.ready.shift()) && member.dead);
+    // A miss on a key already kept warm means creates outran its refill; a
+    // first create of a template is no such sign.
+    if (!member && known && slot.target < this.maxSize) {
+      slot.target = Math.min(this.maxSize, slot.target * 2);
+      this.opts.log(`warm pool: no ready sandbox for a create; keeping ${slot.target} ready`);
+    }
     this.refill();
     return member?.rt;
   }
@@ -126,16 +179,16 @@ export class WarmPool {
       this.slots.delete(key);
       dropped.push(...slot.ready);
     }
-    // A member being started on the layer is discarded by the fill loop,
-    // which finds its key gone; waiting for it keeps the layer unmounted.
-    await this.filling;
+    // A member being started on the layer is discarded when its start ends,
+    // as its key is gone; waiting for it keeps the layer unmounted.
+    await Promise.all([...this.starts]);
     for (const m of dropped) await this.discard(m);
   }
 
   /** Ready members, over every key (for tests and logs). */
   get readyCount(): number {
     let n = 0;
-    for (const slot of this.slots.values()) n += slot.ready.filter((m) => !m.dead).length;
+    for (const slot of this.slots.values()) n += alive(slot);
     return n;
   }
 
@@ -149,11 +202,12 @@ export class WarmPool {
   /** Stops the refill, then stops and destroys every member. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.filling;
+    if (this.shrinkTimer) clearTimeout(this.shrinkTimer);
+    await Promise.all([...this.starts]);
     await Promise.all([...this.discarding]);
     const members = [...this.slots.values()].flatMap((s) => s.ready);
     this.slots.clear();
-    // Sequential: bounded by size x maxKeys, and each stop is a handful of cgroup writes.
+    // Sequential: bounded by maxSize x maxKeys, and each stop is a handful of cgroup writes.
     for (const m of members) await this.discard(m);
   }
 
@@ -161,65 +215,101 @@ export class WarmPool {
     const key = warmKey(spec);
     let slot = this.slots.get(key);
     if (slot) this.slots.delete(key);
-    else slot = { spec: { ...spec, layers: [...spec.layers] }, ready: [], failed: false };
+    else
+      slot = {
+        spec: { ...spec, layers: [...spec.layers] },
+        ready: [],
+        starting: 0,
+        target: this.size,
+        lastClaim: Date.now(),
+        failed: false,
+      };
     this.slots.set(key, slot);
     while (this.slots.size > this.maxKeys) {
       const [oldKey, old] = this.slots.entries().next().value as [string, Slot];
       this.slots.delete(oldKey);
-      for (const m of old.ready) {
-        const p = this.discard(m).finally(() => this.discarding.delete(p));
-        this.discarding.add(p);
-      }
+      for (const m of old.ready) this.discardLater(m);
     }
     return slot;
   }
 
+  /** Starts members, most recently used key first, until every key has its target or `concurrency` are starting. */
   private refill(): void {
-    if (this.filling || this.closed) return;
-    this.filling = this.fillLoop().finally(() => {
-      this.filling = undefined;
-    });
-  }
-
-  /** Starts one member at a time, most recently used key first, until every key is full. */
-  private async fillLoop(): Promise<void> {
-    for (;;) {
-      if (this.closed) return;
+    while (!this.closed && this.starts.size < this.concurrency) {
       const slot = [...this.slots.values()]
         .reverse()
-        .find((s) => !s.failed && s.ready.filter((m) => !m.dead).length < this.size);
-      if (!slot) return;
-      const id = this.opts.newId();
-      let rt: RuntimeSandbox | undefined;
-      try {
-        rt = await this.opts.runtime.start({ ...slot.spec, sandboxId: id });
-        await this.opts.warmUp?.(rt);
-      } catch (err) {
-        await rt?.stop().catch(() => undefined);
-        slot.failed = true;
-        this.opts.log(
-          `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
-        );
-        await this.opts.runtime.destroy(id).catch(() => undefined);
-        continue;
-      }
-      const member: Member = { rt, dead: false };
-      void rt.exited.then(() => {
-        if (member.dead) return;
-        member.dead = true;
-        // Still waiting in the pool: nobody else will clean it up.
-        const idx = slot.ready.indexOf(member);
-        if (idx >= 0) {
-          slot.ready.splice(idx, 1);
-          void this.opts.runtime.destroy(rt.sandboxId).catch(() => undefined);
-        }
+        .find((s) => !s.failed && alive(s) + s.starting < s.target);
+      if (!slot) break;
+      slot.starting++;
+      const p = this.startOne(slot).finally(() => {
+        slot.starting--;
+        this.starts.delete(p);
+        this.refill();
       });
-      if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
-        await this.discard(member);
-        continue;
-      }
-      slot.ready.push(member);
+      this.starts.add(p);
     }
+    this.scheduleShrink();
+  }
+
+  private async startOne(slot: Slot): Promise<void> {
+    const id = this.opts.newId();
+    let rt: RuntimeSandbox | undefined;
+    try {
+      rt = await this.opts.runtime.start({ ...slot.spec, sandboxId: id });
+      await this.opts.warmUp?.(rt);
+    } catch (err) {
+      await rt?.stop().catch(() => undefined);
+      slot.failed = true;
+      this.opts.log(
+        `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
+      );
+      await this.opts.runtime.destroy(id).catch(() => undefined);
+      return;
+    }
+    const member: Member = { rt, dead: false };
+    void rt.exited.then(() => {
+      if (member.dead) return;
+      member.dead = true;
+      // Still waiting in the pool: nobody else will clean it up.
+      const idx = slot.ready.indexOf(member);
+      if (idx >= 0) {
+        slot.ready.splice(idx, 1);
+        void this.opts.runtime.destroy(rt.sandboxId).catch(() => undefined);
+      }
+    });
+    if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
+      await this.discard(member);
+      return;
+    }
+    slot.ready.push(member);
+  }
+
+  /** Arms one timer that shrinks keys grown beyond `size` once they are quiet. */
+  private scheduleShrink(): void {
+    if (this.shrinkTimer || this.closed) return;
+    if (![...this.slots.values()].some((s) => s.target > this.size)) return;
+    this.shrinkTimer = setTimeout(() => {
+      this.shrinkTimer = undefined;
+      this.shrinkIdle();
+    }, this.idleMs);
+    this.shrinkTimer.unref();
+  }
+
+  private shrinkIdle(): void {
+    const now = Date.now();
+    for (const slot of this.slots.values()) {
+      if (slot.target <= this.size || now - slot.lastClaim < this.idleMs) continue;
+      slot.target = this.size;
+      // The oldest members go first: the newest have the warmest caches.
+      const extra = slot.ready.length - slot.target;
+      if (extra > 0) for (const m of slot.ready.splice(0, extra)) this.discardLater(m);
+    }
+    this.scheduleShrink();
+  }
+
+  private discardLater(m: Member): void {
+    const p = this.discard(m).finally(() => this.discarding.delete(p));
+    this.discarding.add(p);
   }
 
   private async discard(m: Member): Promise<void> {

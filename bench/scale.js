@@ -1,0 +1,158 @@
+// The "live sandboxes" rows of `npm run bench:local`: BENCH_LIVE sandboxes
+// (default 200) alive at once, each answering commands.run, with what each
+// one costs in memory and what the service holds for them.
+"use strict";
+const fs = require("node:fs");
+const { percentile, ms, timeIt, row } = require("./stats");
+const { Sandbox } = require("e2b");
+
+const LIVE = Number(process.env.BENCH_LIVE ?? 200);
+/** Creates (and kills) in flight at once: enough to keep both cores busy, not more. */
+const PARALLEL = Number(process.env.BENCH_LIVE_PARALLEL ?? 4);
+/** Commands per sandbox once all are alive. */
+const ROUNDS = 2;
+const MIB = 2 ** 20;
+
+function procStatus(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function kib(status, field) {
+  const m = new RegExp(`${field}:\\s+(\\d+)`).exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** Proportional set size: shared pages (the node binary, the bundle) split between their users. */
+function pssOf(pid) {
+  try {
+    const m = /Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Pids of the agents of the sandboxes `ids`: a `/.sandbox-iac/node` process
+ * whose bwrap ancestor was started with `--hostname <id>` (pool members and
+ * other services' sandboxes are left out).
+ */
+function agentPids(ids) {
+  const parent = new Map();
+  const cmd = new Map();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      cmd.set(Number(name), fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0"));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const wanted = new Set(ids);
+  const out = [];
+  for (const [pid, argv] of cmd) {
+    if (argv[0] !== "/.sandbox-iac/node") continue;
+    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) {
+      const a = cmd.get(p) ?? [];
+      const i = a.indexOf("--hostname");
+      if (i < 0) continue;
+      if (wanted.has(a[i + 1])) out.push(pid);
+      break;
+    }
+  }
+  return out;
+}
+
+/** Runs `fn` over `items`, `limit` at a time. */
+async function pool(items, limit, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
+  return out;
+}
+
+const mib = (n) => `${(n / MIB).toFixed(1)} MiB`;
+
+/**
+ * Starts LIVE sandboxes, keeps them all alive while each runs `true`, prints
+ * the rows, and kills every sandbox it started (also when a step fails).
+ */
+async function liveRows({ opts, service }) {
+  // Baseline: the same commands on one sandbox while it is the only one.
+  const solo = await Sandbox.create({ ...opts, timeoutMs: 600_000 });
+  const soloRuns = [];
+  try {
+    for (let i = 0; i < 3; i++) await solo.commands.run("true");
+    for (let i = 0; i < LIVE * ROUNDS && i < 200; i++)
+      soloRuns.push(await timeIt(() => solo.commands.run("true")));
+  } finally {
+    await solo.kill();
+  }
+
+  const rssBefore = kib(procStatus(service.pid), "VmRSS");
+  const fdsBefore = fs.readdirSync(`/proc/${service.pid}/fd`).length;
+  const live = [];
+  let createMs = 0;
+  try {
+    createMs = await timeIt(() =>
+      pool(Array.from({ length: LIVE }), PARALLEL, async () => {
+        live.push(await Sandbox.create({ ...opts, timeoutMs: 3_600_000 }));
+      }),
+    );
+    const runs = [];
+    for (let round = 0; round < ROUNDS; round++)
+      for (const sbx of live) runs.push(await timeIt(() => sbx.commands.run("true")));
+    // Every sandbox answered above; now sample what they cost while all are alive.
+    const agents = agentPids(live.map((s) => s.sandboxId));
+    const agentRss = agents.map((pid) => kib(procStatus(pid), "VmRSS"));
+    const agentPss = agents.map(pssOf);
+    const metrics = await pool(live, 8, (s) => s.getMetrics());
+    const cgroupMem = metrics.map((m) => (m.length ? m[m.length - 1].memUsed : 0));
+    const avg = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const serviceRss = kib(procStatus(service.pid), "VmRSS");
+    const fds = fs.readdirSync(`/proc/${service.pid}/fd`).length;
+
+    row(
+      `${LIVE} live: commands.run("true") p95`,
+      ms(percentile(runs, 95)),
+      ms(percentile(soloRuns, 95)) + " (1 live)",
+      `p50 ${ms(percentile(runs, 50))}, target p95 <= 100 ms`,
+    );
+    row(
+      `${LIVE} live: create all (${PARALLEL} at a time)`,
+      `${(createMs / 1000).toFixed(1)} s`,
+      "-",
+      `${ms(createMs / LIVE)} per sandbox`,
+    );
+    row(
+      `${LIVE} live: agent RSS avg (PSS)`,
+      mib(avg(agentRss)),
+      "-",
+      `PSS ${mib(avg(agentPss))} (${agents.length} agents)`,
+    );
+    row(`${LIVE} live: cgroup memory avg (no cache)`, mib(avg(cgroupMem)), "-");
+    row(
+      `${LIVE} live: service RSS`,
+      mib(serviceRss),
+      mib(rssBefore) + " (before)",
+      `${mib((serviceRss - rssBefore) / LIVE)} and ${((fds - fdsBefore) / LIVE).toFixed(1)} fds per sandbox`,
+    );
+  } finally {
+    await pool(live, PARALLEL, (s) => s.kill().catch(() => undefined));
+  }
+}
+
+module.exports = { liveRows, LIVE };

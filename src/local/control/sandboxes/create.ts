@@ -1,0 +1,85 @@
+/**
+ * Creating a sandbox: its template resolved, a warm-pool member claimed or a
+ * runtime sandbox started, the agent initialised, the record made. Also what
+ * a fork takes over from its parent.
+ *
+ * @module
+ */
+import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
+import { ApiError } from "../http";
+import { bootSandbox } from "./boot";
+import { newSandboxID } from "./ids";
+import { appendLog } from "./logs";
+import type { CreateSandboxInput, TemplateLookup } from "./manager-contracts";
+import { newSandboxRecord } from "./new-record";
+import type { SandboxRecord } from "./record";
+import type { WarmPool } from "./warm-pool";
+import { warmSpec } from "./warm-up";
+
+/** Environment variables create sets per sandbox, never inherited by a fork. */
+const OWN_ENV_KEYS = new Set(["E2B_SANDBOX", "E2B_SANDBOX_ID", "E2B_TEMPLATE_ID"]);
+
+/** What {@link startSandbox} needs of the manager. */
+export interface CreateContext {
+  runtime: SandboxRuntime;
+  templates: TemplateLookup;
+  pool: WarmPool;
+  /** The access token of a secure sandbox. */
+  tokenOf(record: SandboxRecord): string | undefined;
+}
+
+/**
+ * Starts the sandbox `input` asks for, all-or-nothing: on failure its
+ * writable layer is destroyed. The record is `running`, its end set from
+ * `input.timeoutSec` once the start is done.
+ */
+export async function startSandbox(
+  ctx: CreateContext,
+  input: CreateSandboxInput,
+): Promise<{ record: SandboxRecord; rt: RuntimeSandbox }> {
+  const tpl = ctx.templates.resolve(input.template);
+  if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
+  // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
+  const started = input.volumeMounts?.length
+    ? undefined
+    : ctx.pool.claim(warmSpec(tpl, input.allowInternetAccess));
+  const sandboxID = started?.sandboxId ?? newSandboxID();
+  const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
+  let rt: RuntimeSandbox;
+  try {
+    rt = await bootSandbox(record, {
+      runtime: ctx.runtime,
+      token: ctx.tokenOf(record),
+      readyCmd: tpl.readyCmd,
+      started,
+    });
+  } catch (err) {
+    await ctx.runtime.destroy(sandboxID).catch(() => undefined);
+    throw err;
+  }
+  record.endAt = new Date(Date.now() + input.timeoutSec * 1000).toISOString();
+  appendLog(record, "info", "sandbox created", { templateID: tpl.templateID });
+  ctx.templates.markSpawned(tpl.templateID);
+  return { record, rt };
+}
+
+/** The create request of a fork of `parent` from the template `templateID`. */
+export function forkInput(
+  parent: SandboxRecord,
+  templateID: string,
+  timeoutSec: number,
+): CreateSandboxInput {
+  return {
+    template: templateID,
+    timeoutSec,
+    secure: parent.secure,
+    allowInternetAccess: parent.allowInternetAccess,
+    autoPause: parent.autoPause,
+    autoResume: parent.autoResume,
+    metadata: { ...parent.metadata },
+    // The E2B_* variables name the sandbox itself; create sets the fork's own.
+    envVars: Object.fromEntries(
+      Object.entries(parent.initEnv).filter(([k]) => !OWN_ENV_KEYS.has(k)),
+    ),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * How the warm pool schedules its refill: parallel starts, growth when creates
+ * outrun the refill, shrinking once quiet. The runtime here is an in-memory
+ * one whose starts the test completes by hand, so the order of events is
+ * exact; warm-pool.test.ts covers the pool on the real runtime.
+ */
+import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
+import { eventually } from "../../../../test/local/support";
+import { WarmPool, type WarmSpec } from "./warm-pool";
+
+/** A runtime whose starts stay pending until `finishStarts()`. */
+class HeldRuntime {
+  readonly pending: { spec: SandboxSpec; done: (rt: RuntimeSandbox) => void }[] = [];
+  readonly stopped: string[] = [];
+  readonly destroyed: string[] = [];
+  /** The most starts pending at one time. */
+  maxPending = 0;
+
+  readonly runtime = {
+    start: (spec: SandboxSpec) =>
+      new Promise<RuntimeSandbox>((done) => {
+        this.pending.push({ spec, done });
+        this.maxPending = Math.max(this.maxPending, this.pending.length);
+      }),
+    destroy: (id: string) => {
+      this.destroyed.push(id);
+      return Promise.resolve();
+    },
+  } as unknown as SandboxRuntime;
+
+  /** Completes every pending start. */
+  finishStarts(): void {
+    for (const { spec, done } of this.pending.splice(0)) {
+      const id = spec.sandboxId;
+      done({
+        sandboxId: id,
+        exited: new Promise<void>(() => undefined),
+        stop: () => {
+          this.stopped.push(id);
+          return Promise.resolve();
+        },
+      } as unknown as RuntimeSandbox);
+    }
+  }
+}
+
+const SPEC: WarmSpec = { layers: ["base"], cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
+
+let n = 0;
+function pool(rt: HeldRuntime, opts: { idleMs?: number } = {}): WarmPool {
+  return new WarmPool({
+    runtime: rt.runtime,
+    newId: () => `i${String(++n).padStart(20, "0")}`,
+    log: () => undefined,
+    size: 2,
+    maxSize: 8,
+    concurrency: 2,
+    ...opts,
+  });
+}
+
+/** Completes starts until `p` has `count` ready members. */
+async function fillTo(rt: HeldRuntime, p: WarmPool, count: number): Promise<void> {
+  await eventually(
+    () => {
+      rt.finishStarts();
+      return Promise.resolve(p.readyCount === count && rt.pending.length === 0);
+    },
+    5_000,
+    5,
+  );
+}
+
+describe("the warm pool's refill", () => {
+  it("starts as many members at once as its concurrency allows", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt);
+    p.prime(SPEC);
+    expect(rt.pending).toHaveLength(2);
+    await fillTo(rt, p, 2);
+    expect(rt.maxPending).toBe(2);
+    await p.close();
+  });
+
+  it("doubles a key's ready members after a create found none, up to maxSize", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt);
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    expect(p.claim(SPEC)).toBeDefined();
+    expect(p.claim(SPEC)).toBeDefined();
+    // Both refills are still starting: this create misses.
+    expect(p.claim(SPEC)).toBeUndefined();
+    await fillTo(rt, p, 4);
+    for (let i = 0; i < 4; i++) expect(p.claim(SPEC)).toBeDefined();
+    expect(p.claim(SPEC)).toBeUndefined();
+    await fillTo(rt, p, 8);
+    for (let i = 0; i < 8; i++) expect(p.claim(SPEC)).toBeDefined();
+    expect(p.claim(SPEC)).toBeUndefined();
+    await fillTo(rt, p, 8);
+    await p.close();
+  });
+
+  it("does not grow on the first create of a template it was not keeping warm", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt);
+    expect(p.claim(SPEC)).toBeUndefined();
+    await fillTo(rt, p, 2);
+    await p.close();
+  });
+
+  it("shrinks a grown key back to its size once no create claimed from it for idleMs", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt, { idleMs: 50 });
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    p.claim(SPEC);
+    p.claim(SPEC);
+    p.claim(SPEC);
+    await fillTo(rt, p, 4);
+    await eventually(() => Promise.resolve(p.readyCount === 2), 5_000, 10);
+    // The extra members are stopped and their layers destroyed.
+    await eventually(() => Promise.resolve(rt.destroyed.length === 2), 5_000, 10);
+    expect(rt.stopped).toEqual(rt.destroyed);
+    await p.close();
+  });
+
+  it("stops every member, started or starting, on close()", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt);
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    p.claim(SPEC);
+    const closing = p.close();
+    rt.finishStarts();
+    await closing;
+    expect(p.readyCount).toBe(0);
+    expect(rt.destroyed).toHaveLength(2);
+  });
+});
