@@ -7,6 +7,12 @@
  */
 
 import { z } from "zod";
+import { invalidArgument } from "../../errors";
+import {
+  SANDBOX_ID_PATH_ALLOWED,
+  SANDBOX_ID_PATH_PATTERN,
+  sandboxIDPathProblem,
+} from "../../wire/ids";
 import { parseArgs } from "./validate";
 
 /** A non-empty identifier. */
@@ -20,6 +26,18 @@ export const nextToken = z.string().min(1);
 const stringMap = z.record(z.string(), z.string());
 const logLevel = z.enum(["debug", "info", "warn", "error"]);
 const direction = z.enum(["forward", "backward"]);
+
+/** A sandbox ID as control API paths take it (the legacy `-<clientID>` included). */
+export const sandboxIDArg = z
+  .string()
+  .regex(SANDBOX_ID_PATH_PATTERN, { error: `must be ${SANDBOX_ID_PATH_ALLOWED}` });
+
+/** Validates a sandbox ID argument before it goes into a control API path; returns it. */
+export function checkSandboxID(operation: string, value: unknown): string {
+  const problem = sandboxIDPathProblem(value);
+  if (problem !== undefined) throw invalidArgument(operation, "sandboxID", value, problem.allowed);
+  return value as string;
+}
 
 /** Validates one identifier argument and returns it. */
 export function checkId(operation: string, field: string, value: unknown): string {
@@ -78,7 +96,7 @@ export const MetricsQueryArgs = z
 /** `sandbox_ids` of the batch metrics call. */
 export const BatchMetricsArgs = z.object({
   sandboxIDs: z
-    .array(id)
+    .array(sandboxIDArg)
     .min(1)
     .max(100)
     .refine((ids) => new Set(ids).size === ids.length, { message: "unique sandbox IDs" }),
@@ -109,7 +127,7 @@ export const ListV2QueryArgs = z.object({
 });
 /** Query of `GET /snapshots`. */
 export const SnapshotsQueryArgs = z.object({
-  sandboxID: id.optional(),
+  sandboxID: sandboxIDArg.optional(),
   name: id.optional(),
   nextToken: nextToken.optional(),
   limit: limit.optional(),

@@ -8,14 +8,12 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "./model";
 import { MAX_PAGE_SIZE } from "./constants";
+import { MAX_TEMPLATE_NAME_LENGTH } from "../../../wire/template-names";
 
 const optionalString = z
   .string()
   .nullish()
   .transform((v) => v ?? undefined);
-
-/** E2B's `maxLength` of a template name or alias (tag included). */
-export const MAX_TEMPLATE_NAME_LENGTH = 128;
 
 const templateName = z
   .string()
