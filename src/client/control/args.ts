@@ -9,6 +9,25 @@
 import { z } from "zod";
 import { invalidArgument } from "../../errors";
 import {
+  AssignTemplateTagsBody,
+  ConnectSandboxBody,
+  ConnectSandboxV2Body,
+  DeleteTemplateTagsBody,
+  logDirection,
+  logLevel,
+  logSource,
+  NewSandboxBody,
+  NewSandboxV2Body,
+  ResumedSandboxBody,
+  SandboxPauseBody,
+  SandboxRefreshBody,
+  SandboxSnapshotBody,
+  SandboxTimeoutBody,
+  TemplateBuildRequestV3Body,
+  TemplateBuildStartV2Body,
+  TemplateUpdateBody,
+} from "../../wire/control-requests";
+import {
   SANDBOX_ID_PATH_ALLOWED,
   SANDBOX_ID_PATH_PATTERN,
   sandboxIDPathProblem,
@@ -24,8 +43,6 @@ export const unixTime = z.int().min(0);
 /** A pagination cursor. */
 export const nextToken = z.string().min(1);
 const stringMap = z.record(z.string(), z.string());
-const logLevel = z.enum(["debug", "info", "warn", "error"]);
-const direction = z.enum(["forward", "backward"]);
 
 /** A sandbox ID as control API paths take it (the legacy `-<clientID>` included). */
 export const sandboxIDArg = z
@@ -44,47 +61,22 @@ export function checkId(operation: string, field: string, value: unknown): strin
   return parseArgs(z.object({ [field]: id }), { [field]: value }, operation)[field];
 }
 
-const newSandboxFields = {
-  templateID: id,
-  timeout: z.int().min(1).optional(),
-  autoPause: z.boolean().optional(),
-  autoPauseMemory: z.boolean().optional(),
-  autoResume: z.looseObject({ enabled: z.boolean() }).optional(),
-  allow_internet_access: z.boolean().optional(),
-  network: z.looseObject({}).optional(),
-  metadata: stringMap.optional(),
-  envVars: stringMap.optional(),
-  volumeMounts: z.array(z.looseObject({ name: id, path: id })).optional(),
-};
-
 /** `NewSandbox`. */
-export const NewSandboxArgs = z.looseObject({
-  ...newSandboxFields,
-  secure: z.boolean().optional(),
-});
+export const NewSandboxArgs = NewSandboxBody;
 /** `NewSandboxV2`. */
-export const NewSandboxV2Args = z.looseObject(newSandboxFields);
+export const NewSandboxV2Args = NewSandboxV2Body;
 /** `ConnectSandbox` (v1: timeout required). */
-export const ConnectArgs = z.looseObject({
-  timeout: z.int().min(0),
-  memory: z.boolean().optional(),
-});
+export const ConnectArgs = ConnectSandboxBody;
 /** `ConnectSandboxV2`. */
-export const ConnectV2Args = z.looseObject({
-  timeout: z.int().min(0).optional(),
-  memory: z.boolean().optional(),
-});
+export const ConnectV2Args = ConnectSandboxV2Body;
 /** `ResumedSandbox`. */
-export const ResumeArgs = z.looseObject({
-  timeout: z.int().min(1).optional(),
-  memory: z.boolean().optional(),
-});
+export const ResumeArgs = ResumedSandboxBody;
 /** `SandboxPauseRequest`. */
-export const PauseArgs = z.looseObject({ memory: z.boolean().optional() });
+export const PauseArgs = SandboxPauseBody;
 /** `SandboxTimeoutRequest`. */
-export const TimeoutArgs = z.object({ timeout: z.int().min(0) });
+export const TimeoutArgs = SandboxTimeoutBody;
 /** `SandboxRefreshRequest`. */
-export const RefreshArgs = z.object({ duration: z.int().min(0).max(3600).optional() });
+export const RefreshArgs = SandboxRefreshBody;
 
 /** Query of `GET /sandboxes/{id}/metrics`. */
 export const MetricsQueryArgs = z
@@ -110,7 +102,7 @@ export const LogsQueryArgs = z.object({
 export const LogsV2QueryArgs = z.object({
   cursor: unixTime.optional(),
   limit: z.int().min(0).max(1000).optional(),
-  direction: direction.optional(),
+  direction: logDirection.optional(),
   level: logLevel.optional(),
   search: z.string().max(256).optional(),
 });
@@ -133,41 +125,18 @@ export const SnapshotsQueryArgs = z.object({
   limit: limit.optional(),
 });
 /** `SandboxSnapshotRequest`. */
-export const SnapshotArgs = z.looseObject({ name: id.optional() });
+export const SnapshotArgs = SandboxSnapshotBody;
 
 /** `TemplateBuildRequestV3`. */
-export const TemplateV3Args = z.looseObject({
-  name: id.max(128).optional(),
-  tags: z.array(id).optional(),
-  alias: id.optional(),
-  teamID: id.optional(),
-  cpuCount: z.int().min(1).optional(),
-  memoryMB: z.int().min(128).optional(),
-  minFreeDiskMb: z.int().min(0).optional(),
-});
+export const TemplateV3Args = TemplateBuildRequestV3Body;
 /** A page query of the template lists. */
 export const PageQueryArgs = z.object({ nextToken: nextToken.optional(), limit: limit.optional() });
 /** `TemplateUpdateRequest`. */
-export const TemplateUpdateArgs = z.looseObject({ public: z.boolean().optional() });
+export const TemplateUpdateArgs = TemplateUpdateBody;
 /** A COPY step's files hash. */
 export const FilesHash = z.string().regex(/^[0-9a-f]{64}$/);
 /** `TemplateBuildStartV2`. */
-export const BuildStartArgs = z.looseObject({
-  fromImage: z.string().optional(),
-  fromTemplate: z.string().optional(),
-  force: z.boolean().optional(),
-  steps: z
-    .array(
-      z.looseObject({
-        type: id,
-        args: z.array(z.string()).optional(),
-        filesHash: z.string().optional(),
-      }),
-    )
-    .optional(),
-  startCmd: z.string().optional(),
-  readyCmd: z.string().optional(),
-});
+export const BuildStartArgs = TemplateBuildStartV2Body;
 /** Query of the build status. */
 export const BuildStatusQueryArgs = z.object({
   logsOffset: z.int().min(0).optional(),
@@ -178,11 +147,11 @@ export const BuildStatusQueryArgs = z.object({
 export const BuildLogsQueryArgs = z.object({
   cursor: unixTime.optional(),
   limit: z.int().min(0).max(100).optional(),
-  direction: direction.optional(),
+  direction: logDirection.optional(),
   level: logLevel.optional(),
-  source: z.enum(["temporary", "persistent"]).optional(),
+  source: logSource.optional(),
 });
 /** `AssignTemplateTagsRequest`. */
-export const AssignTagsArgs = z.object({ target: id, tags: z.array(id).min(1) });
+export const AssignTagsArgs = AssignTemplateTagsBody;
 /** `DeleteTemplateTagsRequest`. */
-export const DeleteTagsArgs = z.object({ name: id, tags: z.array(id).min(1) });
+export const DeleteTagsArgs = DeleteTemplateTagsBody;
