@@ -41,6 +41,23 @@ export const BUILD_ID_PATTERN = UUID_PATTERN;
 /** A volume ID: a UUID. */
 export const VOLUME_ID_PATTERN = UUID_PATTERN;
 
+/** Longest volume or secret name. */
+export const NAME_MAX_LENGTH = 128;
+
+/** A volume name: 1 to 128 letters, digits, `_` or `-`. */
+export const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/** A secret name: a volume name's grammar, not starting with {@link SECRET_ID_PREFIX}. */
+export const SECRET_NAME_PATTERN = VOLUME_NAME_PATTERN;
+
+/** Prefix of every secret ID; reserved, so no secret name starts with it (in any case). */
+export const SECRET_ID_PREFIX = "sec_";
+
+/** True when `name` starts with {@link SECRET_ID_PREFIX} in any case. */
+export function hasSecretIDPrefix(name: string): boolean {
+  return name.toLowerCase().startsWith(SECRET_ID_PREFIX);
+}
+
 /** An example sandbox ID for messages. */
 export const EXAMPLE_SANDBOX_ID = "i0123456789abcdefghij";
 

@@ -136,12 +136,14 @@ describe("one definition of each ID rule", () => {
     });
   }
 
-  it("writes the sandbox, template and build ID patterns only in src/wire/ids.ts", () => {
+  it("writes the ID patterns and the volume and secret name grammar only in src/wire/ids.ts", () => {
     const literals = [
       "[a-z0-9]+$/",
       "[a-z0-9]+(-[a-z0-9]+)?$/",
       "[a-z0-9]{20}$/",
       "[0-9a-f]{8}-[0-9a-f]{4}",
+      "[a-zA-Z0-9_-]",
+      '"sec_"',
     ];
     const holders = sources(SRC)
       .filter((file) => {

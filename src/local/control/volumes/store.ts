@@ -14,16 +14,15 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { z } from "zod";
-import { VOLUME_ID_PATTERN } from "../../../wire/ids";
+import {
+  NAME_MAX_LENGTH as VOLUME_NAME_MAX,
+  VOLUME_ID_PATTERN,
+  VOLUME_NAME_PATTERN,
+} from "../../../wire/ids";
 import { ApiError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
 import { safeEqual } from "../tokens";
 import { SANDBOX_USER_IDS } from "./owner";
-
-/** Volume names: the `NewVolume.name` pattern of E2B's spec. */
-export const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
-/** The longest accepted volume name. */
-export const VOLUME_NAME_MAX = 128;
 
 const recordSchema = z.object({
   volumeID: z.string().regex(VOLUME_ID_PATTERN),
