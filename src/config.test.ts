@@ -137,7 +137,7 @@ describe("resolveConfig()", () => {
   it("fails when a sandbox ID cannot be part of a host name", () => {
     const config = resolveConfig({ domain: "example.com", env: {}, log: quiet });
     expect(() => config.sandboxBaseUrl("Bad_ID")).toThrow(
-      /sandboxID must be lowercase letters and digits only/,
+      /sandboxID must be a sandbox ID of lower-case letters and digits/,
     );
   });
 });

@@ -13,6 +13,7 @@ import { inspect } from "node:util";
 import { invalidArgument } from "./errors";
 import { ENV_VARS, LOCAL_DEFAULT_API_URL } from "./wire/control";
 import { ENVD_HEADERS, ENVD_PORT } from "./wire/envd";
+import { sandboxIDProblem } from "./wire/ids";
 
 const OPERATION = "config.resolve";
 
@@ -162,13 +163,14 @@ class Config implements ResolvedConfig {
   }
 
   sandboxBaseUrl(sandboxID: string, port: number = ENVD_PORT): SandboxAddress {
-    if (!/^[a-z0-9]+$/.test(sandboxID)) {
+    const idProblem = sandboxIDProblem(sandboxID);
+    if (idProblem !== undefined) {
       throw invalidArgument(
         "config.sandboxBaseUrl",
         "sandboxID",
         sandboxID,
-        "lowercase letters and digits only (^[a-z0-9]+$)",
-        "pass the sandboxID returned by create",
+        idProblem.allowed,
+        idProblem.fix ?? "pass the sandboxID returned by create",
       );
     }
     if (!Number.isInteger(port) || port < 1 || port > 65535) {

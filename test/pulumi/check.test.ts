@@ -47,6 +47,10 @@ describe("check through Pulumi", () => {
     ]) {
       expect(text).toContain(property);
     }
+    expect(text).toContain('unknown key "comands" (given an array): did you mean "commands"?');
+    expect(text).toContain(
+      'unknown key "timeout" (given a number): did you mean "sandboxTimeoutSeconds"?',
+    );
     expect(svc.requests).toEqual([]);
     expect(
       (failure as HarnessRunError).result.state.resources.filter((r) =>

@@ -93,7 +93,7 @@ export function resourceFixtures(env: FixtureEnv): Record<string, Fixture> {
       changed: (i) => ({ ...i, name: "contract-snap-b" }),
       invalid: {
         inputs: { sandboxID: "Bad ID", name: "a/b/c", extra: 1 },
-        paths: ["sandboxID", "name", "(inputs)"],
+        paths: ["sandboxID", "name", "extra"],
       },
       failing: () => ({
         inputs: { sandboxID: "igone0000000000000000", name: "contract-snap-bad" },

@@ -10,10 +10,7 @@
  */
 import { z } from "zod";
 
-/** Directory of the sudo socket; the agent recreates it at start (root-owned, 0755). */
-export const SUDO_DIR_IN_SANDBOX = "/run/sandbox-iac/sudo";
-/** The sudo socket: owned by `user`, mode 0600, so only `user` (and root) can connect. */
-export const SUDO_SOCKET_IN_SANDBOX = `${SUDO_DIR_IN_SANDBOX}/sudo.sock`;
+export { SUDO_DIR_IN_SANDBOX, SUDO_SOCKET_IN_SANDBOX } from "../../wire/sandbox-paths";
 
 /** Frame types. */
 export const FRAME = {

@@ -7,6 +7,31 @@
  */
 
 import { z } from "zod";
+import { invalidArgument } from "../../errors";
+import {
+  AssignTemplateTagsBody,
+  ConnectSandboxBody,
+  ConnectSandboxV2Body,
+  DeleteTemplateTagsBody,
+  logDirection,
+  logLevel,
+  logSource,
+  NewSandboxBody,
+  NewSandboxV2Body,
+  ResumedSandboxBody,
+  SandboxPauseBody,
+  SandboxRefreshBody,
+  SandboxSnapshotBody,
+  SandboxTimeoutBody,
+  TemplateBuildRequestV3Body,
+  TemplateBuildStartV2Body,
+  TemplateUpdateBody,
+} from "../../wire/control-requests";
+import {
+  SANDBOX_ID_PATH_ALLOWED,
+  SANDBOX_ID_PATH_PATTERN,
+  sandboxIDPathProblem,
+} from "../../wire/ids";
 import { parseArgs } from "./validate";
 
 /** A non-empty identifier. */
@@ -18,55 +43,40 @@ export const unixTime = z.int().min(0);
 /** A pagination cursor. */
 export const nextToken = z.string().min(1);
 const stringMap = z.record(z.string(), z.string());
-const logLevel = z.enum(["debug", "info", "warn", "error"]);
-const direction = z.enum(["forward", "backward"]);
+
+/** A sandbox ID as control API paths take it (the legacy `-<clientID>` included). */
+export const sandboxIDArg = z
+  .string()
+  .regex(SANDBOX_ID_PATH_PATTERN, { error: `must be ${SANDBOX_ID_PATH_ALLOWED}` });
+
+/** Validates a sandbox ID argument before it goes into a control API path; returns it. */
+export function checkSandboxID(operation: string, value: unknown): string {
+  const problem = sandboxIDPathProblem(value);
+  if (problem !== undefined) throw invalidArgument(operation, "sandboxID", value, problem.allowed);
+  return value as string;
+}
 
 /** Validates one identifier argument and returns it. */
 export function checkId(operation: string, field: string, value: unknown): string {
   return parseArgs(z.object({ [field]: id }), { [field]: value }, operation)[field];
 }
 
-const newSandboxFields = {
-  templateID: id,
-  timeout: z.int().min(1).optional(),
-  autoPause: z.boolean().optional(),
-  autoPauseMemory: z.boolean().optional(),
-  autoResume: z.looseObject({ enabled: z.boolean() }).optional(),
-  allow_internet_access: z.boolean().optional(),
-  network: z.looseObject({}).optional(),
-  metadata: stringMap.optional(),
-  envVars: stringMap.optional(),
-  volumeMounts: z.array(z.looseObject({ name: id, path: id })).optional(),
-};
-
 /** `NewSandbox`. */
-export const NewSandboxArgs = z.looseObject({
-  ...newSandboxFields,
-  secure: z.boolean().optional(),
-});
+export const NewSandboxArgs = NewSandboxBody;
 /** `NewSandboxV2`. */
-export const NewSandboxV2Args = z.looseObject(newSandboxFields);
+export const NewSandboxV2Args = NewSandboxV2Body;
 /** `ConnectSandbox` (v1: timeout required). */
-export const ConnectArgs = z.looseObject({
-  timeout: z.int().min(0),
-  memory: z.boolean().optional(),
-});
+export const ConnectArgs = ConnectSandboxBody;
 /** `ConnectSandboxV2`. */
-export const ConnectV2Args = z.looseObject({
-  timeout: z.int().min(0).optional(),
-  memory: z.boolean().optional(),
-});
+export const ConnectV2Args = ConnectSandboxV2Body;
 /** `ResumedSandbox`. */
-export const ResumeArgs = z.looseObject({
-  timeout: z.int().min(1).optional(),
-  memory: z.boolean().optional(),
-});
+export const ResumeArgs = ResumedSandboxBody;
 /** `SandboxPauseRequest`. */
-export const PauseArgs = z.looseObject({ memory: z.boolean().optional() });
+export const PauseArgs = SandboxPauseBody;
 /** `SandboxTimeoutRequest`. */
-export const TimeoutArgs = z.object({ timeout: z.int().min(0) });
+export const TimeoutArgs = SandboxTimeoutBody;
 /** `SandboxRefreshRequest`. */
-export const RefreshArgs = z.object({ duration: z.int().min(0).max(3600).optional() });
+export const RefreshArgs = SandboxRefreshBody;
 
 /** Query of `GET /sandboxes/{id}/metrics`. */
 export const MetricsQueryArgs = z
@@ -78,7 +88,7 @@ export const MetricsQueryArgs = z
 /** `sandbox_ids` of the batch metrics call. */
 export const BatchMetricsArgs = z.object({
   sandboxIDs: z
-    .array(id)
+    .array(sandboxIDArg)
     .min(1)
     .max(100)
     .refine((ids) => new Set(ids).size === ids.length, { message: "unique sandbox IDs" }),
@@ -92,7 +102,7 @@ export const LogsQueryArgs = z.object({
 export const LogsV2QueryArgs = z.object({
   cursor: unixTime.optional(),
   limit: z.int().min(0).max(1000).optional(),
-  direction: direction.optional(),
+  direction: logDirection.optional(),
   level: logLevel.optional(),
   search: z.string().max(256).optional(),
 });
@@ -109,47 +119,24 @@ export const ListV2QueryArgs = z.object({
 });
 /** Query of `GET /snapshots`. */
 export const SnapshotsQueryArgs = z.object({
-  sandboxID: id.optional(),
+  sandboxID: sandboxIDArg.optional(),
   name: id.optional(),
   nextToken: nextToken.optional(),
   limit: limit.optional(),
 });
 /** `SandboxSnapshotRequest`. */
-export const SnapshotArgs = z.looseObject({ name: id.optional() });
+export const SnapshotArgs = SandboxSnapshotBody;
 
 /** `TemplateBuildRequestV3`. */
-export const TemplateV3Args = z.looseObject({
-  name: id.max(128).optional(),
-  tags: z.array(id).optional(),
-  alias: id.optional(),
-  teamID: id.optional(),
-  cpuCount: z.int().min(1).optional(),
-  memoryMB: z.int().min(128).optional(),
-  minFreeDiskMb: z.int().min(0).optional(),
-});
+export const TemplateV3Args = TemplateBuildRequestV3Body;
 /** A page query of the template lists. */
 export const PageQueryArgs = z.object({ nextToken: nextToken.optional(), limit: limit.optional() });
 /** `TemplateUpdateRequest`. */
-export const TemplateUpdateArgs = z.looseObject({ public: z.boolean().optional() });
+export const TemplateUpdateArgs = TemplateUpdateBody;
 /** A COPY step's files hash. */
 export const FilesHash = z.string().regex(/^[0-9a-f]{64}$/);
 /** `TemplateBuildStartV2`. */
-export const BuildStartArgs = z.looseObject({
-  fromImage: z.string().optional(),
-  fromTemplate: z.string().optional(),
-  force: z.boolean().optional(),
-  steps: z
-    .array(
-      z.looseObject({
-        type: id,
-        args: z.array(z.string()).optional(),
-        filesHash: z.string().optional(),
-      }),
-    )
-    .optional(),
-  startCmd: z.string().optional(),
-  readyCmd: z.string().optional(),
-});
+export const BuildStartArgs = TemplateBuildStartV2Body;
 /** Query of the build status. */
 export const BuildStatusQueryArgs = z.object({
   logsOffset: z.int().min(0).optional(),
@@ -160,11 +147,11 @@ export const BuildStatusQueryArgs = z.object({
 export const BuildLogsQueryArgs = z.object({
   cursor: unixTime.optional(),
   limit: z.int().min(0).max(100).optional(),
-  direction: direction.optional(),
+  direction: logDirection.optional(),
   level: logLevel.optional(),
-  source: z.enum(["temporary", "persistent"]).optional(),
+  source: logSource.optional(),
 });
 /** `AssignTemplateTagsRequest`. */
-export const AssignTagsArgs = z.object({ target: id, tags: z.array(id).min(1) });
+export const AssignTagsArgs = AssignTemplateTagsBody;
 /** `DeleteTemplateTagsRequest`. */
-export const DeleteTagsArgs = z.object({ name: id, tags: z.array(id).min(1) });
+export const DeleteTagsArgs = DeleteTemplateTagsBody;

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { checkId } from "./args";
+import { checkSandboxID } from "./args";
 import { type CallContext, type CallOptions, invoke } from "./call";
 import { SandboxSchema } from "./sandbox.schemas";
 import type { Schemas } from "./types";
@@ -51,7 +51,7 @@ export interface ForkMethods {
 export function forkMethods(ctx: CallContext): ForkMethods {
   return {
     async forkSandbox(sandboxID, body, options) {
-      const id = checkId("sandboxes.fork", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.fork", sandboxID);
       const parsed = parseArgs(ForkArgs, body ?? {}, "sandboxes.fork");
       const spec = {
         operation: "sandboxes.fork",

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import {
   BatchMetricsArgs,
-  checkId,
+  checkSandboxID,
   LogsQueryArgs,
   LogsV2QueryArgs,
   MetricsQueryArgs,
@@ -64,7 +64,7 @@ export interface MetricsMethods {
 export function metricsMethods(ctx: CallContext): MetricsMethods {
   return {
     async getSandboxMetrics(sandboxID, query, options) {
-      const id = checkId("sandboxes.metrics", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.metrics", sandboxID);
       const q = parseArgs(MetricsQueryArgs, query ?? {}, "sandboxes.metrics");
       const spec = {
         operation: "sandboxes.metrics",
@@ -99,7 +99,7 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     },
 
     async getSandboxLogs(sandboxID, query, options) {
-      const id = checkId("sandboxes.logs", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.logs", sandboxID);
       const q = parseArgs(LogsQueryArgs, query ?? {}, "sandboxes.logs");
       const spec = {
         operation: "sandboxes.logs",
@@ -117,7 +117,7 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     },
 
     async getSandboxLogsV2(sandboxID, query, options) {
-      const id = checkId("sandboxes.logsV2", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.logsV2", sandboxID);
       const q = parseArgs(LogsV2QueryArgs, query ?? {}, "sandboxes.logsV2");
       const spec = {
         operation: "sandboxes.logsV2",

@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { logLevel } from "../../wire/control-requests";
 import type {
   ListedSandbox,
   Sandbox,
@@ -21,7 +22,6 @@ const dateTime = z.iso.datetime({ offset: true });
 const stringMap = z.record(z.string(), z.string());
 const volumeMount = z.looseObject({ name: z.string(), path: z.string() });
 const state = z.enum(["running", "paused"]);
-const logLevel = z.enum(["debug", "info", "warn", "error"]);
 
 /** `Sandbox`. */
 export const SandboxSchema: z.ZodType<Sandbox> = z.looseObject({

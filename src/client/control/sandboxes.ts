@@ -7,7 +7,7 @@
 
 import { type CallContext, type CallOptions, invoke } from "./call";
 import {
-  checkId,
+  checkSandboxID,
   ConnectArgs,
   ConnectV2Args,
   NewSandboxArgs,
@@ -112,7 +112,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async getSandbox(sandboxID, options) {
-      const id = checkId("sandboxes.get", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.get", sandboxID);
       const spec = {
         operation: "sandboxes.get",
         resourceId: id,
@@ -126,7 +126,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async killSandbox(sandboxID, options) {
-      const id = checkId("sandboxes.kill", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.kill", sandboxID);
       const spec = {
         operation: "sandboxes.kill",
         resourceId: id,
@@ -139,7 +139,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async connectSandbox(sandboxID, body, options) {
-      const id = checkId("sandboxes.connect", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.connect", sandboxID);
       const parsed = parseArgs(ConnectArgs, body, "sandboxes.connect");
       const spec = {
         operation: "sandboxes.connect",
@@ -158,7 +158,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async connectSandboxV2(sandboxID, body, options) {
-      const id = checkId("sandboxes.connectV2", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.connectV2", sandboxID);
       const parsed = parseArgs(ConnectV2Args, body ?? {}, "sandboxes.connectV2");
       const spec = {
         operation: "sandboxes.connectV2",
@@ -177,7 +177,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async resumeSandbox(sandboxID, body, options) {
-      const id = checkId("sandboxes.resume", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.resume", sandboxID);
       const parsed = parseArgs(ResumeArgs, body ?? {}, "sandboxes.resume");
       const spec = {
         operation: "sandboxes.resume",
@@ -196,7 +196,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async pauseSandbox(sandboxID, body, options) {
-      const id = checkId("sandboxes.pause", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.pause", sandboxID);
       const parsed = parseArgs(PauseArgs, body ?? {}, "sandboxes.pause");
       const spec = {
         operation: "sandboxes.pause",
@@ -214,7 +214,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async setSandboxTimeout(sandboxID, timeoutSeconds, options) {
-      const id = checkId("sandboxes.setTimeout", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.setTimeout", sandboxID);
       const body = parseArgs(TimeoutArgs, { timeout: timeoutSeconds }, "sandboxes.setTimeout");
       const spec = {
         operation: "sandboxes.setTimeout",
@@ -232,7 +232,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     },
 
     async refreshSandbox(sandboxID, durationSeconds, options) {
-      const id = checkId("sandboxes.refresh", "sandboxID", sandboxID);
+      const id = checkSandboxID("sandboxes.refresh", sandboxID);
       const body = parseArgs(RefreshArgs, { duration: durationSeconds }, "sandboxes.refresh");
       const spec = {
         operation: "sandboxes.refresh",

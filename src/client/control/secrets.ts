@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { hasSecretIDPrefix, SECRET_ID_PREFIX, SECRET_NAME_PATTERN } from "../../wire/ids";
 import { invalidArgument } from "../../errors";
 import { checkId } from "./args";
 import { type CallContext, type CallOptions, invoke } from "./call";
@@ -48,8 +49,8 @@ export interface SecretMethods {
 const Name = z.object({
   name: z
     .string()
-    .regex(/^[a-zA-Z0-9_-]{1,128}$/)
-    .refine((n) => !n.toLowerCase().startsWith("sec_"), "a name not starting with 'sec_'"),
+    .regex(SECRET_NAME_PATTERN)
+    .refine((n) => !hasSecretIDPrefix(n), `a name not starting with '${SECRET_ID_PREFIX}'`),
 });
 const Metadata = z.object({ metadata: z.record(z.string(), z.string().max(1024)).optional() });
 const ListQuery = z.object({

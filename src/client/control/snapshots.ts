@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { checkId, SnapshotArgs, SnapshotsQueryArgs } from "./args";
+import { checkSandboxID, SnapshotArgs, SnapshotsQueryArgs } from "./args";
 import { type CallContext, type CallOptions, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import { SnapshotInfoSchema } from "./sandbox.schemas";
@@ -74,7 +74,7 @@ export function snapshotMethods(ctx: CallContext): SnapshotMethods {
 
   return {
     async createSnapshot(sandboxID, body, options) {
-      const id = checkId("snapshots.create", "sandboxID", sandboxID);
+      const id = checkSandboxID("snapshots.create", sandboxID);
       const parsed = parseArgs(SnapshotArgs, body ?? {}, "snapshots.create");
       const spec = {
         operation: "snapshots.create",

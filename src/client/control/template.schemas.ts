@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { logLevel } from "../../wire/control-requests";
 import type {
   AssignedTemplateTags,
   BuildLogEntry,
@@ -23,7 +24,6 @@ import type {
 const dateTime = z.iso.datetime({ offset: true });
 const names = z.array(z.string());
 const buildStatus = z.enum(["building", "waiting", "ready", "error"]);
-const logLevel = z.enum(["debug", "info", "warn", "error"]);
 
 /** `Template`. */
 export const TemplateSchema: z.ZodType<Template> = z.looseObject({

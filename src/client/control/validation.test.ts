@@ -48,7 +48,7 @@ describe("control client argument validation", () => {
   it("fails when a sandbox ID is empty", async () => {
     const err = await invalid((api) => api.getSandbox(""));
     expect(err.field).toBe("sandboxID");
-    expect(err.message).toContain("a non-empty string");
+    expect(err.message).toContain("must be a sandbox ID like");
   });
 
   it("fails when a metrics start is negative", async () => {

@@ -7,8 +7,10 @@
  */
 import { z } from "zod";
 import { invalidArgument } from "../../errors";
+import { VOLUME_NAME_PATTERN } from "../../wire/ids";
 import { checkId } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, type CallSpec, invoke } from "./call";
+import type { OperationName } from "./operations";
 import {
   type Volume,
   type VolumeAndToken,
@@ -91,7 +93,7 @@ export interface VolumeMethods {
   ): Promise<VolumeEntryStat>;
 }
 
-const VolumeName = z.object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/) });
+const VolumeName = z.object({ name: z.string().regex(VOLUME_NAME_PATTERN) });
 const ContentPath = z.object({ path: z.string().min(1) });
 const uint32 = z.int().min(0).max(4_294_967_295);
 const CreateArgs = z.object({
@@ -118,10 +120,31 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
       headers: { ...options?.headers, Authorization: `Bearer ${vol.token}` },
     };
   };
-  const target = (op: string, vol: VolumeRef, path: string) => ({
-    volumeID: checkId(op, "volumeID", vol?.volumeID),
-    path: parseArgs(ContentPath, { path }, op).path,
-  });
+  /**
+   * The parts every content call shares, checked in this order: the volume ID
+   * and path, then the call's own query (`query`), then the volume's token.
+   */
+  const content = <S extends z.ZodType | undefined, Q extends object = object>(
+    call: { op: OperationName; success: number; schema: S },
+    vol: VolumeRef,
+    path: string,
+    options: CallOptions | undefined,
+    query: () => Q = () => ({}) as Q,
+  ) => {
+    const volumeID = checkId(call.op, "volumeID", vol?.volumeID);
+    const checked = { path: parseArgs(ContentPath, { path }, call.op).path, ...query() };
+    const spec: CallSpec<S> = {
+      operation: call.op,
+      resourceId: volumeID,
+      success: [call.success],
+      schema: call.schema,
+    };
+    return {
+      spec,
+      options: withToken(vol, call.op, options),
+      params: { path: { volumeID }, query: checked },
+    };
+  };
 
   return {
     async createVolume(name, options) {
@@ -173,127 +196,96 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
       );
     },
     async statVolumePath(vol, path, options) {
-      const op = "volumes.stat";
-      const t = target(op, vol, path);
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [200],
-        schema: VolumeEntryStatSchema,
-      } as const;
-      const { data } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
-        ctx.api.GET("/volumecontent/{volumeID}/path", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path } },
-          ...init,
-        }),
+      const c = content(
+        { op: "volumes.stat", success: 200, schema: VolumeEntryStatSchema },
+        vol,
+        path,
+        options,
+      );
+      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
+        ctx.api.GET("/volumecontent/{volumeID}/path", { params: c.params, ...init }),
       );
       return data;
     },
     async listVolumeDir(vol, path, depth, options) {
       const op = "volumes.listDir";
-      const t = target(op, vol, path);
-      const d = parseArgs(Depth, { depth }, op);
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [200],
-        schema: z.array(VolumeEntryStatSchema),
-      } as const;
-      const { data } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
-        ctx.api.GET("/volumecontent/{volumeID}/dir", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path, depth: d.depth } },
-          ...init,
-        }),
+      const c = content(
+        { op, success: 200, schema: z.array(VolumeEntryStatSchema) },
+        vol,
+        path,
+        options,
+        () => parseArgs(Depth, { depth }, op),
+      );
+      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
+        ctx.api.GET("/volumecontent/{volumeID}/dir", { params: c.params, ...init }),
       );
       return data;
     },
     async makeVolumeDir(vol, path, create, options) {
       const op = "volumes.makeDir";
-      const t = target(op, vol, path);
-      const q = parseArgs(CreateArgs, create ?? {}, op);
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [201],
-        schema: VolumeEntryStatSchema,
-      } as const;
-      const { data } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
-        ctx.api.POST("/volumecontent/{volumeID}/dir", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path, ...q } },
-          ...init,
-        }),
+      const c = content(
+        { op, success: 201, schema: VolumeEntryStatSchema },
+        vol,
+        path,
+        options,
+        () => parseArgs(CreateArgs, create ?? {}, op),
+      );
+      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
+        ctx.api.POST("/volumecontent/{volumeID}/dir", { params: c.params, ...init }),
       );
       return data;
     },
     async updateVolumePath(vol, path, change, options) {
       const op = "volumes.updatePath";
-      const t = target(op, vol, path);
+      const c = content({ op, success: 200, schema: VolumeEntryStatSchema }, vol, path, options);
       const body = parseArgs(ChangeArgs, change, op);
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [200],
-        schema: VolumeEntryStatSchema,
-      } as const;
-      const { data } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
-        ctx.api.PATCH("/volumecontent/{volumeID}/path", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path } },
-          body,
-          ...init,
-        }),
+      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
+        ctx.api.PATCH("/volumecontent/{volumeID}/path", { params: c.params, body, ...init }),
       );
       return data;
     },
     async removeVolumePath(vol, path, options) {
-      const op = "volumes.removePath";
-      const t = target(op, vol, path);
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [204],
-        schema: undefined,
-      } as const;
-      await invoke(ctx, spec, withToken(vol, op, options), (init) =>
-        ctx.api.DELETE("/volumecontent/{volumeID}/path", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path } },
-          ...init,
-        }),
+      const c = content(
+        { op: "volumes.removePath", success: 204, schema: undefined },
+        vol,
+        path,
+        options,
+      );
+      await invoke(ctx, c.spec, c.options, (init) =>
+        ctx.api.DELETE("/volumecontent/{volumeID}/path", { params: c.params, ...init }),
       );
     },
     async readVolumeFile(vol, path, options) {
-      const op = "volumes.readFile";
-      const t = target(op, vol, path);
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [200],
-        schema: undefined,
-      } as const;
-      const { response } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
+      const c = content(
+        { op: "volumes.readFile", success: 200, schema: undefined },
+        vol,
+        path,
+        options,
+      );
+      const { response } = await invoke(ctx, c.spec, c.options, (init) =>
         ctx.api.GET("/volumecontent/{volumeID}/file", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path } },
+          params: c.params,
           parseAs: "stream",
           ...init,
         }),
       );
-      return response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+      return response.body ?? new ReadableStream<Uint8Array>({ start: (ctl) => ctl.close() });
     },
     async writeVolumeFile(vol, path, body, create, options) {
       const streamed = body instanceof ReadableStream;
       const op = streamed ? "volumes.writeFileStream" : "volumes.writeFile";
-      const t = target(op, vol, path);
-      const q = parseArgs(CreateArgs, create ?? {}, op);
+      const c = content(
+        { op, success: 201, schema: VolumeEntryStatSchema },
+        vol,
+        path,
+        options,
+        () => parseArgs(CreateArgs, create ?? {}, op),
+      );
       if (!streamed && typeof body !== "string" && !(body instanceof Uint8Array))
         throw invalidArgument(op, "body", typeof body, "a string, Uint8Array or ReadableStream");
-      const spec = {
-        operation: op,
-        resourceId: t.volumeID,
-        success: [201],
-        schema: VolumeEntryStatSchema,
-      } as const;
-      const { data } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
+      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
         ctx.api.PUT("/volumecontent/{volumeID}/file", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path, ...q } },
+          params: c.params,
           body: body as unknown as string,
           bodySerializer: (b: unknown) => b,
           headers: { ...init.headers, "Content-Type": "application/octet-stream" },

@@ -10,6 +10,7 @@ import { resolveConfig, type ResolvedConfig } from "../../config";
 import { invalidArgument } from "../../errors";
 import { Filesystem } from "../../gen/envd/filesystem/filesystem_pb";
 import { Process } from "../../gen/envd/process/process_pb";
+import { sandboxIDProblem } from "../../wire/ids";
 import { createComposeApi, type ComposeApi } from "./compose";
 import { DEFAULT_REQUEST_TIMEOUT_MS, OPS } from "./constants";
 import type { SandboxContext } from "./context";
@@ -91,13 +92,14 @@ export interface SandboxClient
 /** Creates the client of one sandbox. Nothing is sent until a method is called. */
 export function createSandboxClient(options: SandboxClientOptions): SandboxClient {
   const op = OPS.client;
-  if (typeof options?.sandboxID !== "string" || !/^[a-z0-9]+$/.test(options.sandboxID)) {
+  const idProblem = sandboxIDProblem(options?.sandboxID);
+  if (idProblem !== undefined) {
     throw invalidArgument(
       op,
       "sandboxID",
       options?.sandboxID,
-      "an id matching ^[a-z0-9]+$",
-      "pass the sandboxID returned by create",
+      idProblem.allowed,
+      idProblem.fix ?? "pass the sandboxID returned by create",
     );
   }
   const { sandboxID } = options;

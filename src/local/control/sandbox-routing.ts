@@ -13,6 +13,7 @@ import type { RuntimeSandbox } from "../runtime/types";
 import type { SandboxManager } from "./sandboxes/manager";
 import type { SandboxRecord } from "./sandboxes/record";
 import { filesSignature } from "../../wire/files-signature";
+import { SANDBOX_HOST_PATTERN } from "../../wire/ids";
 import { safeEqual } from "./tokens";
 
 /** A request addressed to a sandbox. */
@@ -22,8 +23,6 @@ export interface SandboxAddress {
   /** The port inside the sandbox. */
   port: number;
 }
-
-const HOST_PATTERN = /^(\d+)-([a-z0-9]+)(?:-[a-z0-9]+)?\./;
 
 /** The sandbox a request is addressed to by header or Host, if any. */
 export function sandboxAddress(req: IncomingMessage): SandboxAddress | undefined {
@@ -35,7 +34,7 @@ export function sandboxAddress(req: IncomingMessage): SandboxAddress | undefined
     return { sandboxID: idHeader.split("-")[0] ?? idHeader, port };
   }
   const host = (req.headers.host ?? "").toLowerCase();
-  const match = HOST_PATTERN.exec(host);
+  const match = SANDBOX_HOST_PATTERN.exec(host);
   if (match) return { sandboxID: match[2], port: Number(match[1]) };
   return undefined;
 }

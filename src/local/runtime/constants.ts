@@ -5,6 +5,7 @@
  * @module
  */
 import { DEFAULT_USER, DEFAULT_USER_HOME } from "../../wire/envd";
+import { SANDBOX_ID_PATTERN } from "../../wire/ids";
 
 /** Sub-directory of the data dir holding immutable layers. */
 export const LAYERS_DIR = "layers";
@@ -21,8 +22,8 @@ export const BASE_VERSION_FILE = ".sandbox-iac-base-version";
 /** Name of the cgroup directory grouping every sandbox of the runtime. */
 export const CGROUP_GROUP = "sandbox-iac";
 
-/** Ids of sandboxes and layers: lowercase letters and digits. */
-export const ID_PATTERN = /^[a-z0-9]+$/;
+/** Ids of sandboxes and layers: a sandbox ID's grammar, as they also name hostnames. */
+export const ID_PATTERN = SANDBOX_ID_PATTERN;
 /** Longest accepted sandbox or layer id (it is also the hostname). */
 export const MAX_ID_LENGTH = 63;
 

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
 import { SandboxIacError } from "../../errors";
+import { AGENT_MOUNT_DIR, AGENT_NODE_IN_SANDBOX } from "../../wire/sandbox-paths";
 import { openAgentLog } from "./agent-log";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
 import { DEFAULT_DISK_SIZE_MB, SANDBOX_PIDS_MAX, STOP_TIMEOUT_MS } from "./constants";
@@ -139,8 +140,8 @@ export async function launchSandbox(
         image: paths.disk,
         layers,
         binds: [
-          [ctx.nodeBinary, "/.sandbox-iac/node"],
-          [ctx.agentBundleDir, "/.sandbox-iac/agent"],
+          [ctx.nodeBinary, AGENT_NODE_IN_SANDBOX],
+          [ctx.agentBundleDir, `${AGENT_MOUNT_DIR}/agent`],
         ],
         volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
       }),

@@ -7,6 +7,7 @@
 import type { ZodType } from "zod";
 import { describeValue } from "../../errors";
 import type { CheckFailure, CheckOptions, CheckResult } from "./lifecycle";
+import { knownKeysAt, unknownKeyReason } from "./unknown-keys";
 
 /** Replaces unknown values (preview) by `undefined` deep in `value`, recording their paths. */
 function stripUnknowns(
@@ -73,6 +74,17 @@ export function checkWithSchema<I>(
   if (parsed.success) return { inputs: news as I, failures: [] };
   const failures: CheckFailure[] = [];
   for (const issue of parsed.error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      // One failure per key, with the nearest known key; the value is never
+      // shown (a misspelt `env` may hold secrets), only what kind it is.
+      const known = knownKeysAt(schema, issue.path);
+      for (const key of issue.keys) {
+        const property = [...issue.path.map(String), key].join(".");
+        const kind = kindOf(valueAt(candidate, [...issue.path, key]));
+        failures.push({ property, reason: unknownKeyReason(key, known, kind) });
+      }
+      continue;
+    }
     const property = issue.path.map(String).join(".") || "(inputs)";
     const isUnderUnknown = [...unknownPaths].some(
       (p) =>

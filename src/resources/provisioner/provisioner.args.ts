@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
+import { sandboxIDSchema } from "../core/fields";
 import type { ChangeRule } from "../core/lifecycle";
 
 const sandboxPath = z
@@ -85,14 +86,10 @@ export const provisionerArgsSchema = z
       description:
         "Template (ID or name) of the sandbox the Provisioner creates for the work. Exactly one of template, sandboxID.",
     }),
-    sandboxID: z
-      .string()
-      .regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, "must be a sandbox id like `i0123456789abcdefghij`")
-      .optional()
-      .meta({
-        description:
-          "An existing, running sandbox to work in; the Provisioner never kills it. Exactly one of template, sandboxID.",
-      }),
+    sandboxID: sandboxIDSchema.optional().meta({
+      description:
+        "An existing, running sandbox to work in; the Provisioner never kills it. Exactly one of template, sandboxID.",
+    }),
     files: z
       .array(fileSpecSchema)
       .optional()

@@ -70,7 +70,9 @@ export async function openWorkSandbox(
       { operation: "provisioner.open", resourceId: sandboxID },
     );
   }
-  return session(ctx, control, sandboxID, detail.envdAccessToken ?? undefined, false);
+  // The service answers with the sandbox ID envd routing takes, also when
+  // the user gave the legacy `<sandboxID>-<clientID>` the control API accepts.
+  return session(ctx, control, detail.sandboxID, detail.envdAccessToken ?? undefined, false);
 }
 
 function session(

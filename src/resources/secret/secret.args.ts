@@ -5,6 +5,12 @@
  * @module
  */
 import { z } from "zod";
+import {
+  hasSecretIDPrefix,
+  NAME_MAX_LENGTH,
+  SECRET_ID_PREFIX,
+  SECRET_NAME_PATTERN,
+} from "../../wire/ids";
 import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 
@@ -12,11 +18,11 @@ import type { ChangeRule } from "../core/lifecycle";
 export const secretArgsSchema = z.strictObject({
   name: z
     .string({ error: "must be a string" })
-    .regex(/^[a-zA-Z0-9_-]{1,128}$/, {
-      error: "must be 1 to 128 letters, digits, '_' or '-' (e.g. \"openai-key\")",
+    .regex(SECRET_NAME_PATTERN, {
+      error: `must be 1 to ${NAME_MAX_LENGTH} letters, digits, '_' or '-' (e.g. "openai-key")`,
     })
-    .refine((n) => !n.toLowerCase().startsWith("sec_"), {
-      error: "must not start with 'sec_' (reserved for secret IDs)",
+    .refine((n) => !hasSecretIDPrefix(n), {
+      error: `must not start with '${SECRET_ID_PREFIX}' (reserved for secret IDs)`,
     })
     .meta({
       description:

@@ -7,24 +7,17 @@
 import { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
-import { sandboxIDSchema } from "../data/sandbox/sandbox.args";
-import { nameProblem, normaliseName } from "../template/template.names";
+import { sandboxIDSchema, templateNameSchema } from "../core/fields";
 
 /** The zod schema of the Snapshot inputs (validation only: the name is not rewritten). */
 export const snapshotArgsSchema = z.strictObject({
   sandboxID: sandboxIDSchema.meta({
     description: "The sandbox to snapshot (running or paused). A change takes a new snapshot.",
   }),
-  name: z
-    .string({ error: "must be a string [namespace/]alias[:tag]" })
-    .superRefine((name, ctx) => {
-      const problem = nameProblem(normaliseName(name));
-      if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-app-ready"` });
-    })
-    .meta({
-      description:
-        "The snapshot's name, [namespace/]alias[:tag], lower-cased by the service; sandboxes created from it use it as their template. A change takes a new snapshot.",
-    }),
+  name: templateNameSchema("my-app-ready").meta({
+    description:
+      "The snapshot's name, [namespace/]alias[:tag], lower-cased by the service; sandboxes created from it use it as their template. A change takes a new snapshot.",
+  }),
 });
 
 /** Snapshot inputs (as given; check changes nothing). */

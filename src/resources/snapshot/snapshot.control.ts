@@ -4,15 +4,9 @@
  *
  * @module
  */
-import { createControlClient } from "../../client/control";
+import { createControlClient, type SnapshotInfo } from "../../client/control";
 import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
-
-/** `SnapshotInfo`. */
-export interface SnapshotInfo {
-  snapshotID: string;
-  names: string[];
-}
 
 /** The control calls of the Snapshot resource. Every call throws `SandboxIacError`. */
 export interface SnapshotControl {

@@ -8,7 +8,7 @@
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
 import type { ResourceLifecycle } from "../core/lifecycle";
-import { normaliseName, parseTemplateName } from "../template/template.names";
+import { normaliseTemplateName, parseTemplateName } from "../../wire/template-names";
 import {
   snapshotArgsSchema,
   snapshotChangeRules,
@@ -19,7 +19,9 @@ import { snapshotControl } from "./snapshot.control";
 
 /** The name as the service uses it; a value not known yet (preview) is left alone. */
 function normalise(inputs: Partial<SnapshotInputs>): Partial<SnapshotInputs> {
-  return typeof inputs.name === "string" ? { ...inputs, name: normaliseName(inputs.name) } : inputs;
+  return typeof inputs.name === "string"
+    ? { ...inputs, name: normaliseTemplateName(inputs.name) }
+    : inputs;
 }
 
 /** The Snapshot lifecycle. */
@@ -46,7 +48,7 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
   },
 
   async create(inputs, ctx) {
-    const name = normaliseName(inputs.name);
+    const name = normaliseTemplateName(inputs.name);
     const info = await snapshotControl(ctx).createSnapshot(inputs.sandboxID, name);
     ctx.log(`snapshot ${info.snapshotID} taken of sandbox ${inputs.sandboxID}`);
     return {
@@ -57,7 +59,7 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
 
   async read(id, olds, ctx) {
     // Without state (import) the name is the snapshot ID without its tag.
-    const name = olds ? normaliseName(olds.name) : parseTemplateName(id).base;
+    const name = olds ? normaliseTemplateName(olds.name) : parseTemplateName(id).name;
     const found = (await snapshotControl(ctx).listSnapshots({ name })).find(
       (s) => s.snapshotID === id,
     );

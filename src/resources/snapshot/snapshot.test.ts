@@ -26,7 +26,7 @@ describe("Snapshot check()", () => {
 
   it("fails when an input is missing or unexpected", () => {
     const result = snapshotLifecycle.check({ name: "x", extra: 1 });
-    expect(result.failures.map((f) => f.property).sort()).toEqual(["(inputs)", "sandboxID"]);
+    expect(result.failures.map((f) => f.property).sort()).toEqual(["extra", "sandboxID"]);
   });
 
   it("tolerates a sandbox ID not known yet", () => {

@@ -8,23 +8,10 @@
 import { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
-import { nameProblem, normaliseName, tagProblem } from "./template.names";
+import { normaliseTemplateName } from "../../wire/template-names";
+import { tagSchema, templateNameSchema } from "../core/fields";
 
 const nonEmpty = (what: string) => z.string().min(1, { error: `must be a non-empty ${what}` });
-
-/** Validates the normalised form, changing nothing: `" My-App "` is valid and stays as written. */
-const templateNameSchema = z
-  .string({ error: "must be a string [namespace/]alias[:tag]" })
-  .superRefine((name, ctx) => {
-    const problem = nameProblem(normaliseName(name));
-    if (problem)
-      ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-team/python-tools:v1"` });
-  });
-
-const tagSchema = z.string({ error: "must be a string" }).superRefine((tag, ctx) => {
-  const problem = tagProblem(normaliseName(tag));
-  if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "v1" or "latest"` });
-});
 
 /** File mode of a COPY: a number (`0o755`) or octal digits (`"755"`, `"0755"`). */
 const modeSchema = z.union(
@@ -140,7 +127,7 @@ const buildSchema = z
 
 /** The zod schema of the Template inputs (validation only: no transforms, no defaults). */
 export const templateArgsSchema = z.strictObject({
-  name: templateNameSchema.meta({
+  name: templateNameSchema("my-team/python-tools:v1").meta({
     description:
       'The template name, [namespace/]alias[:tag]; trimmed and lower-cased by the service ("My-App" is "my-app"). Changing it replaces the template.',
   }),
@@ -233,9 +220,9 @@ export const templateOutputRules: Record<keyof z.infer<typeof templateOutputsSch
 export function normaliseTemplateInputs(inputs: TemplateInputs): TemplateInputs {
   // Values not known yet (preview) are left as they are, whatever their type.
   const normal: TemplateInputs = { ...inputs };
-  if (typeof inputs.name === "string") normal.name = normaliseName(inputs.name);
+  if (typeof inputs.name === "string") normal.name = normaliseTemplateName(inputs.name);
   if (Array.isArray(inputs.tags))
-    normal.tags = inputs.tags.map((t) => (typeof t === "string" ? normaliseName(t) : t));
+    normal.tags = inputs.tags.map((t) => (typeof t === "string" ? normaliseTemplateName(t) : t));
   if (inputs.build !== null && typeof inputs.build === "object")
     normal.build = { ...inputs.build, steps: inputs.build.steps ?? [] };
   return normal;

@@ -8,9 +8,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SandboxIacError } from "../../errors";
 import type { ResourceContext } from "../core/lifecycle";
-import type { BuildLogEntry, TemplateControl } from "./template.control";
+import type { BuildLogEntry, TemplateBuildStartV2 } from "../../client/control";
+import type { TemplateControl } from "./template.control";
 import { spoolCopyArchive } from "./template.files";
-import type { ResolvedCopy, WireBuildStart } from "./template.steps";
+import type { ResolvedCopy } from "./template.steps";
 import { putArchive } from "./template.upload";
 
 /** The SDK polls every 200 ms; so do we. */
@@ -61,7 +62,7 @@ export async function uploadMissingFiles(
 export async function buildAndWait(
   control: TemplateControl,
   ids: { templateID: string; buildID: string; name: string },
-  body: WireBuildStart,
+  body: TemplateBuildStartV2,
   ctx: ResourceContext,
 ): Promise<void> {
   await control.startBuild(ids.templateID, ids.buildID, body);

@@ -5,35 +5,24 @@
  *
  * @module
  */
-import { createControlClient } from "../../client/control";
+import {
+  createControlClient,
+  type TemplateBuildInfo,
+  type TemplateBuildRequestV3,
+  type TemplateBuildStartV2,
+  type TemplateRequestResponseV3,
+} from "../../client/control";
 import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 
-/** A build log entry (`BuildLogEntry`). */
-export interface BuildLogEntry {
-  timestamp: string;
-  level: string;
-  message: string;
-  step?: string | undefined;
-}
+/** The part of `TemplateBuildInfo` (the build status answer) the resource reads. */
+export type BuildInfo = Pick<TemplateBuildInfo, "status" | "logEntries" | "reason">;
 
-/** `TemplateBuildInfo`, the answer of the build status call. */
-export interface BuildInfo {
-  status: string;
-  logEntries: BuildLogEntry[];
-  reason?:
-    | { message: string; step?: string | undefined; logEntries?: BuildLogEntry[] | undefined }
-    | undefined;
-}
-
-/** `TemplateRequestResponseV3`. */
-export interface CreatedTemplate {
-  templateID: string;
-  buildID: string;
-  public: boolean;
-  names: string[];
-  tags: string[];
-}
+/** The part of `TemplateRequestResponseV3` the resource reads. */
+export type CreatedTemplate = Pick<
+  TemplateRequestResponseV3,
+  "templateID" | "buildID" | "public" | "names" | "tags"
+>;
 
 /** What the Template resource reads back about a template. */
 export interface TemplateState {
@@ -53,17 +42,14 @@ export interface TemplateState {
 
 /** The control calls of the Template resource. Every call throws `SandboxIacError`. */
 export interface TemplateControl {
-  createTemplate(body: {
-    name: string;
-    tags?: string[];
-    cpuCount?: number;
-    memoryMB?: number;
-  }): Promise<CreatedTemplate>;
+  createTemplate(
+    body: Pick<TemplateBuildRequestV3, "tags" | "cpuCount" | "memoryMB"> & { name: string },
+  ): Promise<CreatedTemplate>;
   fileUploadLink(
     templateID: string,
     hash: string,
   ): Promise<{ present: boolean; url?: string | undefined }>;
-  startBuild(templateID: string, buildID: string, body: object): Promise<void>;
+  startBuild(templateID: string, buildID: string, body: TemplateBuildStartV2): Promise<void>;
   buildStatus(templateID: string, buildID: string, logsOffset: number): Promise<BuildInfo>;
   /** The ID of the template named `name` (without tag), `undefined` when there is none. */
   lookupName(name: string): Promise<string | undefined>;

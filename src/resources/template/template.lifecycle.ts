@@ -28,7 +28,8 @@ import {
 } from "./template.args";
 import { buildAndWait, uploadMissingFiles } from "./template.build";
 import { templateControl, type TemplateControl, type TemplateState } from "./template.control";
-import { DEFAULT_TAG, desiredTags, parseTemplateName } from "./template.names";
+import { DEFAULT_TAG, parseTemplateName } from "../../wire/template-names";
+import { desiredTags } from "./template.tags";
 import { resolveCopies, toWireBuild } from "./template.steps";
 import { currentTagsOf, syncTags, tagsDiffer } from "./template.tags";
 
@@ -146,7 +147,7 @@ async function importTemplate(
   if (!inUse || firstName === undefined) return undefined;
   const currentTags = await currentTagsOf(control, templateID, inUse.buildID);
   const inputs = {
-    name: parseTemplateName(firstName).base,
+    name: parseTemplateName(firstName).name,
     cpuCount: inUse.cpuCount,
     memoryMB: inUse.memoryMB,
   } as TemplateInputs;
@@ -193,7 +194,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
   async create(rawInputs, ctx) {
     const inputs = normaliseTemplateInputs(rawInputs);
     const control = templateControl(ctx);
-    const existed = await control.lookupName(parseTemplateName(inputs.name).base);
+    const existed = await control.lookupName(parseTemplateName(inputs.name).name);
     let templateID: string | undefined;
     try {
       const { created, hashes } = await build(control, inputs, ctx, (tid) => (templateID = tid));

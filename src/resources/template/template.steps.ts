@@ -5,30 +5,9 @@
  *
  * @module
  */
+import type { TemplateBuildStartV2, TemplateStep } from "../../client/control";
 import type { TemplateCopyInput, TemplateInputs, TemplateStepInput } from "./template.args";
 import { calculateFilesHash, resolveCopySource, type CopySource } from "./template.files";
-
-/** A build step as sent to the service. */
-export interface WireTemplateStep {
-  /** `RUN`, `COPY`, `ENV`, `WORKDIR` or `USER`. */
-  type: string;
-  /** The step's arguments, in the SDK's layout. */
-  args: string[];
-  /** Never set: the service decides on its own cache. */
-  force: boolean;
-  /** The files hash of a COPY step. */
-  filesHash?: string;
-}
-
-/** The body of `POST /v2/templates/{templateID}/builds/{buildID}`. */
-export interface WireBuildStart {
-  fromTemplate?: string;
-  fromImage?: string;
-  startCmd?: string;
-  readyCmd?: string;
-  force: boolean;
-  steps: WireTemplateStep[];
-}
 
 /** A COPY step resolved against the local disk, ready to hash and upload. */
 export interface ResolvedCopy {
@@ -66,7 +45,7 @@ export function resolveCopies(inputs: TemplateInputs, baseDir: string): Resolved
   return copies;
 }
 
-function toWireStep(step: TemplateStepInput, copy: ResolvedCopy | undefined): WireTemplateStep {
+function toWireStep(step: TemplateStepInput, copy: ResolvedCopy | undefined): TemplateStep {
   if (step.run !== undefined) {
     const cmd = Array.isArray(step.run) ? step.run.join(" && ") : step.run;
     return { type: "RUN", args: step.user ? [cmd, step.user] : [cmd], force: false };
@@ -90,9 +69,9 @@ function toWireStep(step: TemplateStepInput, copy: ResolvedCopy | undefined): Wi
 export function toWireBuild(
   inputs: TemplateInputs,
   copies: readonly ResolvedCopy[],
-): WireBuildStart {
+): TemplateBuildStartV2 {
   const byIndex = new Map(copies.map((c) => [c.stepIndex, c]));
-  const build: WireBuildStart = {
+  const build: TemplateBuildStartV2 = {
     force: false,
     steps: (inputs.build.steps ?? []).map((step, i) => toWireStep(step, byIndex.get(i))),
   };

@@ -6,7 +6,18 @@
  */
 import type { ResourceContext } from "../core/lifecycle";
 import type { TemplateControl } from "./template.control";
-import { DEFAULT_TAG, parseTemplateName } from "./template.names";
+import { DEFAULT_TAG, parseTemplateName } from "../../wire/template-names";
+
+/**
+ * The tags a build of `name` with `tags` ends up with: the tag carried by the
+ * name, then `tags`, deduplicated and sorted; `default` when there is none.
+ */
+export function desiredTags(name: string, tags: readonly string[] | undefined): string[] {
+  const { tag } = parseTemplateName(name);
+  const all = new Set<string>([...(tag ? [tag] : []), ...(tags ?? [])]);
+  if (all.size === 0) all.add(DEFAULT_TAG);
+  return [...all].sort();
+}
 
 /** The tag changes that bring `current` to `desired`; `default` is never removed (the service refuses). */
 export function tagChanges(
@@ -51,7 +62,7 @@ export async function syncTags(
   desired: readonly string[],
   ctx: ResourceContext,
 ): Promise<string[]> {
-  const base = parseTemplateName(target.name).base;
+  const base = parseTemplateName(target.name).name;
   const current = await currentTagsOf(control, target.templateID, target.buildID);
   const { add, remove } = tagChanges(desired, current);
   // A build that lost every tag is named by its id (the local service takes

@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { templateArgsSchema, type TemplateInputs, type TemplateOutputs } from "./template.args";
 import { resolveCopySource, spoolCopyArchive } from "./template.files";
 import { templateLifecycle } from "./template.lifecycle";
-import { desiredTags, nameProblem } from "./template.names";
+import { templateNameProblem } from "../../wire/template-names";
+import { desiredTags } from "./template.tags";
 import { resolveCopies, toWireBuild } from "./template.steps";
 import { tagChanges } from "./template.tags";
 
@@ -137,7 +138,7 @@ describe("Template check()", () => {
 
 describe("template names", () => {
   it.each([["base"], ["team/alias"], ["team/alias:v1.2"], ["a-b_c"]])("accepts %s", (name) => {
-    expect(nameProblem(name)).toBeUndefined();
+    expect(templateNameProblem(name)).toBeUndefined();
   });
   it.each([
     ["a/b/c"],
@@ -147,7 +148,7 @@ describe("template names", () => {
     [""],
     ["x:123e4567-e89b-12d3-a456-426614174000"],
   ])("fails when the name is %j", (name) => {
-    expect(nameProblem(name)).toBeDefined();
+    expect(templateNameProblem(name)).toBeDefined();
   });
   it("derives the tags from the name and the tags input", () => {
     expect(desiredTags("t", undefined)).toEqual(["default"]);

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { NAME_MAX_LENGTH, VOLUME_NAME_PATTERN } from "../../wire/ids";
 import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 
@@ -33,8 +34,8 @@ export const volumeFileSchema = z.strictObject({
 export const volumeArgsSchema = z.strictObject({
   name: z
     .string({ error: "must be a string" })
-    .regex(/^[a-zA-Z0-9_-]{1,128}$/, {
-      error: "must be 1 to 128 letters, digits, '_' or '-' (e.g. \"workspace\")",
+    .regex(VOLUME_NAME_PATTERN, {
+      error: `must be 1 to ${NAME_MAX_LENGTH} letters, digits, '_' or '-' (e.g. "workspace")`,
     })
     .meta({
       description:

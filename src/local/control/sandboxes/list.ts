@@ -6,6 +6,7 @@
  * @module
  */
 import { ApiError } from "../http";
+import { SANDBOX_ID_PATTERN } from "../../../wire/ids";
 import type { SandboxRecord } from "./record";
 
 /**
@@ -124,7 +125,7 @@ function decodeCursor(token: string): { startedMs: number; sandboxID: string } {
     : "";
   const [started, sandboxID] = text.split("__");
   const startedMs = Date.parse(started ?? "");
-  if (!sandboxID || Number.isNaN(startedMs) || !/^[a-z0-9]+$/.test(sandboxID)) {
+  if (!sandboxID || Number.isNaN(startedMs) || !SANDBOX_ID_PATTERN.test(sandboxID)) {
     throw new ApiError(400, "Invalid next token");
   }
   return { startedMs, sandboxID };

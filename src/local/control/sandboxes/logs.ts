@@ -4,13 +4,11 @@
  *
  * @module
  */
+import { LOG_LEVELS } from "../../../wire/control-requests";
 import type { LifecycleLogEntry, SandboxRecord } from "./record";
 
 /** Entries kept per sandbox. */
 const MAX_ENTRIES = 1000;
-
-/** The log levels, lowest first. */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
 /** Appends a lifecycle entry to the record (bounded). */
 export function appendLog(

@@ -17,7 +17,8 @@ import {
   parseStateFilter,
   sortRecords,
 } from "./list";
-import { LOG_LEVELS, selectLogs, v1LogsBody } from "./logs";
+import { LOG_LEVELS } from "../../../wire/control-requests";
+import { selectLogs, v1LogsBody } from "./logs";
 import { notFound, type SandboxManager } from "./manager";
 import { sandboxMetricView } from "./metrics";
 import { detailView, listedView, type SandboxRecord } from "./record";

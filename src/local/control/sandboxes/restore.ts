@@ -10,14 +10,13 @@ import { SANDBOXES_DIR } from "../../runtime/constants";
 import { removeFilesInUpper } from "../../runtime/disk";
 import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
+import { NEW_SANDBOX_ID_PATTERN } from "../../../wire/ids";
 import { JsonStateWriter, readJsonFile } from "../state-file";
 import { appendLog } from "./logs";
 import type { SandboxRecord } from "./record";
 
 /** Relative path of the state file in the data dir. */
 export const SANDBOXES_STATE_FILE = path.join("control", "sandboxes.json");
-/** Sandbox ids as create makes them (ids.ts); build sandboxes use another prefix. */
-const SANDBOX_DIR_PATTERN = /^i[a-z0-9]{20}$/;
 
 /**
  * The records of the state file. Sandboxes recorded there lost their
@@ -97,7 +96,7 @@ export async function removeOrphans(opts: RemoveOrphansOptions): Promise<void> {
   }
   // Sequential: usually none or a couple (the pool's size).
   for (const name of names) {
-    if (!SANDBOX_DIR_PATTERN.test(name) || opts.isKnown(name)) continue;
+    if (!NEW_SANDBOX_ID_PATTERN.test(name) || opts.isKnown(name)) continue;
     await opts.runtime
       .destroy(name)
       .catch((err: unknown) =>

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { SECRET_ID_PREFIX } from "../../../wire/ids";
 import type { SecretStore } from "./store";
 
 const listQuery = z.object({
@@ -41,7 +42,7 @@ export function secretRoutes(store: SecretStore): Route[] {
         if (q.nextToken !== undefined) {
           const after = Buffer.from(q.nextToken, "base64url").toString("utf8");
           const at = all.findIndex((s) => s.secretID === after);
-          if (at < 0 && !after.startsWith("sec_"))
+          if (at < 0 && !after.startsWith(SECRET_ID_PREFIX))
             throw new ApiError(
               400,
               "query.nextToken: invalid; pass the X-Next-Token of the previous page",

@@ -13,13 +13,12 @@ import { z } from "zod";
 import { ApiError } from "../http";
 import { JsonStateWriter, readJsonFile } from "../state-file";
 import { SecretCipher } from "./cipher";
+import {
+  NAME_MAX_LENGTH as SECRET_NAME_MAX,
+  SECRET_ID_PREFIX,
+  SECRET_NAME_PATTERN,
+} from "../../../wire/ids";
 
-/** Secret names: `NewSecret.name` of E2B's spec. */
-export const SECRET_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
-/** The longest secret name. */
-export const SECRET_NAME_MAX = 128;
-/** The prefix of secret ids, reserved: no name may start with it. */
-export const SECRET_ID_PREFIX = "sec_";
 const METADATA_MAX_ENTRIES = 32;
 const METADATA_KEY_MAX_BYTES = 128;
 const METADATA_VALUE_MAX_BYTES = 1024;

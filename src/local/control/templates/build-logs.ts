@@ -7,7 +7,8 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { MAX_LOG_ENTRIES_PER_BUILD } from "./constants";
-import { LOG_LEVELS, type BuildLogEntry, type LogLevel } from "./model";
+import { LOG_LEVELS } from "../../../wire/control-requests";
+import type { BuildLogEntry, LogLevel } from "./model";
 
 interface BuildLog {
   entries: BuildLogEntry[];

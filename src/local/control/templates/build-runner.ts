@@ -17,7 +17,7 @@ import {
   READY_CMD_TIMEOUT_MS,
 } from "./constants";
 import type { BuildOutput, BuildRecord, LogLevel, TemplateRecord } from "./model";
-import { randomId } from "./names";
+import { randomID } from "../../../wire/ids";
 import type { ResolvedTemplate } from "./registry";
 import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
 
@@ -114,7 +114,7 @@ export class BuildRunner {
     plan: BuildPlan,
     cancelled: AbortSignal,
   ): Promise<void> {
-    const sandboxId = `b${randomId(20)}`;
+    const sandboxId = `b${randomID(20)}`;
     b.buildSandboxId = sandboxId;
     await this.catalog.save();
     const logLine = (level: LogLevel, message: string, step?: string) =>

@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import { agentExtract, agentRun } from "../agent-client";
-import { randomId } from "./names";
+import { randomID } from "../../../wire/ids";
 import { copyScript, ensureUserScript, shq, workdirScript } from "./shell";
 import { STDERR_TAIL_CHARS } from "./constants";
 import type { LogLevel } from "./model";
@@ -130,7 +130,7 @@ async function copyFiles(step: TemplateStep, state: BuildState): Promise<void> {
       `COPY ${src} ${dest}: the files (hash ${hash ?? "missing"}) were never uploaded: upload them through GET /templates/{templateID}/files/{hash} before starting the build`,
     );
   }
-  const stage = `/tmp/.sandbox-iac-copy-${randomId(12)}`;
+  const stage = `/tmp/.sandbox-iac-copy-${randomID(12)}`;
   await asRoot(state, "preparing the COPY staging folder", `mkdir -p -- ${shq(stage)}`);
   await agentExtract(state.socket, stage, fs.createReadStream(archive), { user: ROOT });
   const owner = user || state.user;

@@ -15,7 +15,6 @@ import {
   BASE_TEMPLATE_ID,
   BUILD_LOGS_DIR,
   CATALOG_FILE,
-  DEFAULT_TAG,
   INTERRUPTED_BUILD_MESSAGE,
   MAX_TAG_HISTORY,
   REPORTED_DISK_SIZE_MB,
@@ -27,7 +26,8 @@ import {
   type CatalogFile,
   type TemplateRecord,
 } from "./model";
-import { newBuildId, splitTag } from "./names";
+import { newBuildID } from "../../../wire/ids";
+import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import type { ResolvedTemplate } from "./registry";
 
 /** CPU and memory of the built-in `base` template. */
@@ -112,7 +112,7 @@ export class TemplateCatalog {
     let build = base.builds[0];
     if (!build) {
       build = {
-        buildID: newBuildId(),
+        buildID: newBuildID(),
         status: "ready",
         createdAt: now,
         updatedAt: now,
@@ -174,7 +174,7 @@ export class TemplateCatalog {
 
   /** Finds a template by id, name, `name:tag`, `id:tag` or snapshot id. */
   lookup(idOrName: string): LookupResult | undefined {
-    const { base, tag } = splitTag(idOrName);
+    const { name: base, tag } = parseTemplateName(idOrName);
     const template = this.templates.get(base) ?? this.byName(base);
     return template ? { template, tag } : undefined;
   }

@@ -8,9 +8,6 @@
 /** The built-in template every service has. */
 export const BASE_TEMPLATE_ID = "base";
 
-/** The implicit tag of every template name. */
-export const DEFAULT_TAG = "default";
-
 /**
  * Route prefix of the template file upload target. The SDK PUTs there without
  * an API key, so every URL carries a random single-use token (see file-store.ts).

@@ -4,25 +4,19 @@
  *
  * @module
  */
+import type { components } from "../../../gen/control.gen";
 
 /** `TemplateBuildStatus` (wire-protocol.md 5). */
-export type BuildStatus = "waiting" | "building" | "ready" | "error";
+export type BuildStatus = components["schemas"]["TemplateBuildStatus"];
 
-/** `LogLevel` (wire-protocol.md 5), lowest first. */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+/** `LogLevel` (wire-protocol.md 5). */
+export type LogLevel = components["schemas"]["LogLevel"];
 
-/** One of {@link LOG_LEVELS}. */
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** One line of a build log (`BuildLogEntry`). */
-export interface BuildLogEntry {
-  /** RFC 3339. */
-  timestamp: string;
-  level: LogLevel;
-  message: string;
-  /** The SDK's step name: `base`, the 1-based step number, or `finalize`. */
-  step?: string;
-}
+/**
+ * One line of a build log (`BuildLogEntry`); `step` is the SDK's step name:
+ * `base`, the 1-based step number, or `finalize`.
+ */
+export type BuildLogEntry = components["schemas"]["BuildLogEntry"];
 
 /** Why a build failed (`BuildStatusReason`). */
 export interface BuildFailure {

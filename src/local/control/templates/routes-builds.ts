@@ -9,8 +9,9 @@ import type { TemplateCatalog } from "./catalog";
 import { UPLOAD_ROUTE_PREFIX } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
 import { FILES_HASH_RE } from "./file-store";
-import { LOG_LEVELS, type BuildRecord, type TemplateRecord } from "./model";
-import { isUuid } from "./names";
+import { LOG_LEVELS } from "../../../wire/control-requests";
+import type { BuildRecord, TemplateRecord } from "./model";
+import { isBuildID } from "../../../wire/ids";
 import { emptyResponse } from "./responses";
 import { internalsOf } from "./registry";
 import { requireTemplate } from "./routes-templates";
@@ -22,7 +23,7 @@ function requireBuild(
 ): { t: TemplateRecord; b: BuildRecord } {
   const t = requireTemplate(catalog, req.params.templateID);
   const buildID = req.params.buildID;
-  if (!isUuid(buildID))
+  if (!isBuildID(buildID))
     throw new ApiError(400, `Invalid build ID: ${JSON.stringify(buildID)} is not a UUID`);
   const b = catalog.findBuild(t, buildID);
   if (!b) throw new ApiError(404, `build '${buildID}' not found for template '${t.templateID}'`);

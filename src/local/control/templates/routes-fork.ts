@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
-import { int32 } from "../sandboxes/schemas";
+import { int32 } from "../../../wire/control-requests";
 import type { TemplateRouteDeps } from "./deps";
 import { internalsOf } from "./registry";
 import { captureSnapshot } from "./routes-snapshots";

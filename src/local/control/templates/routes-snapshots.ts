@@ -8,10 +8,12 @@
 import { ENVD_VERSION } from "../../../wire/envd";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
-import { BASE_TEMPLATE_ID, DEFAULT_TAG } from "./constants";
+import { BASE_TEMPLATE_ID } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
 import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
-import { newBuildId, newTemplateId, parseTemplateName, splitTag } from "./names";
+import { newBuildID, newTemplateID } from "../../../wire/ids";
+import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
+import { requireTemplateName } from "./names";
 import { paginate } from "./responses";
 import { internalsOf, type ResolvedTemplate } from "./registry";
 import { PageQuery, queryObject, SnapshotRequest } from "./schemas";
@@ -31,7 +33,7 @@ function recordSnapshot(
   if (!t) {
     t = newTemplateRecord(
       {
-        templateID: newTemplateId(),
+        templateID: newTemplateID(),
         ...(name ? { name } : {}),
         kind: "snapshot",
         sourceSandboxID: sandboxID,
@@ -43,7 +45,7 @@ function recordSnapshot(
   }
   t.sourceSandboxID = sandboxID;
   const build: BuildRecord = {
-    buildID: newBuildId(),
+    buildID: newBuildID(),
     status: "ready",
     createdAt: now,
     updatedAt: now,
@@ -105,7 +107,7 @@ export function snapshotRoutes(deps: TemplateRouteDeps): Route[] {
         'body: a JSON body is required, got nothing: send {} or {"name": "my-snapshot"}',
       );
     const body = parseWith(SnapshotRequest, raw, "body");
-    const name = body.name === undefined ? undefined : parseTemplateName(body.name, "body.name");
+    const name = body.name === undefined ? undefined : requireTemplateName(body.name, "body.name");
     if (name?.tag !== undefined) {
       throw new ApiError(
         400,
@@ -126,7 +128,7 @@ export function snapshotRoutes(deps: TemplateRouteDeps): Route[] {
 
   const list = async (req: ControlRequest) => {
     const q = parseWith(PageQuery, queryObject(req.query), "query");
-    const wanted = q.name === undefined ? undefined : splitTag(q.name).base;
+    const wanted = q.name === undefined ? undefined : parseTemplateName(q.name).name;
     const items = catalog
       .list("snapshot")
       .filter((t) => q.sandboxID === undefined || t.sourceSandboxID === q.sandboxID)

@@ -5,9 +5,10 @@
  * @module
  */
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
-import { DEFAULT_TAG } from "./constants";
+import { DEFAULT_TAG } from "../../../wire/template-names";
 import type { TemplateRouteDeps } from "./deps";
-import { isUuid, parseTemplateName, validateTag } from "./names";
+import { isBuildID } from "../../../wire/ids";
+import { requireTag, requireTemplateName } from "./names";
 import { internalsOf } from "./registry";
 import { requireTemplate } from "./routes-templates";
 import { AssignTags, DeleteTags } from "./schemas";
@@ -24,10 +25,10 @@ export function tagRoutes(deps: TemplateRouteDeps): {
     const body = parseWith(AssignTags, await req.json(), "body");
     // `name:<buildID>` names a build directly, even one without any tag left.
     const byBuild = /^(.+):([^:]+)$/.exec(body.target);
-    const buildID = byBuild && isUuid(byBuild[2]) ? byBuild[2] : undefined;
-    const target = parseTemplateName(buildID ? byBuild![1] : body.target, "body.target");
+    const buildID = byBuild && isBuildID(byBuild[2]) ? byBuild[2] : undefined;
+    const target = requireTemplateName(buildID ? byBuild![1] : body.target, "body.target");
     const tag = buildID ?? target.tag ?? DEFAULT_TAG;
-    const tags = body.tags.map((t, i) => validateTag(t, `body.tags.${i}`));
+    const tags = body.tags.map((t, i) => requireTag(t, `body.tags.${i}`));
     const t = catalog.byName(target.name) ?? catalog.get(target.name);
     const found = t && (buildID ? catalog.findBuild(t, buildID) : catalog.pickBuild(t, tag));
     const b = found?.status === "ready" ? found : undefined;
@@ -39,14 +40,14 @@ export function tagRoutes(deps: TemplateRouteDeps): {
 
   const remove = async (req: ControlRequest) => {
     const body = parseWith(DeleteTags, await req.json(), "body");
-    const name = parseTemplateName(body.name, "body.name");
+    const name = requireTemplateName(body.name, "body.name");
     if (name.tag !== undefined) {
       throw new ApiError(
         400,
         `body.name: must be a template name without a tag, got ${JSON.stringify(body.name)}: list the tags in body.tags`,
       );
     }
-    const tags = body.tags.map((t, i) => validateTag(t, `body.tags.${i}`));
+    const tags = body.tags.map((t, i) => requireTag(t, `body.tags.${i}`));
     if (tags.includes(DEFAULT_TAG)) throw new ApiError(400, "Cannot delete the 'default' tag");
     const t = catalog.byName(name.name) ?? catalog.get(name.name);
     if (!t) throw new ApiError(404, `template '${name.name}' not found`);

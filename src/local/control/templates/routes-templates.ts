@@ -7,10 +7,12 @@
 import { ENVD_VERSION } from "../../../wire/envd";
 import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
-import { BASE_TEMPLATE_ID, DEFAULT_CPU_COUNT, DEFAULT_MEMORY_MB, DEFAULT_TAG } from "./constants";
+import { DEFAULT_TAG } from "../../../wire/template-names";
+import { BASE_TEMPLATE_ID, DEFAULT_CPU_COUNT, DEFAULT_MEMORY_MB } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
 import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
-import { newBuildId, newTemplateId, parseTemplateName, validateTag } from "./names";
+import { newBuildID, newTemplateID } from "../../../wire/ids";
+import { requireTag, requireTemplateName } from "./names";
 import { emptyResponse, paginate } from "./responses";
 import { internalsOf } from "./registry";
 import { BuildRequestV3, PageQuery, queryObject, TemplateUpdate } from "./schemas";
@@ -35,7 +37,7 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
         400,
         'body.name: Name is required, got nothing: send {"name": "my-template"}',
       );
-    const parsed = parseTemplateName(raw, body.name !== undefined ? "body.name" : "body.alias");
+    const parsed = requireTemplateName(raw, body.name !== undefined ? "body.name" : "body.alias");
     if (parsed.name === BASE_TEMPLATE_ID) {
       throw new ApiError(
         400,
@@ -44,20 +46,19 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
     }
     const tags = new Set<string>();
     if (parsed.tag) tags.add(parsed.tag);
-    for (const [i, tag] of (body.tags ?? []).entries())
-      tags.add(validateTag(tag, `body.tags.${i}`));
+    for (const [i, tag] of (body.tags ?? []).entries()) tags.add(requireTag(tag, `body.tags.${i}`));
     if (tags.size === 0) tags.add(DEFAULT_TAG);
     const now = new Date().toISOString();
     let t = catalog.byName(parsed.name);
     if (!t) {
       t = newTemplateRecord(
-        { templateID: newTemplateId(), name: parsed.name, kind: "template", public: false },
+        { templateID: newTemplateID(), name: parsed.name, kind: "template", public: false },
         now,
       );
       catalog.add(t);
     }
     const build: BuildRecord = {
-      buildID: newBuildId(),
+      buildID: newBuildID(),
       status: "waiting",
       createdAt: now,
       updatedAt: now,
@@ -132,7 +133,7 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
 
   const alias = async (req: ControlRequest) => {
     const raw = req.params.alias;
-    const parsed = parseTemplateName(raw, "alias");
+    const parsed = requireTemplateName(raw, "alias");
     const t = catalog.byName(parsed.name) ?? catalog.get(parsed.name);
     if (!t) throw new ApiError(404, `template '${parsed.name}' not found`);
     if (parsed.tag !== undefined && !t.tags[parsed.tag]) {

@@ -1,21 +1,31 @@
 /**
- * zod schemas of the template and snapshot request bodies and queries
- * (wire-protocol.md 4 and 4.1). Objects drop unknown fields: the SDK puts
- * client-only fields (`forceUpload`, `gzip`, `minFreeDiskMb`…) in them.
+ * The template and snapshot request bodies and queries (wire-protocol.md 4
+ * and 4.1): the wire's body schemas (src/wire/control-requests.ts), extended
+ * where the service is deliberately more lenient: an absent field may be
+ * `null` (the SDKs send it), and names are checked by the handler so that a
+ * bad one gets the grammar's own message. Unknown fields are dropped: the SDK
+ * puts client-only fields (`forceUpload`, `gzip`, `minFreeDiskMb`...) in them.
  *
  * @module
  */
 import { z } from "zod";
-import { LOG_LEVELS } from "./model";
+import {
+  AssignTemplateTagsBody,
+  DeleteTemplateTagsBody,
+  LOG_LEVELS,
+  SandboxSnapshotBody,
+  TemplateBuildRequestV3Body,
+  TemplateBuildStartV2Body,
+  TemplateStepBody,
+  TemplateUpdateBody,
+} from "../../../wire/control-requests";
+import { MAX_TEMPLATE_NAME_LENGTH } from "../../../wire/template-names";
 import { MAX_PAGE_SIZE } from "./constants";
 
 const optionalString = z
   .string()
   .nullish()
   .transform((v) => v ?? undefined);
-
-/** E2B's `maxLength` of a template name or alias (tag included). */
-export const MAX_TEMPLATE_NAME_LENGTH = 128;
 
 const templateName = z
   .string()
@@ -24,18 +34,18 @@ const templateName = z
   .transform((v) => v ?? undefined);
 
 /** `TemplateBuildRequestV3`. */
-export const BuildRequestV3 = z.object({
+export const BuildRequestV3 = TemplateBuildRequestV3Body.extend({
   name: templateName,
   tags: z.array(z.string()).nullish(),
   alias: templateName,
   teamID: optionalString,
   cpuCount: z.number().int().min(1).nullish(),
   memoryMB: z.number().int().min(128).nullish(),
-});
+  minFreeDiskMb: z.unknown().optional(),
+}).strip();
 
-/** `TemplateStep`. */
-export const TemplateStepSchema = z.object({
-  type: z.string().min(1),
+/** `TemplateStep`: `args` and `force` get their documented defaults. */
+export const TemplateStepSchema = TemplateStepBody.extend({
   args: z
     .array(z.string())
     .nullish()
@@ -45,13 +55,12 @@ export const TemplateStepSchema = z.object({
     .boolean()
     .nullish()
     .transform((v) => v ?? false),
-});
+}).strip();
 
 /** `TemplateBuildStartV2`. */
-export const BuildStartV2 = z.object({
+export const BuildStartV2 = TemplateBuildStartV2Body.extend({
   fromImage: optionalString,
   fromTemplate: optionalString,
-  fromImageRegistry: z.unknown().optional(),
   force: z.boolean().nullish(),
   steps: z
     .array(TemplateStepSchema)
@@ -59,19 +68,23 @@ export const BuildStartV2 = z.object({
     .transform((v) => v ?? []),
   startCmd: optionalString,
   readyCmd: optionalString,
-});
+}).strip();
 
 /** `{public?: bool}` of the PATCH routes. */
-export const TemplateUpdate = z.object({ public: z.boolean().nullish() });
+export const TemplateUpdate = TemplateUpdateBody.extend({ public: z.boolean().nullish() }).strip();
 
-/** `AssignTemplateTagsRequest`. */
-export const AssignTags = z.object({ target: z.string().min(1), tags: z.array(z.string()).min(1) });
+/** `AssignTemplateTagsRequest`: tags are checked by the handler, each named by its index. */
+export const AssignTags = AssignTemplateTagsBody.extend({
+  tags: z.array(z.string()).min(1),
+}).strip();
 
-/** `DeleteTemplateTagsRequest`. */
-export const DeleteTags = z.object({ name: z.string().min(1), tags: z.array(z.string()).min(1) });
+/** `DeleteTemplateTagsRequest`: tags are checked by the handler, each named by its index. */
+export const DeleteTags = DeleteTemplateTagsBody.extend({
+  tags: z.array(z.string()).min(1),
+}).strip();
 
 /** `{name?}` of `POST /sandboxes/{id}/snapshots`. */
-export const SnapshotRequest = z.object({ name: optionalString });
+export const SnapshotRequest = SandboxSnapshotBody.extend({ name: optionalString }).strip();
 
 const intParam = (min: number, max: number, fallback: number) =>
   z.coerce

@@ -4,10 +4,14 @@
  *
  * @module
  */
+import type { components } from "../../../gen/control.gen";
 import { ENVD_VERSION } from "../../../wire/envd";
+import { DEFAULT_TAG } from "../../../wire/template-names";
 import { REPORTED_DISK_SIZE_MB } from "./constants";
 import type { TemplateCatalog } from "./catalog";
 import type { BuildRecord, TemplateRecord } from "./model";
+
+type Schemas = components["schemas"];
 
 /** The build a template's summary shows: the default tag's ready build, else the newest. */
 function headlineBuild(catalog: TemplateCatalog, t: TemplateRecord): BuildRecord | undefined {
@@ -21,7 +25,7 @@ function names(t: TemplateRecord): { names: string[]; aliases: string[] } {
 }
 
 /** `Template`: every field required. */
-export function templateView(catalog: TemplateCatalog, t: TemplateRecord): Record<string, unknown> {
+export function templateView(catalog: TemplateCatalog, t: TemplateRecord): Schemas["Template"] {
   const b = headlineBuild(catalog, t);
   return {
     templateID: t.templateID,
@@ -43,7 +47,7 @@ export function templateView(catalog: TemplateCatalog, t: TemplateRecord): Recor
 }
 
 /** `TemplateBuild`. */
-export function buildView(b: BuildRecord): Record<string, unknown> {
+export function buildView(b: BuildRecord): Schemas["TemplateBuild"] {
   return {
     buildID: b.buildID,
     status: b.status,
@@ -61,7 +65,7 @@ export function buildView(b: BuildRecord): Record<string, unknown> {
 export function templateWithBuildsView(
   t: TemplateRecord,
   builds: BuildRecord[],
-): Record<string, unknown> {
+): Schemas["TemplateWithBuilds"] {
   return {
     templateID: t.templateID,
     public: t.public,
@@ -75,11 +79,8 @@ export function templateWithBuildsView(
 }
 
 /** The tags of `t` with the build each points at (`TemplateTag[]`). */
-export function tagsView(
-  catalog: TemplateCatalog,
-  t: TemplateRecord,
-): Array<{ tag: string; buildID: string; createdAt: string }> {
-  const out: Array<{ tag: string; buildID: string; createdAt: string }> = [];
+export function tagsView(catalog: TemplateCatalog, t: TemplateRecord): Schemas["TemplateTag"][] {
+  const out: Schemas["TemplateTag"][] = [];
   for (const [tag, history] of Object.entries(t.tags)) {
     const ready = catalog.pickBuild(t, tag);
     const assignment = ready
@@ -92,11 +93,11 @@ export function tagsView(
 
 /** A snapshot's id: `<name>:default` when named, else `<templateID>:default`. */
 export function snapshotId(t: TemplateRecord): string {
-  return `${t.name ?? t.templateID}:default`;
+  return `${t.name ?? t.templateID}:${DEFAULT_TAG}`;
 }
 
 /** `SnapshotInfo`. */
-export function snapshotView(t: TemplateRecord): { snapshotID: string; names: string[] } {
+export function snapshotView(t: TemplateRecord): Schemas["SnapshotInfo"] {
   const id = snapshotId(t);
   return { snapshotID: id, names: [id] };
 }

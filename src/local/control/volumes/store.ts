@@ -14,19 +14,18 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { z } from "zod";
+import {
+  NAME_MAX_LENGTH as VOLUME_NAME_MAX,
+  VOLUME_ID_PATTERN,
+  VOLUME_NAME_PATTERN,
+} from "../../../wire/ids";
 import { ApiError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
 import { safeEqual } from "../tokens";
 import { SANDBOX_USER_IDS } from "./owner";
 
-/** Volume names: the `NewVolume.name` pattern of E2B's spec. */
-export const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
-/** The longest accepted volume name. */
-export const VOLUME_NAME_MAX = 128;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 const recordSchema = z.object({
-  volumeID: z.string().regex(UUID_PATTERN),
+  volumeID: z.string().regex(VOLUME_ID_PATTERN),
   name: z.string().regex(VOLUME_NAME_PATTERN),
   createdAt: z.string(),
 });
@@ -155,7 +154,7 @@ export class VolumeStore {
 
 /** Throws a 400 unless `id` is a volume id (a UUID). */
 export function assertVolumeID(id: string): void {
-  if (!UUID_PATTERN.test(id))
+  if (!VOLUME_ID_PATTERN.test(id))
     throw new ApiError(
       400,
       `invalid volume ID ${JSON.stringify(id.slice(0, 80))}: use the volumeID returned by create (a UUID)`,

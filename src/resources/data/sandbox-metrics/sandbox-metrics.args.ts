@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { sandboxIDSchema } from "../sandbox/sandbox.args";
+import { sandboxIDSchema } from "../../core/fields";
 
 const unixSeconds = z.number().int().min(0, { error: "must be unix seconds >= 0" });
 

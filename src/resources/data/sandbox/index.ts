@@ -4,11 +4,6 @@
  * @module
  */
 export { sandboxDataSource } from "./sandbox.descriptor";
-export {
-  sandboxDataArgsSchema,
-  sandboxFieldsSchema,
-  sandboxIDSchema,
-  sandboxMetricSchema,
-} from "./sandbox.args";
+export { sandboxDataArgsSchema, sandboxFieldsSchema, sandboxMetricSchema } from "./sandbox.args";
 export type { SandboxDataArgs, SandboxFields, SandboxMetricSample } from "./sandbox.args";
 export { readSandbox } from "./sandbox.read";

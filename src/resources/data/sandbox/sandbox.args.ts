@@ -5,13 +5,7 @@
  * @module
  */
 import { z } from "zod";
-
-/** A sandbox ID, as the service issues them. */
-export const sandboxIDSchema = z
-  .string({ error: "must be a sandbox ID string" })
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)?$/, {
-    error: 'must be a sandbox ID like "i1a2b3c4d5e6f7g8h9i0j"',
-  });
+import { sandboxIDSchema } from "../../core/fields";
 
 /** The arguments of the `sandbox` data source. */
 export const sandboxDataArgsSchema = z.strictObject({

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { sandboxIDSchema } from "../sandbox/sandbox.args";
+import { sandboxIDSchema } from "../../core/fields";
 
 /** The arguments of the `snapshots` data source. */
 export const snapshotsDataArgsSchema = z.strictObject({

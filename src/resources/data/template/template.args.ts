@@ -5,22 +5,15 @@
  * @module
  */
 import { z } from "zod";
-import { nameProblem, normaliseName } from "../../template/template.names";
+import { templateNameSchema } from "../../core/fields";
 
 /** The arguments of the `template` data source: exactly one of `name` and `templateID`. */
 export const templateDataArgsSchema = z
   .strictObject({
-    name: z
-      .string({ error: "must be a string [namespace/]alias[:tag]" })
-      .superRefine((name, ctx) => {
-        const problem = nameProblem(normaliseName(name));
-        if (problem) ctx.addIssue({ code: "custom", message: `${problem}: e.g. "my-tools:v1"` });
-      })
-      .optional()
-      .meta({
-        description:
-          'The template\'s name, [namespace/]alias[:tag]; the tag picks the build (default: "default"). Exactly one of name, templateID.',
-      }),
+    name: templateNameSchema("my-tools:v1").optional().meta({
+      description:
+        'The template\'s name, [namespace/]alias[:tag]; the tag picks the build (default: "default"). Exactly one of name, templateID.',
+    }),
     templateID: z
       .string({ error: "must be a template ID string" })
       .min(1, { error: "must be a non-empty template ID" })

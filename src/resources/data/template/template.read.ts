@@ -6,7 +6,7 @@
 import { SandboxIacError } from "../../../errors";
 import type { ResourceContext } from "../../core/lifecycle";
 import { templateControl } from "../../template/template.control";
-import { DEFAULT_TAG, normaliseName, parseTemplateName } from "../../template/template.names";
+import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import { currentTagsOf } from "../../template/template.tags";
 import type { TemplateDataArgs, TemplateDataResult } from "./template.args";
 
@@ -24,9 +24,9 @@ export async function readTemplate(
   ctx: ResourceContext,
 ): Promise<TemplateDataResult> {
   const control = templateControl(ctx);
-  const parsed = args.name !== undefined ? parseTemplateName(normaliseName(args.name)) : undefined;
+  const parsed = args.name !== undefined ? parseTemplateName(args.name) : undefined;
   const what = JSON.stringify(args.name ?? args.templateID);
-  const templateID = parsed ? await control.lookupName(parsed.base) : args.templateID;
+  const templateID = parsed ? await control.lookupName(parsed.name) : args.templateID;
   if (templateID === undefined) throw missing(what);
   const state = await control.getTemplate(templateID);
   if (!state) throw missing(what);

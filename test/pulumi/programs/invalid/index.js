@@ -1,6 +1,6 @@
 // Inputs wrong in several places at once, for the check test.
 "use strict";
-const { Template, SandboxReader } = require("sandbox-iac/pulumi");
+const { Template, SandboxReader, Provisioner } = require("sandbox-iac/pulumi");
 
 new Template("bad", {
   name: "Not A/Valid/Name",
@@ -9,3 +9,5 @@ new Template("bad", {
   build: { fromTemplate: "base", fromImage: "ubuntu:22.04", steps: [{}] },
 });
 new SandboxReader("bad-reader", { sandboxID: "NOT VALID", includeMetrics: "yes" });
+// Misspelt keys: each is refused with the key it was meant to be.
+new Provisioner("bad-keys", { template: "base", comands: [{ run: "true" }], timeout: 60 });
