@@ -25,7 +25,12 @@ export type { SecretMethods, SecretMetadata } from "./secrets";
 export type { Volume, VolumeAndToken, VolumeEntryStat, SecretInfo } from "./volume.schemas";
 export { OPERATIONS, isIdempotent } from "./operations";
 export type { OperationName } from "./operations";
-export { STATUS_TO_CODE, codeForStatus } from "./errors";
+export {
+  CODE_FOR_STATUS,
+  STATUS_FOR_CODE,
+  codeForStatus,
+  statusForCode,
+} from "../../wire/control-status";
 export type {
   AssignedTemplateTags,
   BuildLogEntry,

@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes, randomInt } from "node:crypto";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -23,14 +23,14 @@ export function newClientID(): string {
 
 /**
  * The sandbox id of a path parameter: the part before a `-`.
- * Throws an ApiError 400 for more than one `-` or characters outside `[a-z0-9]`.
+ * Throws `invalid_argument` for more than one `-` or characters outside `[a-z0-9]`.
  */
 export function parseSandboxID(raw: string): string {
   const parts = raw.split("-");
   const id = parts[0] ?? "";
   if (parts.length > 2 || !/^[a-z0-9]+$/.test(id)) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `Invalid sandbox ID ${JSON.stringify(raw.slice(0, 80))}: use the sandboxID returned by create, e.g. i0123456789abcdefghij`,
     );
   }

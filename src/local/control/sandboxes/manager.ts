@@ -11,7 +11,7 @@
 import { needsTrafficToken, type NetworkUpdate } from "./network";
 import * as path from "node:path";
 import type { RuntimeSandbox } from "../../runtime/types";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
 import { envdAccessToken, trafficAccessToken } from "../tokens";
 import { bootSandbox } from "./boot";
@@ -195,7 +195,7 @@ export class SandboxManager implements SandboxManagerView {
   async create(input: CreateSandboxInput): Promise<SandboxRecord> {
     this.assertOpen();
     const tpl = this.opts.templates.resolve(input.template);
-    if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
+    if (!tpl) throw serviceError("not_found", `template '${input.template}' not found`);
     // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
     const started = input.volumeMounts?.length
       ? undefined
@@ -230,7 +230,10 @@ export class SandboxManager implements SandboxManagerView {
   async createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object> {
     const parent = this.live.get(parentID)?.record;
     if (!parent) {
-      throw new ApiError(404, `Sandbox "${parentID}" doesn't exist or you don't have access to it`);
+      throw serviceError(
+        "not_found",
+        `Sandbox "${parentID}" doesn't exist or you don't have access to it`,
+      );
     }
     const record = await this.create({
       template: templateID,
@@ -257,7 +260,7 @@ export class SandboxManager implements SandboxManagerView {
   async pause(sandboxID: string, memory: boolean): Promise<void> {
     await this.locked(sandboxID, async (l) => {
       if (l.record.state === "paused")
-        throw new ApiError(409, `Sandbox ${sandboxID} is already paused`);
+        throw serviceError("conflict", `Sandbox ${sandboxID} is already paused`);
       await pauseLocked(this.ctx, l, memory, "sandbox paused");
     });
   }
@@ -266,7 +269,7 @@ export class SandboxManager implements SandboxManagerView {
   async resume(sandboxID: string, timeoutSec: number): Promise<SandboxRecord> {
     return this.locked(sandboxID, async (l) => {
       if (l.record.state === "running")
-        throw new ApiError(409, `Sandbox ${sandboxID} is already running`);
+        throw serviceError("conflict", `Sandbox ${sandboxID} is already running`);
       await resumeLocked(this.ctx, l, timeoutSec);
       return l.record;
     });
@@ -292,8 +295,8 @@ export class SandboxManager implements SandboxManagerView {
   async setTimeout(sandboxID: string, timeoutSec: number): Promise<void> {
     await this.locked(sandboxID, async (l) => {
       if (l.record.state !== "running")
-        throw new ApiError(
-          409,
+        throw serviceError(
+          "conflict",
           `Sandbox ${sandboxID} is not running (state '${l.record.state}'); resume it first`,
         );
       l.record.endAt = new Date(Date.now() + Math.max(0, timeoutSec) * 1000).toISOString();
@@ -356,7 +359,10 @@ export class SandboxManager implements SandboxManagerView {
 
   private assertOpen(): void {
     if (this.closed)
-      throw new ApiError(503, "the local sandbox service is shutting down; start it again");
+      throw serviceError(
+        "unavailable",
+        "the local sandbox service is shutting down; start it again",
+      );
   }
 
   private async locked<T>(sandboxID: string, fn: (l: Live) => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { syncDir } from "../state-file";
 import { UPLOAD_TOKEN_TTL_MS } from "./constants";
 
@@ -58,7 +58,7 @@ export class TemplateFileStore {
     return token;
   }
 
-  /** Consumes a grant; throws an {@link ApiError} 403 when it is unknown, expired or for other files. */
+  /** Consumes a grant; throws `permission_denied` when it is unknown, expired or for other files. */
   private redeem(templateID: string, hash: string, token: string): void {
     const g = this.grants.get(token);
     const ok =
@@ -67,8 +67,8 @@ export class TemplateFileStore {
       safeEqual(g.templateID, templateID) &&
       safeEqual(g.hash, hash);
     if (!ok) {
-      throw new ApiError(
-        403,
+      throw serviceError(
+        "permission_denied",
         "the upload link is unknown, expired or for other files: ask for a new one with GET /templates/{templateID}/files/{hash}",
       );
     }
@@ -102,23 +102,23 @@ export class TemplateFileStore {
     } catch (err) {
       await out.close();
       await fsp.rm(partial, { force: true });
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `the upload of ${hash} was interrupted after ${size} bytes: ${(err as Error).message}`,
       );
     }
     await out.close();
     if (contentLength !== undefined && size !== contentLength) {
       await fsp.rm(partial, { force: true });
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `the upload of ${hash} has ${size} bytes but Content-Length said ${contentLength}`,
       );
     }
     if (size === 0) {
       await fsp.rm(partial, { force: true });
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `the upload of ${hash} is empty: send the tar archive of the COPY sources`,
       );
     }

@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { DEFAULT_TAG } from "./constants";
 
 const ALIAS_RE = /^[a-z0-9-_]+$/;
@@ -30,15 +30,18 @@ export interface TemplateName {
 
 /**
  * Normalises (trim, lower-case) and validates `raw` as `[namespace/]alias[:tag]`.
- * Throws an {@link ApiError} 400 naming `field` and the rule that failed.
+ * Throws `invalid_argument` naming `field` and the rule that failed.
  */
 export function parseTemplateName(raw: string, field: string): TemplateName {
   const value = raw.trim().toLowerCase();
   if (value.length === 0)
-    throw new ApiError(400, `${field}: Name is required, got ${JSON.stringify(raw)}`);
+    throw serviceError(
+      "invalid_argument",
+      `${field}: Name is required, got ${JSON.stringify(raw)}`,
+    );
   if (value.length > MAX_NAME_LENGTH) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `${field}: must be at most ${MAX_NAME_LENGTH} characters, got ${value.length}`,
     );
   }
@@ -49,14 +52,14 @@ export function parseTemplateName(raw: string, field: string): TemplateName {
   const alias = colon >= 0 ? rest.slice(0, colon) : rest;
   const tag = colon >= 0 ? rest.slice(colon + 1) : undefined;
   if (namespace !== undefined && !ALIAS_RE.test(namespace)) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `${field}: namespace must match ${ALIAS_RE.source}, got ${JSON.stringify(namespace)}`,
     );
   }
   if (!ALIAS_RE.test(alias)) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `${field}: alias must match ${ALIAS_RE.source}, got ${JSON.stringify(alias)}: use lower-case letters, digits, '-' and '_'`,
     );
   }
@@ -69,17 +72,20 @@ export function parseTemplateName(raw: string, field: string): TemplateName {
   };
 }
 
-/** Validates a tag; throws an {@link ApiError} 400 naming `field` otherwise. Returns it normalised. */
+/** Validates a tag; throws `invalid_argument` naming `field` otherwise. Returns it normalised. */
 export function validateTag(raw: string, field: string): string {
   const tag = raw.trim().toLowerCase();
   if (!TAG_RE.test(tag)) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `${field}: tag must match ${TAG_RE.source}, got ${JSON.stringify(raw)}`,
     );
   }
   if (UUID_RE.test(tag))
-    throw new ApiError(400, `${field}: tag must not be a UUID, got ${JSON.stringify(raw)}`);
+    throw serviceError(
+      "invalid_argument",
+      `${field}: tag must not be a UUID, got ${JSON.stringify(raw)}`,
+    );
   return tag;
 }
 

@@ -14,7 +14,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { z } from "zod";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
 import { safeEqual } from "../tokens";
 import { SANDBOX_USER_IDS } from "./owner";
@@ -78,7 +78,7 @@ export class VolumeStore {
   get(volumeID: string): VolumeRecord {
     assertVolumeID(volumeID);
     const v = this.byId.get(volumeID);
-    if (!v) throw new ApiError(404, `volume '${volumeID}' not found`);
+    if (!v) throw serviceError("not_found", `volume '${volumeID}' not found`);
     return v;
   }
 
@@ -107,8 +107,8 @@ export class VolumeStore {
     return this.serial(async () => {
       assertVolumeName(name);
       if (this.byName(name))
-        throw new ApiError(
-          409,
+        throw serviceError(
+          "conflict",
           `a volume named '${name}' already exists: pick another name, or use the existing volume`,
         );
       const record: VolumeRecord = {
@@ -156,8 +156,8 @@ export class VolumeStore {
 /** Throws a 400 unless `id` is a volume id (a UUID). */
 export function assertVolumeID(id: string): void {
   if (!UUID_PATTERN.test(id))
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `invalid volume ID ${JSON.stringify(id.slice(0, 80))}: use the volumeID returned by create (a UUID)`,
     );
 }
@@ -165,8 +165,8 @@ export function assertVolumeID(id: string): void {
 /** Throws a 400 unless `name` is a valid volume name. */
 export function assertVolumeName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !VOLUME_NAME_PATTERN.test(name) || name.length > VOLUME_NAME_MAX)
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `body.name: a volume name is 1 to ${VOLUME_NAME_MAX} characters of letters, digits, '_' and '-', got ${JSON.stringify(name)?.slice(0, 80) ?? "nothing"}`,
     );
 }
