@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as http from "node:http";
 import { redact, SandboxIacError } from "../errors";
-import { AGENT_SOCKET_IN_SANDBOX } from "../local/agent-launch";
+import { AGENT_SOCKET_IN_SANDBOX } from "../wire/agent-paths";
 import { DEFAULT_USER } from "../wire/envd";
 import { createAgentHandler } from "./server";
 import { createAgentState, type AgentState } from "./state";

@@ -19,8 +19,8 @@ import {
   AGENT_NODE_IN_SANDBOX,
   AGENT_RUN_DIR_IN_SANDBOX,
   AGENT_SOCKET_IN_SANDBOX,
-  agentBundleDirOnHost,
-} from "../../local/agent-launch";
+} from "../../wire/agent-paths";
+import { agentBundleDirOnHost } from "../../local/agent-launch";
 
 /** A running test sandbox. */
 export interface TestSandbox {

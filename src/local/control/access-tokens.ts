@@ -10,7 +10,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { serviceError, type Route } from "./http";
-import { safeEqual } from "./tokens";
+import { safeEqual } from "../../wire/safe-equal";
 
 /** How long a minted token lasts, in seconds: the CLI refreshes only expired ones. */
 const TOKEN_LIFETIME_SEC = 365 * 24 * 3600;

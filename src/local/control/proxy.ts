@@ -13,7 +13,7 @@ import { CORS_HEADERS } from "./cors";
 import type { SandboxManager } from "./sandboxes/manager";
 import type { SandboxRecord } from "./sandboxes/record";
 import { envdMetricsView } from "./sandboxes/metrics";
-import { safeEqual } from "./tokens";
+import { safeEqual } from "../../wire/safe-equal";
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set([

@@ -157,7 +157,10 @@ export function errorResponse(
   if (SandboxIacError.is(err)) {
     const { status, message } = failureAnswer(err);
     if (status >= 500) log(`${where}: ${message}`);
-    return jsonError(status, message);
+    const response = jsonError(status, message);
+    // The unread rest of a body too large is not drained: the connection cannot be used again.
+    if (status === 413) response.headers = { Connection: "close" };
+    return response;
   }
   log(
     `${where}: unexpected failure: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,

@@ -13,7 +13,7 @@ import type { RuntimeSandbox } from "../runtime/types";
 import type { SandboxManager } from "./sandboxes/manager";
 import type { SandboxRecord } from "./sandboxes/record";
 import { filesSignature } from "../../wire/files-signature";
-import { safeEqual } from "./tokens";
+import { safeEqual } from "../../wire/safe-equal";
 
 /** A request addressed to a sandbox. */
 export interface SandboxAddress {

@@ -13,7 +13,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../agent-launch";
+import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../../wire/agent-paths";
 import { bootIdArgs } from "./boot-id";
 import {
   AGENT_OOM_SCORE_ADJ,

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
-import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../agent-launch";
+import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../../wire/agent-paths";
 import { LAYER_ROOT, LAYERS_DIR } from "./constants";
 import { copyUpperOut } from "./disk";
 import { PARTIAL_LAYER_PREFIX } from "./layer-copy";

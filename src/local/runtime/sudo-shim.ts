@@ -10,7 +10,7 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../agent-launch";
+import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../../wire/agent-paths";
 
 /** Where the shim lives, relative to the layer's `/usr`. */
 const SHIM_IN_USR = path.join("local", "bin", "sudo");

@@ -8,10 +8,11 @@
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { serviceError } from "../http";
 import { syncDir } from "../state-file";
+import { safeEqual } from "../../../wire/safe-equal";
 import { UPLOAD_TOKEN_TTL_MS } from "./constants";
 
 /** `^[0-9a-f]{64}$`: a sha256 in hex, the SDK's files hash. */
@@ -128,10 +129,4 @@ export class TemplateFileStore {
     await fsp.rm(path.join(this.dir, `${hash}.tar${gz ? "" : ".gz"}`), { force: true });
     await syncDir(this.dir);
   }
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import * as path from "node:path";
-import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../../agent-launch";
+import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../../../wire/agent-paths";
 import { serviceError } from "../http";
 import type { VolumeStore } from "./store";
 

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { serviceError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
-import { safeEqual } from "../tokens";
+import { safeEqual } from "../../../wire/safe-equal";
 import { SANDBOX_USER_IDS } from "./owner";
 
 /** Volume names: the `NewVolume.name` pattern of E2B's spec. */
