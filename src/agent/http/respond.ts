@@ -40,7 +40,9 @@ export function sendError(res: ServerResponse, status: number, message: string):
 /** Reads a JSON body of at most `limit` bytes (`{}` when empty); 400 when it is not JSON, 413 when too big. */
 export async function readJson(req: IncomingMessage, limit = 1 << 20): Promise<unknown> {
   try {
-    return (await readJsonBody(req, limit)) ?? {};
+    const body = await readJsonBody(req, limit);
+    // An empty body is an empty object; a `null` body stays null, for the route to refuse.
+    return body === undefined ? {} : body;
   } catch (err) {
     const e = SandboxIacError.from(err, { operation: "request body", code: "invalid_argument" });
     throw new HttpError(e.status ?? 400, e.reason);
