@@ -59,5 +59,5 @@ export function httpFsError(err: unknown, what: string): HttpError {
   if (err instanceof HttpError) return err;
   const report = errnoReport(err);
   if (report) return new HttpError(report.status, `${what}: ${report.reason}`);
-  return new HttpError(500, `${what}: ${(err as Error)?.message ?? String(err)}`);
+  return new HttpError(500, `${what}: ${SandboxIacError.from(err, { operation: what }).reason}`);
 }

@@ -14,6 +14,7 @@ import { serviceError } from "../http";
 import { syncDir } from "../state-file";
 import { safeEqual } from "../../../wire/safe-equal";
 import { UPLOAD_TOKEN_TTL_MS } from "./constants";
+import { SandboxIacError } from "../../../errors";
 
 /** `^[0-9a-f]{64}$`: a sha256 in hex, the SDK's files hash. */
 export const FILES_HASH_RE = /^[0-9a-f]{64}$/;
@@ -105,7 +106,7 @@ export class TemplateFileStore {
       await fsp.rm(partial, { force: true });
       throw serviceError(
         "invalid_argument",
-        `the upload of ${hash} was interrupted after ${size} bytes: ${(err as Error).message}`,
+        `the upload of ${hash} was interrupted after ${size} bytes: ${SandboxIacError.from(err, { operation: "templates.upload" }).reason}`,
       );
     }
     await out.close();
