@@ -44,6 +44,8 @@ export interface CallOptions {
 export interface CallContext {
   /** The typed openapi-fetch client, with the API key header set. */
   api: Client<paths>;
+  /** The injected fetch, for the calls outside the API's paths (an upload link). */
+  fetch: typeof fetch;
   /** Default deadline of one call. */
   timeoutMs: number;
   /** Retry tunables. */

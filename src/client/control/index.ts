@@ -18,6 +18,7 @@ export { encodeMetadataFilter } from "./sandbox-list";
 export type { MetricsMethods } from "./metrics";
 export type { SnapshotMethods, ListSnapshotsQuery } from "./snapshots";
 export type { TemplateMethods, TemplatePageQuery, TemplateWithBuildsPage } from "./templates";
+export type { TemplateUploadMethods, UploadArchive } from "./template-upload";
 export type { BuildMethods } from "./builds";
 export type { TagMethods } from "./tags";
 export type { VolumeMethods, VolumeCreateOptions, VolumeFileBody, VolumeRef } from "./volumes";
