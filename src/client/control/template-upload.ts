@@ -62,7 +62,7 @@ export function templateUploadMethods(ctx: CallContext): TemplateUploadMethods {
           },
           signal: init.signal,
           duplex: "half",
-        } as RequestInit);
+        });
         if (response.ok) {
           await response.body?.cancel();
           return { response };
