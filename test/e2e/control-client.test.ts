@@ -164,6 +164,8 @@ describe("control client against the local service", () => {
       const again = await api.uploadTemplateFiles(link.url ?? "", archive).catch((e: unknown) => e);
       expect(again).toMatchObject({ code: "permission_denied", status: 403 });
       expect(String(again)).toContain("expired");
+      expect(String(again)).toContain("ask for a new one with getTemplateFilesUploadLink");
+      expect(String(again)).not.toContain("API key");
 
       const other = randomBytes(32).toString("hex");
       const fresh = new URL((await api.getTemplateFilesUploadLink(templateID, other)).url ?? "");

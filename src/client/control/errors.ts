@@ -30,15 +30,17 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
 
 /**
  * The error for a non-success HTTP answer. `body` is what openapi-fetch parsed:
- * the `Error` object, or the raw text when the body was not JSON.
+ * the `Error` object, or the raw text when the body was not JSON. `hints`
+ * replace the usual fix of a code where the call knows better.
  */
 export function errorFromResponse(
   call: FailedCall,
   status: number,
   body: unknown,
+  hints?: Partial<Record<ErrorCode, string>>,
 ): SandboxIacError {
   const code = codeForStatus(status);
-  const hint = HINTS[code];
+  const hint = hints?.[code] ?? HINTS[code];
   const reason = `HTTP ${status}: ${serverMessage(body)}${hint ? `; ${hint}` : ""}`;
   return new SandboxIacError(code, reason, { ...call, status });
 }

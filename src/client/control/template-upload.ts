@@ -50,7 +50,16 @@ export function templateUploadMethods(ctx: CallContext): TemplateUploadMethods {
         throw invalidArgument(operation, "archive.size", archive.size, "a byte count >= 0");
       // The link's path or query is its credential: the error names the host only.
       const resourceId = `upload link on ${target.origin}`;
-      const spec = { operation, resourceId, success: [200, 201, 204], schema: undefined } as const;
+      const spec = {
+        operation,
+        resourceId,
+        success: [200, 201, 204],
+        schema: undefined,
+        hints: {
+          permission_denied:
+            "the link expired or was used already; ask for a new one with getTemplateFilesUploadLink",
+        },
+      } as const;
       await invoke(ctx, spec, options, async (init) => {
         const response = await ctx.fetch(target, {
           method: "PUT",
