@@ -23,7 +23,7 @@ async function post(url: string, body: string): Promise<{ status: number; body: 
     headers: { [CONTROL_HEADERS.apiKey]: API_KEY, "Content-Type": "application/json" },
     body,
   });
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 describe("control router errors", () => {
