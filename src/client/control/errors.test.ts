@@ -27,6 +27,16 @@ describe("errorFromResponse()", () => {
     );
   });
 
+  it("gives the call's own fix for a code when it has one", () => {
+    const hints = { permission_denied: "ask for a new link" };
+    expect(errorFromResponse(call, 403, { message: "expired" }, hints).message).toBe(
+      "sandboxes.get (iabc) failed: HTTP 403: expired; ask for a new link",
+    );
+    expect(errorFromResponse(call, 404, { message: "gone" }, hints).message).toBe(
+      "sandboxes.get (iabc) failed: HTTP 404: gone",
+    );
+  });
+
   it("redacts an API key the server echoed", () => {
     const key = "e2b_0123456789abcdef0123";
     expect(errorFromResponse(call, 401, `bad key ${key}`).message).not.toContain(key);
