@@ -1,19 +1,20 @@
 import { Code } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { errnoReport } from "./errno";
-import {
-  ERROR_CODE_BY_RPC_CODE,
-  HTTP_STATUS_FOR_RPC_CODE,
-  httpStatusForRpcCode,
-  rpcCodeForHttpStatus,
-} from "./envd-status";
+import { ERROR_CODE_BY_RPC_CODE, httpStatusForRpcCode, rpcCodeForHttpStatus } from "./envd-status";
 
-const ALL_CODES = Object.keys(HTTP_STATUS_FOR_RPC_CODE).map((k) => Number(k) as Code);
+const ALL_CODES = Object.values(Code).filter((c): c is Code => typeof c === "number");
 
 describe("envd status <-> Connect code <-> error code", () => {
   it("has a status and an error code for each of the 16 Connect codes", () => {
     expect(ALL_CODES).toHaveLength(16);
-    for (const code of ALL_CODES) expect(ERROR_CODE_BY_RPC_CODE[code]).toBeDefined();
+    for (const code of ALL_CODES) {
+      expect([codeToString(code), typeof httpStatusForRpcCode(code)]).toEqual([
+        codeToString(code),
+        "number",
+      ]);
+      expect(ERROR_CODE_BY_RPC_CODE[code]).toBeDefined();
+    }
   });
 
   it("reads every code's status back as a code with the same project error code", () => {

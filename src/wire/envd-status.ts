@@ -17,7 +17,7 @@ import type { ErrorCode } from "../errors";
  * answers them; codes that share a status read back as the first code of
  * {@link rpcCodeForHttpStatus} for it.
  */
-export const HTTP_STATUS_FOR_RPC_CODE: Readonly<Record<Code, number>> = Object.freeze({
+const HTTP_STATUS_FOR_RPC_CODE: Readonly<Record<Code, number>> = Object.freeze({
   [Code.Canceled]: 499,
   [Code.Unknown]: 500,
   [Code.InvalidArgument]: 400,

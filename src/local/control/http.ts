@@ -83,7 +83,7 @@ export interface Route {
  * they serve: the router answers their reason alone (the client names the
  * operation itself), and the full message of any other {@link SandboxIacError}.
  */
-export const CONTROL_API_OPERATION = "control API";
+const CONTROL_API_OPERATION = "control API";
 
 /** Options of {@link serviceError}. */
 export interface ServiceErrorOptions {
