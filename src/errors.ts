@@ -49,6 +49,21 @@ export const ERROR_CODES = [
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** What {@link SandboxIacError.from} knows about the failed operation. */
+export interface ErrorContext {
+  /** What was being done, e.g. `templates.saveCatalog`. */
+  operation: string;
+  /** The resource the operation was about. @default none */
+  resourceId?: string | undefined;
+  /**
+   * The code of a failure that is not recognised (not our error, not an abort).
+   * @default "internal"
+   */
+  code?: ErrorCode | undefined;
+  /** The HTTP status to answer, when it is not the code's usual one. @default none */
+  status?: number | undefined;
+}
+
 /** Structured fields carried by every {@link SandboxIacError}. */
 export interface ErrorDetails {
   /** What was being done, in API terms, e.g. `sandboxes.get` or `files.write`. */
@@ -87,6 +102,11 @@ export class SandboxIacError extends Error {
   readonly rpcCode: string | undefined;
   /** The input field at fault, for `invalid_argument`. */
   readonly field: string | undefined;
+  /**
+   * Why it failed, without the operation in front (redacted): what a caller
+   * quotes when it puts the failure inside a message of its own.
+   */
+  readonly reason: string;
 
   constructor(code: ErrorCode, reason: string, details: ErrorDetails) {
     const subject = details.resourceId
@@ -95,6 +115,7 @@ export class SandboxIacError extends Error {
     super(redact(`${subject} failed: ${reason}`), { cause: details.cause });
     this.name = "SandboxIacError";
     this.code = code;
+    this.reason = redact(reason);
     this.operation = details.operation;
     this.resourceId = details.resourceId;
     this.status = details.status;
@@ -110,10 +131,44 @@ export class SandboxIacError extends Error {
     );
   }
 
+  /**
+   * `err` as a {@link SandboxIacError}: returned as is when it is one already;
+   * otherwise wrapped, with `err` as the cause and its message as the reason.
+   * An abort becomes `canceled`, a timeout `timeout`, anything else
+   * `context.code` (default `internal`). Replaces `err as Error` casts: a thrown
+   * value need not be an Error at all.
+   */
+  static from(err: unknown, context: ErrorContext): SandboxIacError {
+    if (SandboxIacError.is(err)) return err;
+    const details = {
+      operation: context.operation,
+      resourceId: context.resourceId,
+      status: context.status,
+      cause: err,
+    };
+    // DOMException is not always `instanceof Error` (other realms): read the name.
+    const name = (err as { name?: unknown } | null | undefined)?.name;
+    if (name === "AbortError") return new SandboxIacError("canceled", reasonOf(err), details);
+    if (name === "TimeoutError") return new SandboxIacError("timeout", reasonOf(err), details);
+    return new SandboxIacError(context.code ?? "internal", reasonOf(err), details);
+  }
+
   /** True when `err` is a {@link SandboxIacError} with the given code. */
   static hasCode(err: unknown, code: ErrorCode): err is SandboxIacError {
     return SandboxIacError.is(err) && err.code === code;
   }
+}
+
+/**
+ * The message of anything thrown: an Error's message (its reason when it is a
+ * {@link SandboxIacError}), a string as is, anything else rendered short.
+ */
+function reasonOf(err: unknown): string {
+  if (SandboxIacError.is(err)) return err.reason;
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === "string") return err;
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  return typeof message === "string" ? message : describeValue(err);
 }
 
 /**

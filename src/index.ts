@@ -11,7 +11,7 @@
 export { resolveConfig } from "./config";
 export type { ResolvedConfig } from "./config";
 export { ERROR_CODES, SandboxIacError, invalidArgument, redact } from "./errors";
-export type { ErrorCode, ErrorDetails } from "./errors";
+export type { ErrorCode, ErrorContext, ErrorDetails } from "./errors";
 export { createControlClient } from "./client/control";
 export type { ControlClient, ControlClientOptions, CallOptions } from "./client/control";
 export { createSandboxClient, commandResultOf, fileSignature } from "./client/sandbox";

@@ -3,20 +3,8 @@
  *
  * @module
  */
-import { timingSafeEqual } from "node:crypto";
 import { filesSignature } from "../wire/files-signature";
-
-/** Constant-time string equality. */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  if (x.length !== y.length) {
-    // Still spend the comparison so timing does not leak the length match.
-    timingSafeEqual(x, x);
-    return false;
-  }
-  return timingSafeEqual(x, y);
-}
+import { safeEqual } from "../wire/safe-equal";
 
 /** True when a token is set and `given` is that token. */
 export function tokenMatches(token: string | undefined, given: string | undefined): boolean {

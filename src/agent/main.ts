@@ -122,7 +122,11 @@ async function startSudo(socket: string, state: AgentState): Promise<void> {
     const server = await startSudoServer({ socket, owner, state });
     server.unref();
   } catch (err) {
-    console.error(redact(`agent: sudo socket at ${socket} not started: ${(err as Error).message}`));
+    console.error(
+      redact(
+        `agent: sudo socket at ${socket} not started: ${SandboxIacError.from(err, { operation: "agent.start" }).reason}`,
+      ),
+    );
   }
 }
 
@@ -130,7 +134,9 @@ function sudoMain(args: string[]): void {
   runSudoClient(args).then(
     (code) => process.stdout.write("", () => process.stderr.write("", () => process.exit(code))),
     (err: unknown) => {
-      process.stderr.write(`sudo: ${(err as Error).message}\n`);
+      process.stderr.write(
+        `sudo: ${SandboxIacError.from(err, { operation: "agent.start" }).reason}\n`,
+      );
       process.exit(1);
     },
   );
@@ -156,7 +162,11 @@ function main(): void {
       process.on("SIGINT", stop);
     },
     (err: unknown) => {
-      console.error(redact(`agent: cannot listen on ${socket}: ${(err as Error).message}`));
+      console.error(
+        redact(
+          `agent: cannot listen on ${socket}: ${SandboxIacError.from(err, { operation: "agent.start" }).reason}`,
+        ),
+      );
       process.exit(1);
     },
   );

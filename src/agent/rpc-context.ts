@@ -4,6 +4,7 @@
  * @module
  */
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { SandboxIacError } from "../errors";
 import { ENVD_HEADERS } from "../wire/envd";
 import { errnoReport } from "../wire/errno";
 import { PathError, resolvePath } from "./paths";
@@ -39,6 +40,8 @@ export function fsError(err: unknown, what: string): ConnectError {
   if (err instanceof ConnectError) return err;
   const report = errnoReport(err);
   if (report) return new ConnectError(`${what}: ${report.reason}`, report.code);
-  const e = err as Error | undefined;
-  return new ConnectError(`${what}: ${e?.message ?? String(err)}`, Code.Internal);
+  return new ConnectError(
+    `${what}: ${SandboxIacError.from(err, { operation: what }).reason}`,
+    Code.Internal,
+  );
 }

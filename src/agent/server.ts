@@ -8,7 +8,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { Filesystem } from "../gen/envd/filesystem/filesystem_pb";
 import { Process } from "../gen/envd/process/process_pb";
-import { redact } from "../errors";
+import { redact, SandboxIacError } from "../errors";
 import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, ENVD_ROUTES } from "../wire/envd";
 import { checkSignature, tokenMatches } from "./auth";
 import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
@@ -186,8 +186,10 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
         sendError(res, err.status, err.message);
         return;
       }
-      log(redact(`agent: ${key} failed: ${(err as Error)?.stack ?? String(err)}`));
-      sendError(res, 500, `${key} failed: ${(err as Error)?.message ?? String(err)}`);
+      const failure = SandboxIacError.from(err, { operation: key });
+      const stack = err instanceof Error ? err.stack : undefined;
+      log(redact(`agent: ${key} failed: ${stack ?? failure.reason}`));
+      sendError(res, 500, `${key} failed: ${failure.reason}`);
     });
   };
 }

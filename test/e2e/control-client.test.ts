@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { gzipSync } from "node:zlib";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
@@ -146,6 +147,33 @@ describe("control client against the local service", () => {
       );
       expect(link.present).toBe(false);
       expect(link.url).toEqual(expect.any(String));
+    });
+
+    it("uploads an archive through its link once; a used or forged link is permission_denied", async () => {
+      const hash = randomBytes(32).toString("hex");
+      const link = await api.getTemplateFilesUploadLink(templateID, hash);
+      const bytes = gzipSync(Buffer.from("not really a tar, the store keeps it as sent"));
+      const archive = {
+        size: bytes.length,
+        open: () => new Blob([bytes]).stream(),
+      };
+      await api.uploadTemplateFiles(link.url ?? "", archive);
+      expect((await api.getTemplateFilesUploadLink(templateID, hash)).present).toBe(true);
+
+      // A link is good for one upload: used again it reads as expired.
+      const again = await api.uploadTemplateFiles(link.url ?? "", archive).catch((e: unknown) => e);
+      expect(again).toMatchObject({ code: "permission_denied", status: 403 });
+      expect(String(again)).toContain("expired");
+      expect(String(again)).toContain("ask for a new one with getTemplateFilesUploadLink");
+      expect(String(again)).not.toContain("API key");
+
+      const other = randomBytes(32).toString("hex");
+      const fresh = new URL((await api.getTemplateFilesUploadLink(templateID, other)).url ?? "");
+      // The link's capability is its last path segment (a real service's may be its query).
+      fresh.pathname = `${fresh.pathname.replace(/[^/]+$/, "")}${"0".repeat(48)}`;
+      expect(await codeOf(api.uploadTemplateFiles(fresh.toString(), archive))).toBe(
+        "permission_denied",
+      );
     });
 
     it("builds from steps and polls the status to ready", async () => {

@@ -9,6 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { EventType, type EntryInfo } from "../../gen/envd/filesystem/filesystem_pb";
+import { SandboxIacError } from "../../errors";
 import { entryInfo } from "../entry-info";
 import { isAgentTempName, recentReplace } from "./replaced-files";
 
@@ -133,7 +134,11 @@ export function watchDir(opts: WatchOptions): () => void {
     if (isAgentTempName(name)) return;
     chain = chain
       .then(() => emit(name, fsType))
-      .catch((err: unknown) => opts.onError(err as Error));
+      .catch((err: unknown) =>
+        opts.onError(
+          err instanceof Error ? err : SandboxIacError.from(err, { operation: "watch" }),
+        ),
+      );
   });
   watcher.on("error", (err) => {
     if (!closed) opts.onError(err);

@@ -11,6 +11,7 @@ import { FILES_QUERY } from "../../wire/envd";
 import { makeDirsAs } from "../filesystem/ownership";
 import { HttpError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
+import { SandboxIacError } from "../../errors";
 
 /** Serves the extract route. */
 export async function extractArchive(ctx: RouteContext): Promise<void> {
@@ -33,7 +34,10 @@ export async function extractArchive(ctx: RouteContext): Promise<void> {
   try {
     await pipeline(ctx.req, unpack);
   } catch (err) {
-    throw new HttpError(400, `cannot extract the archive into '${dir}': ${(err as Error).message}`);
+    throw new HttpError(
+      400,
+      `cannot extract the archive into '${dir}': ${SandboxIacError.from(err, { operation: "files.extract" }).reason}`,
+    );
   }
   sendJson(ctx.res, 200, { files });
 }

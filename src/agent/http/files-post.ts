@@ -16,6 +16,7 @@ import type { SandboxUser } from "../users";
 import { metadataFromHeaders } from "./metadata-headers";
 import { HttpError, httpFsError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
+import { SandboxIacError } from "../../errors";
 
 /**
  * Largest multipart part without a filename: busboy holds such a part in
@@ -77,7 +78,7 @@ async function multipart(
   } catch (err) {
     throw new HttpError(
       400,
-      `invalid multipart request: ${(err as Error).message}: send multipart/form-data with a boundary`,
+      `invalid multipart request: ${SandboxIacError.from(err, { operation: "files.upload" }).reason}: send multipart/form-data with a boundary`,
     );
   }
   const seen = new Set<string>();

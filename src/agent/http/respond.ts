@@ -7,6 +7,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CONTENT_TYPES } from "../../wire/envd";
 import { errnoReport } from "../../wire/errno";
+import { readJsonBody } from "../../wire/json-body";
+import { SandboxIacError } from "../../errors";
 
 /** An HTTP failure with envd's JSON error body. */
 export class HttpError extends Error {
@@ -35,22 +37,15 @@ export function sendError(res: ServerResponse, status: number, message: string):
   sendJson(res, status, { code: status, message });
 }
 
-/** Reads a JSON body of at most `limit` bytes; 400 when it is not JSON. */
+/** Reads a JSON body of at most `limit` bytes (`{}` when empty); 400 when it is not JSON, 413 when too big. */
 export async function readJson(req: IncomingMessage, limit = 1 << 20): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit)
-      throw new HttpError(413, `request body exceeds ${limit} bytes: send a smaller body`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") return {};
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, "request body must be valid JSON");
+    const body = await readJsonBody(req, limit);
+    // An empty body is an empty object; a `null` body stays null, for the route to refuse.
+    return body === undefined ? {} : body;
+  } catch (err) {
+    const e = SandboxIacError.from(err, { operation: "request body", code: "invalid_argument" });
+    throw new HttpError(e.status ?? 400, e.reason);
   }
 }
 
@@ -64,5 +59,5 @@ export function httpFsError(err: unknown, what: string): HttpError {
   if (err instanceof HttpError) return err;
   const report = errnoReport(err);
   if (report) return new HttpError(report.status, `${what}: ${report.reason}`);
-  return new HttpError(500, `${what}: ${(err as Error)?.message ?? String(err)}`);
+  return new HttpError(500, `${what}: ${SandboxIacError.from(err, { operation: what }).reason}`);
 }

@@ -13,6 +13,7 @@ import { globalEnv, type AgentState } from "../state";
 import type { SandboxUser } from "../users";
 import { spawnPipes, spawnPty, type SpawnSpec } from "./backend";
 import { ManagedProcess } from "./managed-process";
+import { SandboxIacError } from "../../errors";
 
 /** The environment of a new process; later groups win. */
 export function processEnv(
@@ -90,7 +91,10 @@ export function startProcess(
   try {
     proc.attach(req.pty ? spawnPty({ ...spec, stdin: true }, events) : spawnPipes(spec, events));
   } catch (err) {
-    throw new ConnectError(`failed to start process: ${(err as Error).message}`, Code.Internal);
+    throw new ConnectError(
+      `failed to start process: ${SandboxIacError.from(err, { operation: "process.start" }).reason}`,
+      Code.Internal,
+    );
   }
   return proc;
 }

@@ -17,6 +17,7 @@ import {
   SUDO_SOCKET_IN_SANDBOX,
   type SudoRequest,
 } from "./protocol";
+import { SandboxIacError } from "../../errors";
 
 const USAGE = "usage: sudo [-EHins] [-u user] [--] command [arg ...]";
 
@@ -51,7 +52,7 @@ export function parseSudoArgs(
   try {
     ({ values } = parseArgs({ args: args.slice(0, end), options: OPTIONS, strict: true }));
   } catch (err) {
-    return { error: `${(err as Error).message}\n${USAGE}` };
+    return { error: `${SandboxIacError.from(err, { operation: "sudo" }).reason}\n${USAGE}` };
   }
   if (values.help) return { help: true };
   const argv = args.slice(first?.kind === "option-terminator" ? end + 1 : end);
@@ -122,7 +123,9 @@ export function runSudoClient(
       try {
         frames = decoder.push(chunk);
       } catch (err) {
-        process.stderr.write(`sudo: bad reply from the agent: ${(err as Error).message}\n`);
+        process.stderr.write(
+          `sudo: bad reply from the agent: ${SandboxIacError.from(err, { operation: "sudo" }).reason}\n`,
+        );
         sock.destroy();
         finish(1);
         return;

@@ -32,6 +32,7 @@ import {
   sudoRequestSchema,
   type SudoRequest,
 } from "./protocol";
+import { SandboxIacError } from "../../errors";
 
 /** Connections served at once; more wait in the kernel's backlog. */
 const MAX_CONNECTIONS = 64;
@@ -200,7 +201,7 @@ function startCommand(
   try {
     cwd = req.login ? target.home : processCwd(opts.state, target, req.cwd);
   } catch (err) {
-    fail((err as Error).message);
+    fail(SandboxIacError.from(err, { operation: "sudo" }).reason);
     return undefined;
   }
   const child = spawn(SHELL_WRAPPER[0], [...SHELL_WRAPPER.slice(1), ...argv], {

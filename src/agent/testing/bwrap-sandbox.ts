@@ -21,6 +21,7 @@ import {
   AGENT_RUN_DIR_IN_SANDBOX,
   AGENT_SOCKET_IN_SANDBOX,
 } from "../../wire/sandbox-paths";
+import { agentBundleDirOnHost } from "../../local/agent-launch";
 
 /** A running test sandbox. */
 export interface TestSandbox {

@@ -8,7 +8,7 @@
 
 import type { Client } from "openapi-fetch";
 import type { z } from "zod";
-import { redact, SandboxIacError } from "../../errors";
+import { type ErrorCode, redact, SandboxIacError } from "../../errors";
 import type { paths } from "../../gen/control.gen";
 import {
   type AttemptOutcome,
@@ -44,6 +44,8 @@ export interface CallOptions {
 export interface CallContext {
   /** The typed openapi-fetch client, with the API key header set. */
   api: Client<paths>;
+  /** The injected fetch, for the calls outside the API's paths (an upload link). */
+  fetch: typeof fetch;
   /** Default deadline of one call. */
   timeoutMs: number;
   /** Retry tunables. */
@@ -75,6 +77,11 @@ export interface CallSpec<S extends z.ZodType | undefined> {
   success: readonly number[];
   /** Validates the success body; undefined when the success has no body. */
   schema: S;
+  /**
+   * How to fix a failure with a given code, where the call knows better than the usual advice.
+   * @default the usual advice of each code
+   */
+  hints?: Partial<Record<ErrorCode, string>> | undefined;
 }
 
 /** The validated result of a call. */
@@ -132,7 +139,7 @@ export async function invoke<S extends z.ZodType | undefined>(
         { ...call, status: response.status },
       );
     }
-    throw errorFromResponse(call, response.status, result.error);
+    throw errorFromResponse(call, response.status, result.error, spec.hints);
   }
   const data =
     spec.schema === undefined

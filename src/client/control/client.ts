@@ -21,6 +21,7 @@ import { secretMethods, type SecretMethods } from "./secrets";
 import { snapshotMethods, type SnapshotMethods } from "./snapshots";
 import { tagMethods, type TagMethods } from "./tags";
 import { templateMethods, type TemplateMethods } from "./templates";
+import { templateUploadMethods, type TemplateUploadMethods } from "./template-upload";
 import { volumeMethods, type VolumeMethods } from "./volumes";
 
 /** Options of {@link createControlClient}. */
@@ -66,6 +67,7 @@ export interface ControlClient
     SnapshotMethods,
     ForkMethods,
     TemplateMethods,
+    TemplateUploadMethods,
     BuildMethods,
     TagMethods,
     VolumeMethods,
@@ -93,16 +95,18 @@ export function createControlClient(options: ControlClientOptions = {}): Control
   }
   const headers: Record<string, string> = {};
   if (config.apiKey !== undefined) headers[CONTROL_HEADERS.apiKey] = config.apiKey;
+  // Read the global lazily so that a fetch installed later is still used.
+  const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const api = createClient<paths>({
     baseUrl: config.apiUrl,
     headers,
-    // Read the global lazily so that a fetch installed later is still used.
-    fetch: options.fetch ?? ((input: Request) => fetch(input)),
+    fetch: (input: Request) => fetchImpl(input),
     // `state=running,paused` and `sandbox_ids=a,b`: form style, explode false.
     querySerializer: { array: { style: "form", explode: false } },
   });
   const ctx: CallContext = {
     api,
+    fetch: fetchImpl,
     timeoutMs,
     retry: { ...options.retryPolicy, retries },
     log: (line) => log(redact(line)),
@@ -115,6 +119,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     ...snapshotMethods(ctx),
     ...forkMethods(ctx),
     ...templateMethods(ctx),
+    ...templateUploadMethods(ctx),
     ...buildMethods(ctx),
     ...tagMethods(ctx),
     ...volumeMethods(ctx),

@@ -1,30 +1,7 @@
 import { SandboxIacError } from "../../errors";
-import { codeForStatus, errorFromFailure, errorFromResponse } from "./errors";
+import { errorFromFailure, errorFromResponse } from "./errors";
 
 const call = { operation: "sandboxes.get", resourceId: "iabc" };
-
-describe("codeForStatus()", () => {
-  it("maps every documented status to its code and anything else to internal", () => {
-    const table = [400, 401, 403, 404, 409, 429, 502, 503, 504, 500, 410, 418].map((s) => [
-      s,
-      codeForStatus(s),
-    ]);
-    expect(table).toEqual([
-      [400, "invalid_argument"],
-      [401, "unauthenticated"],
-      [403, "permission_denied"],
-      [404, "not_found"],
-      [409, "conflict"],
-      [429, "rate_limited"],
-      [502, "unavailable"],
-      [503, "unavailable"],
-      [504, "timeout"],
-      [500, "internal"],
-      [410, "internal"],
-      [418, "internal"],
-    ]);
-  });
-});
 
 describe("errorFromResponse()", () => {
   it("includes the status, the operation, the id, the server's message and error_code", () => {
@@ -47,6 +24,16 @@ describe("errorFromResponse()", () => {
   it("says so when the body carries no message", () => {
     expect(errorFromResponse(call, 500, undefined).message).toContain(
       "the response carried no error message",
+    );
+  });
+
+  it("gives the call's own fix for a code when it has one", () => {
+    const hints = { permission_denied: "ask for a new link" };
+    expect(errorFromResponse(call, 403, { message: "expired" }, hints).message).toBe(
+      "sandboxes.get (iabc) failed: HTTP 403: expired; ask for a new link",
+    );
+    expect(errorFromResponse(call, 404, { message: "gone" }, hints).message).toBe(
+      "sandboxes.get (iabc) failed: HTTP 404: gone",
     );
   });
 

@@ -1,13 +1,14 @@
 /**
- * The ONE table from control-API failures to {@link SandboxIacError} codes,
- * and the builders of those errors. Every failure of the control client goes
- * through here.
+ * The builders of the control client's errors: a non-success answer read
+ * through the status table of `src/wire/control-status.ts`, and a call that got
+ * no answer at all. Every failure of the control client goes through here.
  *
  * @module
  */
 
 import { type ErrorCode, SandboxIacError } from "../../errors";
 import { ENV_VARS } from "../../wire/control";
+import { codeForStatus } from "../../wire/control-status";
 import { connectionErrorCode } from "../retry";
 
 /** What a failed call was doing. */
@@ -18,19 +19,6 @@ export interface FailedCall {
   resourceId?: string | undefined;
 }
 
-/** HTTP status → error code. Anything not listed is `internal`. */
-export const STATUS_TO_CODE: Readonly<Record<number, ErrorCode>> = Object.freeze({
-  400: "invalid_argument",
-  401: "unauthenticated",
-  403: "permission_denied",
-  404: "not_found",
-  409: "conflict",
-  429: "rate_limited",
-  502: "unavailable",
-  503: "unavailable",
-  504: "timeout",
-});
-
 /** How to fix it, per code, in the user's terms. */
 const HINTS: Partial<Record<ErrorCode, string>> = {
   unauthenticated: `check the API key (the apiKey option or ${ENV_VARS.apiKey})`,
@@ -40,22 +28,19 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   timeout: "the service took too long; retry or raise timeoutMs",
 };
 
-/** The error code for an HTTP status. */
-export function codeForStatus(status: number): ErrorCode {
-  return STATUS_TO_CODE[status] ?? "internal";
-}
-
 /**
  * The error for a non-success HTTP answer. `body` is what openapi-fetch parsed:
- * the `Error` object, or the raw text when the body was not JSON.
+ * the `Error` object, or the raw text when the body was not JSON. `hints`
+ * replace the usual fix of a code where the call knows better.
  */
 export function errorFromResponse(
   call: FailedCall,
   status: number,
   body: unknown,
+  hints?: Partial<Record<ErrorCode, string>>,
 ): SandboxIacError {
   const code = codeForStatus(status);
-  const hint = HINTS[code];
+  const hint = hints?.[code] ?? HINTS[code];
   const reason = `HTTP ${status}: ${serverMessage(body)}${hint ? `; ${hint}` : ""}`;
   return new SandboxIacError(code, reason, { ...call, status });
 }

@@ -18,6 +18,7 @@ export { encodeMetadataFilter } from "./sandbox-list";
 export type { MetricsMethods } from "./metrics";
 export type { SnapshotMethods, ListSnapshotsQuery } from "./snapshots";
 export type { TemplateMethods, TemplatePageQuery, TemplateWithBuildsPage } from "./templates";
+export type { TemplateUploadMethods, UploadArchive } from "./template-upload";
 export type { BuildMethods } from "./builds";
 export type { TagMethods } from "./tags";
 export type { VolumeMethods, VolumeCreateOptions, VolumeFileBody, VolumeRef } from "./volumes";
@@ -25,7 +26,12 @@ export type { SecretMethods, SecretMetadata } from "./secrets";
 export type { Volume, VolumeAndToken, VolumeEntryStat, SecretInfo } from "./volume.schemas";
 export { OPERATIONS, isIdempotent } from "./operations";
 export type { OperationName } from "./operations";
-export { STATUS_TO_CODE, codeForStatus } from "./errors";
+export {
+  CODE_FOR_STATUS,
+  STATUS_FOR_CODE,
+  codeForStatus,
+  statusForCode,
+} from "../../wire/control-status";
 export type {
   AssignedTemplateTags,
   BuildLogEntry,

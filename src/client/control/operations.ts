@@ -41,6 +41,8 @@ export const OPERATIONS = {
   "templates.updateV2": true,
   "templates.getByAlias": true,
   "templates.filesUploadLink": true,
+  // The archive is opened again for each attempt and the link names its content.
+  "templates.uploadFiles": true,
   "builds.startV2": false,
   "builds.status": true,
   "builds.logs": true,

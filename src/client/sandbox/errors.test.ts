@@ -6,7 +6,6 @@ import {
   fromFetchFailure,
   fromHttpStatus,
   fromRpcError,
-  rpcCodeForHttpStatus,
 } from "./errors";
 
 const scope = { operation: "files.read", sandboxID: "isbx1", resourceId: "/a.txt" };
@@ -94,10 +93,6 @@ describe("fromHttpStatus()", () => {
   it("never shows an access token echoed in a body", () => {
     const token = "a".repeat(64);
     expect(fromHttpStatus(401, `X-Access-Token: ${token}`, scope).message).not.toContain(token);
-  });
-
-  it("treats statuses it does not know as unknown below 500", () => {
-    expect(rpcCodeForHttpStatus(418)).toBe(Code.Unknown);
   });
 });
 

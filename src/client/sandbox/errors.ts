@@ -4,13 +4,15 @@
  * network failures and non-zero exits.
  *
  * HTTP statuses are first turned into the Connect code they stand for, so a
- * single table ({@link ERROR_CODE_BY_RPC_CODE}) decides the project code.
- * Reference: wire-protocol.md section 9.
+ * single table decides the project code; both tables are in
+ * `src/wire/envd-status.ts`. Reference: wire-protocol.md section 9.
  *
  * @module
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { SandboxIacError, type ErrorCode } from "../../errors";
+import { ERROR_CODE_BY_RPC_CODE, rpcCodeForHttpStatus } from "../../wire/envd-status";
 import { ERROR_OUTPUT_TAIL_BYTES } from "./constants";
 
 /** Who failed and on what: attached to every mapped error. */
@@ -23,87 +25,6 @@ export interface ErrorScope {
   resourceId?: string | undefined;
   /** The caller's abort signal; an aborted one turns cancellations into `canceled`. @default none */
   signal?: AbortSignal | undefined;
-}
-
-/** Connect code names as they appear on the wire (`not_found`). */
-export const RPC_CODE_NAMES: Readonly<Record<Code, string>> = {
-  [Code.Canceled]: "canceled",
-  [Code.Unknown]: "unknown",
-  [Code.InvalidArgument]: "invalid_argument",
-  [Code.DeadlineExceeded]: "deadline_exceeded",
-  [Code.NotFound]: "not_found",
-  [Code.AlreadyExists]: "already_exists",
-  [Code.PermissionDenied]: "permission_denied",
-  [Code.ResourceExhausted]: "resource_exhausted",
-  [Code.FailedPrecondition]: "failed_precondition",
-  [Code.Aborted]: "aborted",
-  [Code.OutOfRange]: "out_of_range",
-  [Code.Unimplemented]: "unimplemented",
-  [Code.Internal]: "internal",
-  [Code.Unavailable]: "unavailable",
-  [Code.DataLoss]: "data_loss",
-  [Code.Unauthenticated]: "unauthenticated",
-};
-
-/**
- * THE mapping table: Connect code → project error code. `canceled` maps to
- * `timeout` unless the caller's own signal was aborted (then `canceled`),
- * because a server-side cancel means the sandbox gave up on the call.
- */
-export const ERROR_CODE_BY_RPC_CODE: Readonly<Record<Code, ErrorCode>> = {
-  [Code.Canceled]: "timeout",
-  [Code.Unknown]: "internal",
-  [Code.InvalidArgument]: "invalid_argument",
-  [Code.DeadlineExceeded]: "timeout",
-  [Code.NotFound]: "not_found",
-  [Code.AlreadyExists]: "already_exists",
-  [Code.PermissionDenied]: "permission_denied",
-  [Code.ResourceExhausted]: "rate_limited",
-  [Code.FailedPrecondition]: "conflict",
-  [Code.Aborted]: "conflict",
-  [Code.OutOfRange]: "invalid_argument",
-  [Code.Unimplemented]: "unsupported",
-  [Code.Internal]: "internal",
-  [Code.Unavailable]: "unavailable",
-  [Code.DataLoss]: "internal",
-  [Code.Unauthenticated]: "unauthenticated",
-};
-
-/**
- * HTTP status of a plain envd route → the Connect code it means. Unlike the
- * Connect client's fallback table, 400 and 404 keep their plain meaning here:
- * `/files` answers 404 for a missing file, not for a missing route.
- */
-export function rpcCodeForHttpStatus(status: number): Code {
-  switch (status) {
-    case 400:
-    case 406:
-    case 416:
-      return Code.InvalidArgument;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-    case 410:
-      return Code.NotFound;
-    case 409:
-      return Code.Aborted;
-    case 429:
-    case 507:
-      return Code.ResourceExhausted;
-    case 499:
-      return Code.Canceled;
-    case 501:
-      return Code.Unimplemented;
-    case 502:
-    case 503:
-      return Code.Unavailable;
-    case 504:
-      return Code.DeadlineExceeded;
-    default:
-      return status >= 500 ? Code.Internal : Code.Unknown;
-  }
 }
 
 /** Advice appended to messages, so the error says how to fix it. */
@@ -133,7 +54,7 @@ function build(
     operation: scope.operation,
     resourceId: scope.resourceId ?? scope.sandboxID,
     status: extra.status,
-    rpcCode: RPC_CODE_NAMES[code],
+    rpcCode: codeToString(code),
     cause: extra.cause,
   });
 }
@@ -142,7 +63,7 @@ function build(
 export function fromRpcError(err: unknown, scope: ErrorScope): SandboxIacError {
   if (SandboxIacError.is(err)) return err;
   const ce = ConnectError.from(err);
-  const name = RPC_CODE_NAMES[ce.code] ?? "unknown";
+  const name = codeToString(ce.code);
   return build(ce.code, `${name}: ${ce.rawMessage || "no message"}`, scope, { cause: err });
 }
 

@@ -115,7 +115,7 @@ async function checkLocalFile(operation: string, localPath: unknown): Promise<st
       "localPath",
       localPath,
       "a readable local file",
-      (err as Error).message,
+      SandboxIacError.from(err, { operation: operation }).reason,
     );
   }
   if (!stat.isFile())
@@ -279,7 +279,7 @@ export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): Files
       } catch (err) {
         throw new SandboxIacError(
           options.signal?.aborted ? "canceled" : "unavailable",
-          `download of ${JSON.stringify(remotePath)} to ${JSON.stringify(localPath)} broke off in sandbox ${ctx.sandboxID}: ${(err as Error).message}`,
+          `download of ${JSON.stringify(remotePath)} to ${JSON.stringify(localPath)} broke off in sandbox ${ctx.sandboxID}: ${SandboxIacError.from(err, { operation: op }).reason}`,
           {
             operation: op,
             resourceId: remotePath,

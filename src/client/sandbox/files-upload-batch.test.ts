@@ -121,7 +121,7 @@ describe("uploadFiles()", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SandboxIacError);
     expect(err).toMatchObject({ code: "invalid_argument", field: "entries[1].remotePath" });
-    expect((err as Error).message).toContain("uploadFile()");
+    expect(err).toMatchObject({ message: expect.stringContaining("uploadFile()") });
     expect(calls).toEqual([]);
   });
 

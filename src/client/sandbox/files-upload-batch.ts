@@ -83,7 +83,7 @@ async function multipartForm(
         `${field}.localPath`,
         entry.localPath,
         "a readable local file",
-        (err as Error).message,
+        SandboxIacError.from(err, { operation: operation }).reason,
       );
     }
     form.append("file", blob, entry.remotePath);
@@ -115,7 +115,7 @@ async function unreadableEntry(
         field,
         entry.localPath,
         "a readable local file",
-        (err as Error).message,
+        SandboxIacError.from(err, { operation: operation }).reason,
       );
     }
   }

@@ -8,7 +8,8 @@ export { createSandboxClient } from "./client";
 export type { SandboxClient, SandboxClientOptions } from "./client";
 export type { ComposeOptions } from "./compose";
 export type { EntryInfo, EntryType, FilesystemEvent, FilesystemEventType } from "./entry";
-export { commandResultOf, ERROR_CODE_BY_RPC_CODE } from "./errors";
+export { commandResultOf } from "./errors";
+export { ERROR_CODE_BY_RPC_CODE } from "../../wire/envd-status";
 export type { CommandFailedError, CommandResult } from "./errors";
 export type {
   DownloadFileOptions,

@@ -9,8 +9,8 @@
  * @module
  */
 import { createHash, createHmac } from "node:crypto";
-import { ApiError, type Route } from "./http";
-import { safeEqual } from "./tokens";
+import { serviceError, type Route } from "./http";
+import { safeEqual } from "../../wire/safe-equal";
 
 /** How long a minted token lasts, in seconds: the CLI refreshes only expired ones. */
 const TOKEN_LIFETIME_SEC = 365 * 24 * 3600;
@@ -86,7 +86,8 @@ export function accessTokenRoutes(apiKey: string): Route[] {
       pattern: "/access-tokens",
       handler: async () => {
         const accessToken = mintAccessToken(apiKey);
-        if (!accessTokenValid(apiKey, accessToken)) throw new ApiError(500, "minting failed");
+        if (!accessTokenValid(apiKey, accessToken))
+          throw serviceError("internal", "minting failed");
         return { status: 201, body: { accessToken } };
       },
     },

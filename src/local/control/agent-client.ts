@@ -225,7 +225,7 @@ export async function agentRun(
   } catch (e) {
     throw new SandboxIacError(
       "command_failed",
-      `running a command in the sandbox failed: ${(e as Error).message}`,
+      `running a command in the sandbox failed: ${SandboxIacError.from(e, { operation: "agent.run" }).reason}`,
       {
         operation: `${OPERATION}.run`,
         cause: e,
@@ -265,7 +265,7 @@ export async function agentStartBackground(
   } catch (e) {
     throw new SandboxIacError(
       "command_failed",
-      `starting a background command in the sandbox failed: ${(e as Error).message}`,
+      `starting a background command in the sandbox failed: ${SandboxIacError.from(e, { operation: "agent.run" }).reason}`,
       {
         operation: `${OPERATION}.startBackground`,
         cause: e,

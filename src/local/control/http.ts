@@ -1,17 +1,21 @@
 /**
  * The small HTTP vocabulary of the local control service: requests, responses,
- * routes, the API error type and zod validation that turns into 400s.
+ * routes, the service's errors and zod validation that turns into
+ * `invalid_argument`.
  *
  * The control API is served with plain `node:http`; handlers receive a
- * {@link ControlRequest} and return a {@link ControlResponse}. Any
- * {@link ApiError} thrown by a handler becomes the JSON error body of
- * wire-protocol.md 2.3 (`{code, message}`), with `code` equal to the status.
+ * {@link ControlRequest} and return a {@link ControlResponse}. Handlers and
+ * the domain code under them throw {@link SandboxIacError}s with a code
+ * (see {@link serviceError}); the router answers the code's status from
+ * `src/wire/control-status.ts` in the JSON error body of wire-protocol.md 2.3.
  *
  * @module
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import type { ZodType } from "zod";
+import { describeValue, SandboxIacError, type ErrorCode } from "../../errors";
+import { statusForCode } from "../../wire/control-status";
 
 /** A parsed control-API request. */
 export interface ControlRequest {
@@ -27,7 +31,7 @@ export interface ControlRequest {
   headers: IncomingHttpHeaders;
   /**
    * Reads and parses the JSON body. Resolves `undefined` when the body is
-   * empty; rejects with an {@link ApiError} 400 when it is not JSON or too big.
+   * empty; rejects with `invalid_argument` when it is not JSON or too big.
    */
   json(): Promise<unknown>;
   /** The raw request, for streaming bodies (template file uploads). */
@@ -75,23 +79,53 @@ export interface Route {
 }
 
 /**
- * An error answered to the client as `{code: status, message, error_code?}`.
- * Throw it from handlers; anything else thrown becomes a 500.
+ * The operation of the errors the service's handlers raise about the request
+ * they serve: the router answers their reason alone (the client names the
+ * operation itself), and the full message of any other {@link SandboxIacError}.
  */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly errorCode?: string,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
+const CONTROL_API_OPERATION = "control API";
+
+/** Options of {@link serviceError}. */
+export interface ServiceErrorOptions {
+  /**
+   * The status to answer when it is not the code's usual one (413 for a body
+   * too large, 405 for a wrong method, 507 for a full disk).
+   * @default the code's status in `src/wire/control-status.ts`
+   */
+  status?: number | undefined;
+  /** The sandbox, template or volume the request was about. @default none */
+  resourceId?: string | undefined;
+  /** The failure that led to this one. @default none */
+  cause?: unknown;
 }
 
 /**
- * Validates `value` with `schema`; on failure throws an {@link ApiError} 400
- * naming the field path and the reason, e.g.
+ * A refusal of the request being served, e.g.
+ * `throw serviceError("not_found", "sandbox x not found")`: the router answers
+ * the code's status with `message` as the body's message.
+ */
+export function serviceError(
+  code: ErrorCode,
+  message: string,
+  options: ServiceErrorOptions = {},
+): SandboxIacError {
+  return new SandboxIacError(code, message, { operation: CONTROL_API_OPERATION, ...options });
+}
+
+/**
+ * The status and message the service answers a {@link SandboxIacError} with:
+ * the status it carries or its code's; its reason when the service raised it
+ * about the request (see {@link CONTROL_API_OPERATION}), its whole message otherwise.
+ */
+export function failureAnswer(err: SandboxIacError): { status: number; message: string } {
+  return {
+    status: err.status ?? statusForCode(err.code),
+    message: err.operation === CONTROL_API_OPERATION ? err.reason : err.message,
+  };
+}
+
+/**
+ * Validates `value` with `schema`; on failure throws `invalid_argument` naming the field path and the reason, e.g.
  * `body.cpuCount: Too small: expected number to be >=1, got 0`.
  *
  * @param where the root of the field path in the message (`body`, `query`).
@@ -100,7 +134,7 @@ export function parseWith<T>(schema: ZodType<T>, value: unknown, where: string):
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  if (!issue) throw new ApiError(400, `${where}: invalid value`);
+  if (!issue) throw serviceError("invalid_argument", `${where}: invalid value`);
   const fieldPath = [where, ...issue.path.map((p) => String(p))].join(".");
   const got = issue.path.reduce<unknown>(
     (acc, key) =>
@@ -109,17 +143,8 @@ export function parseWith<T>(schema: ZodType<T>, value: unknown, where: string):
         : undefined,
     value,
   );
-  throw new ApiError(400, `${fieldPath}: ${issue.message}, got ${shortJson(got)}`);
-}
-
-/** Renders a received value for an error message, short. */
-function shortJson(value: unknown): string {
-  if (value === undefined) return "nothing";
-  let s: string;
-  try {
-    s = JSON.stringify(value) ?? typeof value;
-  } catch {
-    s = typeof value;
-  }
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  throw serviceError(
+    "invalid_argument",
+    `${fieldPath}: ${issue.message}, got ${describeValue(got)}`,
+  );
 }

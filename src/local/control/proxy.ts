@@ -13,7 +13,8 @@ import { CORS_HEADERS } from "./cors";
 import type { SandboxManager } from "./sandboxes/manager";
 import type { SandboxRecord } from "./sandboxes/record";
 import { envdMetricsView } from "./sandboxes/metrics";
-import { safeEqual } from "./tokens";
+import { safeEqual } from "../../wire/safe-equal";
+import { SandboxIacError } from "../../errors";
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -101,7 +102,7 @@ async function serveMetrics(
   } catch (err) {
     sendSandboxJson(res, 500, {
       code: 500,
-      message: `reading the sandbox's resource usage failed: ${(err as Error).message}`,
+      message: `reading the sandbox's resource usage failed: ${SandboxIacError.from(err, { operation: "sandboxes.metrics" }).reason}`,
     });
   }
 }

@@ -7,11 +7,18 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { SandboxIacError, redact, type ErrorCode } from "../../errors";
+import { SandboxIacError, redact } from "../../errors";
 import { CONTROL_HEADERS } from "../../wire/control";
-import { ApiError, type ControlRequest, type ControlResponse, type Route } from "./http";
+import { readJsonBody } from "../../wire/json-body";
+import { safeEqual } from "../../wire/safe-equal";
+import {
+  failureAnswer,
+  serviceError,
+  type ControlRequest,
+  type ControlResponse,
+  type Route,
+} from "./http";
 import { accessTokenValid, bearerToken } from "./access-tokens";
-import { safeEqual } from "./tokens";
 
 /** The body of a 401 for a missing or wrong API key (wire-protocol.md 2.2). */
 export const INVALID_API_KEY_MESSAGE =
@@ -82,7 +89,7 @@ async function dispatch(
       const bearer =
         auth === "apiKeyOrAccessToken" ? bearerToken(req.headers.authorization) : undefined;
       if (!keyOk && !(bearer !== undefined && accessTokenValid(apiKey, bearer)))
-        throw new ApiError(401, INVALID_API_KEY_MESSAGE);
+        throw serviceError("unauthenticated", INVALID_API_KEY_MESSAGE);
     }
     const request: ControlRequest = {
       method,
@@ -95,8 +102,11 @@ async function dispatch(
     };
     return await c.route.handler(request);
   }
-  if (pathMatched) throw new ApiError(405, `method ${method} is not allowed on ${url.pathname}`);
-  throw new ApiError(404, `no route for ${method} ${url.pathname}`);
+  if (pathMatched)
+    throw serviceError("unsupported", `method ${method} is not allowed on ${url.pathname}`, {
+      status: 405,
+    });
+  throw serviceError("not_found", `no route for ${method} ${url.pathname}`);
 }
 
 function splitPath(path: string): string[] {
@@ -122,70 +132,35 @@ function matchSegments(pattern: string[], path: string[]): Record<string, string
 
 const jsonCache = new WeakMap<IncomingMessage, Promise<unknown>>();
 
-/** Reads the whole body once (chunked or not) and parses it as JSON. */
+/** Reads the whole body once and parses it as JSON; the error never quotes the body. */
 function readJson(req: IncomingMessage): Promise<unknown> {
   const cached = jsonCache.get(req);
   if (cached) return cached;
-  const p = new Promise<unknown>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_JSON_BYTES) {
-        reject(
-          new ApiError(
-            413,
-            `request body is larger than ${MAX_JSON_BYTES} bytes; send a smaller JSON body`,
-          ),
-        );
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("error", (err) =>
-      reject(new ApiError(400, `reading the request body failed: ${err.message}`)),
-    );
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      if (text.trim() === "") return resolve(undefined);
-      try {
-        resolve(JSON.parse(text));
-      } catch (err) {
-        reject(new ApiError(400, `request body is not valid JSON: ${(err as Error).message}`));
-      }
-    });
+  const p = readJsonBody(req, MAX_JSON_BYTES).catch((err: unknown) => {
+    const e = SandboxIacError.from(err, { operation: "request body" });
+    throw serviceError(e.code, e.reason, { status: e.status, cause: err });
   });
   jsonCache.set(req, p);
   return p;
 }
 
-const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
-  invalid_argument: 400,
-  unauthenticated: 401,
-  permission_denied: 403,
-  not_found: 404,
-  already_exists: 409,
-  conflict: 409,
-  rate_limited: 429,
-  unavailable: 503,
-  timeout: 504,
-};
-
-/** Turns anything thrown by a handler into the JSON error response. */
+/**
+ * Turns anything thrown by a handler into the JSON error response: a
+ * {@link SandboxIacError} gets its code's status (or the status it carries),
+ * anything else is a 500 whose details go to the log only.
+ */
 export function errorResponse(
   err: unknown,
   log: (line: string) => void,
   where: string,
 ): ControlResponse {
-  if (err instanceof ApiError) {
-    if (err.status >= 500) log(`${where}: ${redact(err.message)}`);
-    return jsonError(err.status, err.message, err.errorCode);
-  }
   if (SandboxIacError.is(err)) {
-    const status = STATUS_BY_CODE[err.code] ?? 500;
-    if (status >= 500) log(`${where}: ${err.message}`);
-    return jsonError(status, err.message);
+    const { status, message } = failureAnswer(err);
+    if (status >= 500) log(`${where}: ${message}`);
+    const response = jsonError(status, message);
+    // The unread rest of a body too large is not drained: the connection cannot be used again.
+    if (status === 413) response.headers = { Connection: "close" };
+    return response;
   }
   log(
     `${where}: unexpected failure: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,

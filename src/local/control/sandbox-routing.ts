@@ -14,7 +14,7 @@ import type { SandboxManager } from "./sandboxes/manager";
 import type { SandboxRecord } from "./sandboxes/record";
 import { filesSignature } from "../../wire/files-signature";
 import { SANDBOX_HOST_PATTERN } from "../../wire/ids";
-import { safeEqual } from "./tokens";
+import { safeEqual } from "../../wire/safe-equal";
 
 /** A request addressed to a sandbox. */
 export interface SandboxAddress {

@@ -1,11 +1,11 @@
 /**
  * Credentials of the local service: the API key, the per-service secret that
- * derives sandbox access tokens, constant-time comparison and `/files` URL
+ * derives sandbox access tokens and `/files` URL
  * signatures (wire-protocol.md 2.4 and 8.2).
  *
  * @module
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { writeFileAtomic } from "./state-file";
@@ -14,18 +14,6 @@ import { writeFileAtomic } from "./state-file";
 export const API_KEY_FILE = "api-key";
 /** File in the data dir holding the token secret (mode 0600). */
 export const TOKEN_SECRET_FILE = "token-secret";
-
-/** Compares two strings in constant time (for equal lengths). */
-export function safeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  if (ab.length !== bb.length) {
-    // Keep the work independent of where the strings differ.
-    timingSafeEqual(ab, ab);
-    return false;
-  }
-  return timingSafeEqual(ab, bb);
-}
 
 /** A new API key: `e2b_` followed by 40 hex digits. */
 export function newApiKey(): string {

@@ -78,7 +78,9 @@ export async function startHolder(idBase: number, sandboxId: string): Promise<Ho
     await fs.writeFile(`/proc/${pid}/uid_map`, map);
     await fs.writeFile(`/proc/${pid}/gid_map`, map);
   } catch (err) {
-    return fail(`writing the sandbox's id maps failed (${(err as Error).message})`);
+    return fail(
+      `writing the sandbox's id maps failed (${SandboxIacError.from(err, { operation: "runtime.idMaps" }).reason})`,
+    );
   }
   return { pid, exited, kill: () => child.kill("SIGKILL") };
 }

@@ -140,7 +140,7 @@ describe("start()", () => {
   it("fails when the sandbox id is not lowercase letters and digits", async () => {
     const err: unknown = await t.runtime.start(spec("Bad-Id")).catch((e: unknown) => e);
     expect(SandboxIacError.hasCode(err, "invalid_argument")).toBe(true);
-    expect((err as Error).message).toContain('"Bad-Id"');
+    expect(err).toMatchObject({ message: expect.stringContaining('"Bad-Id"') });
   });
 
   it("fails with the sandbox's output when the agent cannot start", async () => {
@@ -150,7 +150,7 @@ describe("start()", () => {
     try {
       const err: unknown = await rt.start(spec("noagent")).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: "unavailable" });
-      expect((err as Error).message).toContain("agent.js");
+      expect(err).toMatchObject({ message: expect.stringContaining("agent.js") });
     } finally {
       await rt.close();
     }

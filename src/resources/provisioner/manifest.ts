@@ -214,7 +214,7 @@ export async function buildManifest(
     } catch (cause) {
       throw new SandboxIacError(
         "invalid_argument",
-        `cannot read ${JSON.stringify(p.localPath)} (for ${p.remotePath}): ${(cause as Error).message}: make it readable or leave it out of files`,
+        `cannot read ${JSON.stringify(p.localPath)} (for ${p.remotePath}): ${SandboxIacError.from(cause, { operation: "provisioner.files" }).reason}: make it readable or leave it out of files`,
         { operation: "provisioner.files", field: "files.source", resourceId: p.localPath, cause },
       );
     }

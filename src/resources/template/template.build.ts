@@ -12,7 +12,6 @@ import type { BuildLogEntry, TemplateBuildStartV2 } from "../../client/control";
 import type { TemplateControl } from "./template.control";
 import { spoolCopyArchive } from "./template.files";
 import type { ResolvedCopy } from "./template.steps";
-import { putArchive } from "./template.upload";
 
 /** The SDK polls every 200 ms; so do we. */
 const POLL_INTERVAL_MS = 200;
@@ -47,7 +46,7 @@ export async function uploadMissingFiles(
     const archive = await spoolCopyArchive(copy.source);
     try {
       ctx.log(`uploading ${copy.source.src} (${archive.size} bytes)`);
-      await putArchive(link.url, archive, ctx.signal);
+      await control.uploadFiles(link.url, archive);
     } finally {
       await archive.cleanup();
     }

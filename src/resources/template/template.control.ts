@@ -12,8 +12,14 @@ import {
   type TemplateBuildStartV2,
   type TemplateRequestResponseV3,
 } from "../../client/control";
+import { createReadStream } from "node:fs";
+import { Readable } from "node:stream";
 import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
+import type { SpooledArchive } from "./template.files";
+
+/** An archive upload ends after this long; the SDK allows one hour. */
+const UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** The part of `TemplateBuildInfo` (the build status answer) the resource reads. */
 export type BuildInfo = Pick<TemplateBuildInfo, "status" | "logEntries" | "reason">;
@@ -49,6 +55,8 @@ export interface TemplateControl {
     templateID: string,
     hash: string,
   ): Promise<{ present: boolean; url?: string | undefined }>;
+  /** PUTs a spooled COPY archive to the link of {@link TemplateControl.fileUploadLink}. */
+  uploadFiles(url: string, archive: SpooledArchive): Promise<void>;
   startBuild(templateID: string, buildID: string, body: TemplateBuildStartV2): Promise<void>;
   buildStatus(templateID: string, buildID: string, logsOffset: number): Promise<BuildInfo>;
   /** The ID of the template named `name` (without tag), `undefined` when there is none. */
@@ -70,6 +78,15 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
     createTemplate: (body) => client.createTemplateV3(body, options),
     fileUploadLink: (templateID, hash) =>
       client.getTemplateFilesUploadLink(templateID, hash, options),
+    uploadFiles: (url, archive) =>
+      client.uploadTemplateFiles(
+        url,
+        {
+          size: archive.size,
+          open: () => Readable.toWeb(createReadStream(archive.path)) as ReadableStream<Uint8Array>,
+        },
+        { ...options, timeoutMs: UPLOAD_TIMEOUT_MS },
+      ),
     startBuild: (templateID, buildID, body) =>
       client.startTemplateBuildV2(templateID, buildID, body, options),
     buildStatus: (templateID, buildID, logsOffset) =>

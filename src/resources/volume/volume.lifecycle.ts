@@ -45,7 +45,14 @@ export const volumeLifecycle: ResourceLifecycle<VolumeInputs, VolumeOutputs> = {
       try {
         assertDistinct(result.inputs);
       } catch (err) {
-        return { failures: [{ property: "files", reason: (err as Error).message }] };
+        return {
+          failures: [
+            {
+              property: "files",
+              reason: SandboxIacError.from(err, { operation: "volume.check" }).reason,
+            },
+          ],
+        };
       }
     }
     return result;

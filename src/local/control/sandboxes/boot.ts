@@ -9,7 +9,7 @@ import { SandboxIacError } from "../../../errors";
 import { existsSync } from "node:fs";
 import type { RuntimeSandbox, SandboxBind, SandboxRuntime } from "../../runtime/types";
 import { agentInit, agentRun, agentStartBackground } from "../agent-client";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
 
 /** The process tag of the template's start command. */
@@ -112,9 +112,8 @@ async function waitReady(
     if (Date.now() + READY_POLL_MS > deadline) break;
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
-  throw new ApiError(
-    500,
+  throw serviceError(
+    "internal",
     `template '${record.templateID}': the ready command ${JSON.stringify(readyCmd)} did not succeed within ${READY_TIMEOUT_MS / 1000} s (last: ${last}); fix the template's readyCmd or its startCmd`,
-    "sandbox_create_failed",
   );
 }

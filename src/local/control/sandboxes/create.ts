@@ -6,7 +6,7 @@
  * @module
  */
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { bootSandbox } from "./boot";
 import { newSandboxID } from "./ids";
 import { appendLog } from "./logs";
@@ -38,7 +38,7 @@ export async function startSandbox(
   input: CreateSandboxInput,
 ): Promise<{ record: SandboxRecord; rt: RuntimeSandbox }> {
   const tpl = ctx.templates.resolve(input.template);
-  if (!tpl) throw new ApiError(404, `template '${input.template}' not found`);
+  if (!tpl) throw serviceError("not_found", `template '${input.template}' not found`);
   // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
   const started = input.volumeMounts?.length
     ? undefined

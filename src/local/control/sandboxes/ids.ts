@@ -5,19 +5,19 @@
  * @module
  */
 import { EXAMPLE_SANDBOX_ID, parseSandboxIDPath } from "../../../wire/ids";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 
 export { newClientID, newSandboxID } from "../../../wire/ids";
 
 /**
  * The sandbox id of a path parameter: the part before a `-`.
- * Throws an ApiError 400 for more than one `-` or characters outside `[a-z0-9]`.
+ * Throws `invalid_argument` for more than one `-` or characters outside `[a-z0-9]`.
  */
 export function parseSandboxID(raw: string): string {
   const parsed = parseSandboxIDPath(raw);
   if (parsed === undefined) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `Invalid sandbox ID ${JSON.stringify(raw.slice(0, 80))}: use the sandboxID returned by create, e.g. ${EXAMPLE_SANDBOX_ID}`,
     );
   }

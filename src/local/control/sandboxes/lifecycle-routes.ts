@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { DEFAULT_TEMPLATE } from "../../../wire/control";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
 import { parseSandboxID } from "./ids";
 import type { SandboxManager } from "./manager";
@@ -31,7 +31,8 @@ export function idParam(req: ControlRequest): string {
 
 async function requiredBody(req: ControlRequest): Promise<unknown> {
   const body = await req.json();
-  if (body === undefined) throw new ApiError(400, "body: a JSON object is required, got nothing");
+  if (body === undefined)
+    throw serviceError("invalid_argument", "body: a JSON object is required, got nothing");
   return body;
 }
 
@@ -42,8 +43,8 @@ async function optionalBody(req: ControlRequest): Promise<unknown> {
 function positiveTimeout(timeout: number | undefined): number {
   const t = timeout ?? DEFAULT_TIMEOUT_SEC;
   if (t <= 0)
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `Timeout must be greater than 0, got ${t}: pass the sandbox lifetime in seconds`,
     );
   return t;
@@ -55,7 +56,10 @@ type NewSandboxBody = z.infer<typeof newSandboxSchema>;
 /** Without a volume store, naming a volume is a 400. */
 function noMounts(raw: NewSandboxBody["volumeMounts"]): ResolvedVolumeMount[] {
   if (raw?.length)
-    throw new ApiError(400, "body.volumeMounts: this service has no volumes; remove volumeMounts");
+    throw serviceError(
+      "invalid_argument",
+      "body.volumeMounts: this service has no volumes; remove volumeMounts",
+    );
   return [];
 }
 

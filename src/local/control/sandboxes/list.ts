@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { SANDBOX_ID_PATTERN } from "../../../wire/ids";
 import type { SandboxRecord } from "./record";
 
@@ -21,8 +21,8 @@ export function parseMetadataFilter(value: string | null): Record<string, string
     try {
       out[decodeURIComponent(k)] = decodeURIComponent(v);
     } catch {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `query.metadata: ${JSON.stringify(value.slice(0, 80))} is not a valid URL-encoded key=value list; encode it like k1=v1&k2=v2`,
       );
     }
@@ -45,8 +45,8 @@ export function parseStateFilter(values: string[]): Set<"running" | "paused"> {
   const out = new Set<"running" | "paused">();
   for (const s of states) {
     if (s !== "running" && s !== "paused") {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `query.state: must be running or paused (comma-separated), got ${JSON.stringify(s.slice(0, 40))}`,
       );
     }
@@ -60,8 +60,8 @@ export function parseLimit(value: string | null): number {
   if (value === null) return 100;
   const n = Number(value);
   if (!/^-?\d+$/.test(value) || n < 1 || n > 100) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `query.limit: must be an integer from 1 to 100, got ${JSON.stringify(value.slice(0, 40))}`,
     );
   }
@@ -72,8 +72,8 @@ export function parseLimit(value: string | null): number {
 export function parseOrder(value: string | null): "asc" | "desc" {
   if (value === null || value === "") return "desc";
   if (value !== "asc" && value !== "desc")
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `query.order: must be asc or desc, got ${JSON.stringify(value.slice(0, 40))}`,
     );
   return value;
@@ -126,7 +126,7 @@ function decodeCursor(token: string): { startedMs: number; sandboxID: string } {
   const [started, sandboxID] = text.split("__");
   const startedMs = Date.parse(started ?? "");
   if (!sandboxID || Number.isNaN(startedMs) || !SANDBOX_ID_PATTERN.test(sandboxID)) {
-    throw new ApiError(400, "Invalid next token");
+    throw serviceError("invalid_argument", "Invalid next token");
   }
   return { startedMs, sandboxID };
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import type { RuntimeSandbox } from "../../runtime/types";
-import { ApiError } from "../http";
+import type { SandboxIacError } from "../../../errors";
+import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
 
 /** An exchange in flight through the proxy, which the manager cuts when its sandbox stops. */
@@ -76,6 +77,9 @@ export function dropConnections(l: Live): void {
 }
 
 /** The 404 of an unknown sandbox (wire-protocol.md 3). */
-export function notFound(sandboxID: string): ApiError {
-  return new ApiError(404, `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`);
+export function notFound(sandboxID: string): SandboxIacError {
+  return serviceError(
+    "not_found",
+    `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`,
+  );
 }

@@ -14,7 +14,7 @@ export interface SandboxManagerView {
   exists(sandboxID: string): boolean;
   /**
    * Pauses its processes (if running) around `fn`; `fn` gets the sandbox's
-   * templateID and the build it started from; ApiError 404 when unknown.
+   * templateID and the build it started from; `not_found` when unknown.
    */
   runWhileFrozen<T>(
     sandboxID: string,
@@ -25,7 +25,7 @@ export interface SandboxManagerView {
   /**
    * Starts a sandbox from `templateID` (a checkpoint of `parentID`) with the
    * parent's settings (metadata, environment, security, network, lifecycle)
-   * and returns its `Sandbox` body; ApiError 404 when the parent is unknown.
+   * and returns its `Sandbox` body; `not_found` when the parent is unknown.
    */
   createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object>;
 }

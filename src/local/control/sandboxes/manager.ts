@@ -10,7 +10,7 @@
  */
 import { needsTrafficToken, type NetworkUpdate } from "./network";
 import type { RuntimeSandbox } from "../../runtime/types";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
 import { envdAccessToken, trafficAccessToken } from "../tokens";
 import { forkInput, startSandbox, type CreateContext } from "./create";
@@ -212,7 +212,10 @@ export class SandboxManager implements SandboxManagerView {
   async createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object> {
     const parent = this.live.get(parentID)?.record;
     if (!parent) {
-      throw new ApiError(404, `Sandbox "${parentID}" doesn't exist or you don't have access to it`);
+      throw serviceError(
+        "not_found",
+        `Sandbox "${parentID}" doesn't exist or you don't have access to it`,
+      );
     }
     const record = await this.create(forkInput(parent, templateID, timeoutSec));
     return sandboxView(record, this.tokenOf(record));
@@ -227,7 +230,7 @@ export class SandboxManager implements SandboxManagerView {
   async pause(sandboxID: string, memory: boolean): Promise<void> {
     await this.locked(sandboxID, async (l) => {
       if (l.record.state === "paused")
-        throw new ApiError(409, `Sandbox ${sandboxID} is already paused`);
+        throw serviceError("conflict", `Sandbox ${sandboxID} is already paused`);
       await pauseLocked(this.ctx, l, memory, "sandbox paused");
     });
   }
@@ -236,7 +239,7 @@ export class SandboxManager implements SandboxManagerView {
   async resume(sandboxID: string, timeoutSec: number): Promise<SandboxRecord> {
     return this.locked(sandboxID, async (l) => {
       if (l.record.state === "running")
-        throw new ApiError(409, `Sandbox ${sandboxID} is already running`);
+        throw serviceError("conflict", `Sandbox ${sandboxID} is already running`);
       await resumeLocked(this.ctx, l, timeoutSec);
       return l.record;
     });
@@ -262,8 +265,8 @@ export class SandboxManager implements SandboxManagerView {
   async setTimeout(sandboxID: string, timeoutSec: number): Promise<void> {
     await this.locked(sandboxID, async (l) => {
       if (l.record.state !== "running")
-        throw new ApiError(
-          409,
+        throw serviceError(
+          "conflict",
           `Sandbox ${sandboxID} is not running (state '${l.record.state}'); resume it first`,
         );
       l.record.endAt = new Date(Date.now() + Math.max(0, timeoutSec) * 1000).toISOString();
@@ -307,7 +310,10 @@ export class SandboxManager implements SandboxManagerView {
 
   private assertOpen(): void {
     if (this.closed)
-      throw new ApiError(503, "the local sandbox service is shutting down; start it again");
+      throw serviceError(
+        "unavailable",
+        "the local sandbox service is shutting down; start it again",
+      );
   }
 
   private async locked<T>(sandboxID: string, fn: (l: Live) => Promise<T>): Promise<T> {

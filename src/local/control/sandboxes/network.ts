@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { isIpv4Cidr, MAX_EGRESS_RULES } from "../../runtime/egress-rules";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { SandboxRecord } from "./record";
 
 /** A sandbox's network settings, as kept in its record. */
@@ -56,8 +56,8 @@ function refuseUnsupported(raw: unknown, where: string): void {
   if (typeof raw !== "object" || raw === null) return;
   for (const key of UNSUPPORTED) {
     if ((raw as Record<string, unknown>)[key] !== undefined) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `${where}.${key} is not supported by the local service: leave it out (allowOut, denyOut and allowPublicTraffic are)`,
       );
     }

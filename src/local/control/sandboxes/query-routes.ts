@@ -5,7 +5,7 @@
  * @module
  */
 import { CONTROL_HEADERS } from "../../../wire/control";
-import { ApiError, type ControlRequest, type Route } from "../http";
+import { serviceError, type ControlRequest, type Route } from "../http";
 import { parseSandboxID } from "./ids";
 import { idParam } from "./lifecycle-routes";
 import {
@@ -33,8 +33,8 @@ function queryInt(
   if (raw === null || raw === "") return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n > max) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `query.${name}: must be an integer from 0 to ${max}, got ${JSON.stringify(raw.slice(0, 40))}`,
     );
   }
@@ -53,8 +53,8 @@ function parseDateQuery(raw: string | null, name: string): number | undefined {
   if (!raw) return undefined;
   const ms = Date.parse(raw);
   if (Number.isNaN(ms)) {
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `query.${name}: must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z, got ${JSON.stringify(raw.slice(0, 40))}`,
     );
   }
@@ -124,8 +124,8 @@ export function queryRoutes(m: SandboxManager): Route[] {
       handler: async (req) => {
         const raw = req.query.get("sandbox_ids");
         if (!raw)
-          throw new ApiError(
-            400,
+          throw serviceError(
+            "invalid_argument",
             "query.sandbox_ids: required, a comma-separated list of 1 to 100 sandbox ids",
           );
         const ids = [
@@ -137,8 +137,8 @@ export function queryRoutes(m: SandboxManager): Route[] {
           ),
         ];
         if (ids.length === 0 || ids.length > 100) {
-          throw new ApiError(
-            400,
+          throw serviceError(
+            "invalid_argument",
             `query.sandbox_ids: must list 1 to 100 sandbox ids, got ${ids.length}`,
           );
         }
@@ -159,8 +159,8 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const start = queryInt(req, "start") ?? 0;
         const end = queryInt(req, "end") ?? Math.floor(Date.now() / 1000) + 1;
         if (start > end)
-          throw new ApiError(
-            400,
+          throw serviceError(
+            "invalid_argument",
             `query.start: must not be after end, got start ${start} and end ${end}`,
           );
         return {
@@ -187,22 +187,22 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const r = recordOf(m, req);
         const direction = req.query.get("direction") ?? "forward";
         if (direction !== "forward" && direction !== "backward") {
-          throw new ApiError(
-            400,
+          throw serviceError(
+            "invalid_argument",
             `query.direction: must be forward or backward, got ${JSON.stringify(direction.slice(0, 40))}`,
           );
         }
         const level = req.query.get("level") ?? undefined;
         if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
-          throw new ApiError(
-            400,
+          throw serviceError(
+            "invalid_argument",
             `query.level: must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level.slice(0, 40))}`,
           );
         }
         const search = req.query.get("search") ?? undefined;
         if (search !== undefined && search.length > 256)
-          throw new ApiError(
-            400,
+          throw serviceError(
+            "invalid_argument",
             `query.search: must be at most 256 characters, got ${search.length}`,
           );
         const logs = selectLogs(r, {

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import { SECRET_ID_PREFIX } from "../../../wire/ids";
 import type { SecretStore } from "./store";
 
@@ -13,20 +13,6 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional(),
   nextToken: z.string().optional(),
 });
-
-/**
- * The JSON body; a parse failure is reported without the parser's message,
- * which may quote the body (and so the value).
- */
-async function bodyOf(req: ControlRequest): Promise<unknown> {
-  try {
-    return await req.json();
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 400)
-      throw new ApiError(400, 'request body is not valid JSON; send {"name", "value"} as JSON');
-    throw err;
-  }
-}
 
 /** The secret routes. */
 export function secretRoutes(store: SecretStore): Route[] {
@@ -43,8 +29,8 @@ export function secretRoutes(store: SecretStore): Route[] {
           const after = Buffer.from(q.nextToken, "base64url").toString("utf8");
           const at = all.findIndex((s) => s.secretID === after);
           if (at < 0 && !after.startsWith(SECRET_ID_PREFIX))
-            throw new ApiError(
-              400,
+            throw serviceError(
+              "invalid_argument",
               "query.nextToken: invalid; pass the X-Next-Token of the previous page",
             );
           // A token whose secret was deleted meanwhile restarts after the secrets created before it.
@@ -62,7 +48,7 @@ export function secretRoutes(store: SecretStore): Route[] {
     {
       method: "POST",
       pattern: "/secrets",
-      handler: async (req) => ({ status: 201, body: await store.create(await bodyOf(req)) }),
+      handler: async (req) => ({ status: 201, body: await store.create(await req.json()) }),
     },
     {
       method: "GET",
@@ -74,7 +60,7 @@ export function secretRoutes(store: SecretStore): Route[] {
       pattern: "/secrets/:secretID",
       handler: async (req) => ({
         status: 200,
-        body: await store.update(id(req.params), await bodyOf(req)),
+        body: await store.update(id(req.params), await req.json()),
       }),
     },
     {

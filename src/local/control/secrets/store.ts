@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { z } from "zod";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { JsonStateWriter, readJsonFile } from "../state-file";
 import { SecretCipher } from "./cipher";
 import {
@@ -92,8 +92,8 @@ export class SecretStore {
     const value = secretValue(obj.value);
     const metadata = secretMetadata(obj.metadata);
     if ([...this.secrets.values()].some((s) => s.name === name))
-      throw new ApiError(
-        409,
+      throw serviceError(
+        "conflict",
         `a secret named '${name}' already exists: update it (POST /secrets/${name}) or pick another name`,
       );
     const now = new Date().toISOString();
@@ -150,7 +150,7 @@ export class SecretStore {
     const lower = idOrName.toLowerCase();
     const byName = [...this.secrets.values()].find((s) => s.name === lower);
     if (byName) return byName;
-    throw new ApiError(404, `secret '${idOrName.slice(0, 140)}' not found`);
+    throw serviceError("not_found", `secret '${idOrName.slice(0, 140)}' not found`);
   }
 }
 
@@ -171,8 +171,8 @@ function aadOf(secretID: string, version: number): string {
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== "object" || Array.isArray(body))
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       'body: expected a JSON object like {"name": "api-key", "value": "..."}',
     );
   return body as Record<string, unknown>;
@@ -186,14 +186,14 @@ export function secretName(name: unknown): string {
     name.length > SECRET_NAME_MAX ||
     !SECRET_NAME_PATTERN.test(name)
   )
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `body.name: a secret name is 1 to ${SECRET_NAME_MAX} characters of letters, digits, '_' and '-', got ${JSON.stringify(name)?.slice(0, 80) ?? "nothing"}`,
     );
   const lower = name.toLowerCase();
   if (lower.startsWith(SECRET_ID_PREFIX))
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `body.name: the '${SECRET_ID_PREFIX}' prefix is reserved for secret ids, got ${JSON.stringify(name)}; pick a name without it`,
     );
   return lower;
@@ -202,8 +202,8 @@ export function secretName(name: unknown): string {
 /** The value; the message never repeats what was received. */
 function secretValue(value: unknown): string {
   if (typeof value !== "string")
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `body.value: required, a string (got a${value === undefined ? " missing value" : `n ${typeof value}`})`,
     );
   return value;
@@ -212,29 +212,38 @@ function secretValue(value: unknown): string {
 function secretMetadata(metadata: unknown): Record<string, string> | undefined {
   if (metadata === undefined || metadata === null) return undefined;
   if (typeof metadata !== "object" || Array.isArray(metadata))
-    throw new ApiError(400, "body.metadata: expected an object of string values");
+    throw serviceError("invalid_argument", "body.metadata: expected an object of string values");
   const entries = Object.entries(metadata as Record<string, unknown>);
   if (entries.length > METADATA_MAX_ENTRIES)
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `body.metadata: at most ${METADATA_MAX_ENTRIES} entries, got ${entries.length}`,
     );
   let total = 0;
   for (const [k, v] of entries) {
     if (typeof v !== "string")
-      throw new ApiError(400, `body.metadata.${k}: expected a string, got ${typeof v}`);
+      throw serviceError(
+        "invalid_argument",
+        `body.metadata.${k}: expected a string, got ${typeof v}`,
+      );
     const kb = Buffer.byteLength(k);
     const vb = Buffer.byteLength(v);
     if (kb > METADATA_KEY_MAX_BYTES)
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `body.metadata: key '${k.slice(0, 40)}...' is longer than ${METADATA_KEY_MAX_BYTES} bytes`,
       );
     if (vb > METADATA_VALUE_MAX_BYTES)
-      throw new ApiError(400, `body.metadata.${k}: longer than ${METADATA_VALUE_MAX_BYTES} bytes`);
+      throw serviceError(
+        "invalid_argument",
+        `body.metadata.${k}: longer than ${METADATA_VALUE_MAX_BYTES} bytes`,
+      );
     total += kb + vb;
   }
   if (total > METADATA_MAX_BYTES)
-    throw new ApiError(400, `body.metadata: more than ${METADATA_MAX_BYTES} bytes in total`);
+    throw serviceError(
+      "invalid_argument",
+      `body.metadata: more than ${METADATA_MAX_BYTES} bytes in total`,
+    );
   return Object.fromEntries(entries) as Record<string, string>;
 }

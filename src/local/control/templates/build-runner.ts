@@ -20,6 +20,7 @@ import type { BuildOutput, BuildRecord, LogLevel, TemplateRecord } from "./model
 import { randomID } from "../../../wire/ids";
 import type { ResolvedTemplate } from "./registry";
 import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
+import { SandboxIacError } from "../../../errors";
 
 /** What a build was asked to do (from `TemplateBuildStartV2`). */
 export interface BuildPlan {
@@ -66,7 +67,9 @@ export class BuildRunner {
     const job = this.whenSlotFree()
       .then(() => this.run(t, b, plan, cancel.signal))
       .catch((err: unknown) =>
-        this.log(`templates: build ${b.buildID} crashed: ${(err as Error).message}`),
+        this.log(
+          `templates: build ${b.buildID} crashed: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`,
+        ),
       )
       .finally(() => {
         this.active.delete(job);
@@ -175,7 +178,7 @@ export class BuildRunner {
         ? "the build was cancelled: its template was deleted"
         : err instanceof StepFailure
           ? err.message
-          : `internal error: ${(err as Error).message}`;
+          : `internal error: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`;
       logLine("error", `Build failed: ${message}`, step);
       await this.finish(t, b, { failure: { message, step } });
     } finally {
@@ -184,12 +187,16 @@ export class BuildRunner {
         await sandbox
           .stop()
           .catch((e: unknown) =>
-            this.log(`templates: stopping ${sandboxId}: ${(e as Error).message}`),
+            this.log(
+              `templates: stopping ${sandboxId}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
+            ),
           );
       await this.runtime
         .destroy(sandboxId)
         .catch((e: unknown) =>
-          this.log(`templates: destroying ${sandboxId}: ${(e as Error).message}`),
+          this.log(
+            `templates: destroying ${sandboxId}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
+          ),
         );
       await this.catalog.logs.flush(b.buildID);
     }

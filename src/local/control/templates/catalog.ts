@@ -29,6 +29,7 @@ import {
 import { newBuildID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import type { ResolvedTemplate } from "./registry";
+import { SandboxIacError } from "../../../errors";
 
 /** CPU and memory of the built-in `base` template. */
 const BASE_CPU_COUNT = 2;
@@ -147,7 +148,7 @@ export class TemplateCatalog {
             await this.runtime.destroy(id);
           } catch (err) {
             this.log(
-              `templates: could not destroy interrupted build sandbox ${id}: ${(err as Error).message}`,
+              `templates: could not destroy interrupted build sandbox ${id}: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
             );
           }
         }
@@ -238,7 +239,9 @@ export class TemplateCatalog {
     t.spawnCount += 1;
     t.lastSpawnedAt = new Date().toISOString();
     this.save().catch((err: unknown) =>
-      this.log(`templates: saving the catalog failed: ${(err as Error).message}`),
+      this.log(
+        `templates: saving the catalog failed: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
+      ),
     );
   }
 
@@ -263,7 +266,9 @@ export class TemplateCatalog {
         for (const listener of this.releaseListeners) await listener(layer);
         await this.runtime.deleteLayer(layer);
       } catch (err) {
-        this.log(`templates: could not delete layer ${layer}: ${(err as Error).message}`);
+        this.log(
+          `templates: could not delete layer ${layer}: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
+        );
       }
     }
   }

@@ -8,11 +8,13 @@
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { syncDir } from "../state-file";
+import { safeEqual } from "../../../wire/safe-equal";
 import { UPLOAD_TOKEN_TTL_MS } from "./constants";
+import { SandboxIacError } from "../../../errors";
 
 /** `^[0-9a-f]{64}$`: a sha256 in hex, the SDK's files hash. */
 export const FILES_HASH_RE = /^[0-9a-f]{64}$/;
@@ -58,7 +60,7 @@ export class TemplateFileStore {
     return token;
   }
 
-  /** Consumes a grant; throws an {@link ApiError} 403 when it is unknown, expired or for other files. */
+  /** Consumes a grant; throws `permission_denied` when it is unknown, expired or for other files. */
   private redeem(templateID: string, hash: string, token: string): void {
     const g = this.grants.get(token);
     const ok =
@@ -67,8 +69,8 @@ export class TemplateFileStore {
       safeEqual(g.templateID, templateID) &&
       safeEqual(g.hash, hash);
     if (!ok) {
-      throw new ApiError(
-        403,
+      throw serviceError(
+        "permission_denied",
         "the upload link is unknown, expired or for other files: ask for a new one with GET /templates/{templateID}/files/{hash}",
       );
     }
@@ -102,23 +104,23 @@ export class TemplateFileStore {
     } catch (err) {
       await out.close();
       await fsp.rm(partial, { force: true });
-      throw new ApiError(
-        400,
-        `the upload of ${hash} was interrupted after ${size} bytes: ${(err as Error).message}`,
+      throw serviceError(
+        "invalid_argument",
+        `the upload of ${hash} was interrupted after ${size} bytes: ${SandboxIacError.from(err, { operation: "templates.upload" }).reason}`,
       );
     }
     await out.close();
     if (contentLength !== undefined && size !== contentLength) {
       await fsp.rm(partial, { force: true });
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `the upload of ${hash} has ${size} bytes but Content-Length said ${contentLength}`,
       );
     }
     if (size === 0) {
       await fsp.rm(partial, { force: true });
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `the upload of ${hash} is empty: send the tar archive of the COPY sources`,
       );
     }
@@ -128,10 +130,4 @@ export class TemplateFileStore {
     await fsp.rm(path.join(this.dir, `${hash}.tar${gz ? "" : ".gz"}`), { force: true });
     await syncDir(this.dir);
   }
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -12,24 +12,24 @@ import {
   normaliseTemplateName,
   type TemplateName,
 } from "../../../wire/template-names";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 
 /**
  * Normalises and validates `raw` as `[namespace/]alias[:tag]`.
- * Throws an {@link ApiError} 400 naming `field` and the rule that failed.
+ * Throws `invalid_argument` naming `field` and the rule that failed.
  */
 export function requireTemplateName(raw: string, field: string): TemplateName {
   const problem = templateNameProblem(raw);
   if (problem !== undefined) {
-    throw new ApiError(400, `${field}: ${problem}, got ${JSON.stringify(raw.slice(0, 200))}`);
+    throw serviceError("invalid_argument", `${field}: ${problem}, got ${JSON.stringify(raw.slice(0, 200))}`);
   }
   return parseTemplateName(raw);
 }
 
-/** Validates a tag; throws an {@link ApiError} 400 naming `field` otherwise. Returns it normalised. */
+/** Validates a tag; throws `invalid_argument` naming `field` otherwise. Returns it normalised. */
 export function requireTag(raw: string, field: string): string {
   const problem = tagProblem(raw);
   if (problem !== undefined)
-    throw new ApiError(400, `${field}: ${problem}, got ${JSON.stringify(raw)}`);
+    throw serviceError("invalid_argument", `${field}: ${problem}, got ${JSON.stringify(raw)}`);
   return normaliseTemplateName(raw);
 }

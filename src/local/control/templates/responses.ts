@@ -6,7 +6,7 @@
  * @module
  */
 import { CONTROL_HEADERS } from "../../../wire/control";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 
 /** One page of `items` and the response headers announcing the next one. */
 export function paginate<T>(
@@ -26,8 +26,8 @@ export function paginate<T>(
 function decodeToken(token: string): number {
   const m = /^o:(\d{1,9})$/.exec(Buffer.from(token, "base64url").toString("utf8"));
   if (!m)
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `Invalid next token: ${JSON.stringify(token.slice(0, 40))} is not a token this service issued`,
     );
   return Number(m[1]);

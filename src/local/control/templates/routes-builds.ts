@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { UPLOAD_ROUTE_PREFIX } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
@@ -24,9 +24,13 @@ function requireBuild(
   const t = requireTemplate(catalog, req.params.templateID);
   const buildID = req.params.buildID;
   if (!isBuildID(buildID))
-    throw new ApiError(400, `Invalid build ID: ${JSON.stringify(buildID)} is not a UUID`);
+    throw serviceError(
+      "invalid_argument",
+      `Invalid build ID: ${JSON.stringify(buildID)} is not a UUID`,
+    );
   const b = catalog.findBuild(t, buildID);
-  if (!b) throw new ApiError(404, `build '${buildID}' not found for template '${t.templateID}'`);
+  if (!b)
+    throw serviceError("not_found", `build '${buildID}' not found for template '${t.templateID}'`);
   return { t, b };
 }
 
@@ -36,7 +40,7 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
 
   const fileLink = async (req: ControlRequest) => {
     const hash = req.params.hash;
-    if (!FILES_HASH_RE.test(hash)) throw new ApiError(400, "Invalid files hash");
+    if (!FILES_HASH_RE.test(hash)) throw serviceError("invalid_argument", "Invalid files hash");
     const t = requireTemplate(catalog, req.params.templateID);
     if (files.find(hash)) return { status: 201, body: { present: true } };
     const token = files.grant(t.templateID, hash);
@@ -52,11 +56,14 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
 
   const upload = async (req: ControlRequest) => {
     const hash = req.params.hash;
-    if (!FILES_HASH_RE.test(hash)) throw new ApiError(400, "Invalid files hash");
+    if (!FILES_HASH_RE.test(hash)) throw serviceError("invalid_argument", "Invalid files hash");
     const header = req.headers["content-length"];
     const length = header === undefined ? undefined : Number(header);
     if (length !== undefined && !Number.isSafeInteger(length)) {
-      throw new ApiError(400, `Content-Length must be a byte count, got ${JSON.stringify(header)}`);
+      throw serviceError(
+        "invalid_argument",
+        `Content-Length must be a byte count, got ${JSON.stringify(header)}`,
+      );
     }
     await files.receive(req.params.templateID, hash, req.params.token, req.raw, length);
     return emptyResponse(200);
@@ -66,20 +73,24 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
     const { t, b } = requireBuild(catalog, req);
     const raw = await req.json();
     if (raw === undefined)
-      throw new ApiError(400, "body: a TemplateBuildStartV2 JSON body is required, got nothing");
+      throw serviceError(
+        "invalid_argument",
+        "body: a TemplateBuildStartV2 JSON body is required, got nothing",
+      );
     const body = parseWith(BuildStartV2, raw, "body");
-    if (b.status !== "waiting") throw new ApiError(400, "build is not in waiting state");
+    if (b.status !== "waiting")
+      throw serviceError("invalid_argument", "build is not in waiting state");
     if (body.fromImage !== undefined) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `body.fromImage: the local service cannot pull container images, got ${JSON.stringify(body.fromImage)}: start from a template instead, e.g. Template().fromTemplate("base")`,
       );
     }
     const fromName = body.fromTemplate ?? "base";
     const from = catalog.resolve(fromName);
     if (!from) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `body.fromTemplate: template '${fromName}' not found or has no ready build: build it first, or use "base"`,
       );
     }

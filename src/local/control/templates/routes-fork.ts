@@ -10,7 +10,8 @@
  * @module
  */
 import { z } from "zod";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { SandboxIacError } from "../../../errors";
+import { failureAnswer, serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import { int32 } from "../../../wire/control-requests";
 import type { TemplateRouteDeps } from "./deps";
 import { internalsOf } from "./registry";
@@ -35,14 +36,14 @@ export function forkRoutes(deps: TemplateRouteDeps): Route[] {
     const body = parseWith(ForkRequest, (await req.json()) ?? {}, "body");
     const timeout = body.timeout ?? DEFAULT_FORK_TIMEOUT_SEC;
     if (timeout <= 0) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `body.timeout: Timeout must be greater than 0, got ${timeout}: pass each fork's lifetime in seconds`,
       );
     }
     if (!deps.sandboxes.exists(sandboxID)) {
-      throw new ApiError(
-        404,
+      throw serviceError(
+        "not_found",
         `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`,
       );
     }
@@ -54,8 +55,10 @@ export function forkRoutes(deps: TemplateRouteDeps): Route[] {
       try {
         results.push({ sandbox: await deps.sandboxes.createFork(sandboxID, templateID, timeout) });
       } catch (err) {
-        const status = err instanceof ApiError ? err.status : 500;
-        results.push({ error: { code: status, message: (err as Error).message } });
+        const { status, message } = failureAnswer(
+          SandboxIacError.from(err, { operation: "sandboxes.fork", resourceId: sandboxID }),
+        );
+        results.push({ error: { code: status, message } });
       }
     }
     return { status: 201, body: results };

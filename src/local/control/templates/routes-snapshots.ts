@@ -6,7 +6,7 @@
  * @module
  */
 import { ENVD_VERSION } from "../../../wire/envd";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { BASE_TEMPLATE_ID } from "./constants";
 import type { TemplateRouteDeps } from "./deps";
@@ -82,8 +82,8 @@ export async function captureSnapshot(
       (buildID ? catalog.resolveBuild(templateID, buildID) : undefined) ??
       catalog.resolve(templateID);
     if (!src) {
-      throw new ApiError(
-        409,
+      throw serviceError(
+        "conflict",
         `sandbox ${sandboxID} was started from template '${templateID}', which has no ready build any more`,
       );
     }
@@ -102,23 +102,26 @@ export function snapshotRoutes(deps: TemplateRouteDeps): Route[] {
     const sandboxID = req.params.sandboxID;
     const raw = await req.json();
     if (raw === undefined)
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         'body: a JSON body is required, got nothing: send {} or {"name": "my-snapshot"}',
       );
     const body = parseWith(SnapshotRequest, raw, "body");
     const name = body.name === undefined ? undefined : requireTemplateName(body.name, "body.name");
     if (name?.tag !== undefined) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `body.name: a snapshot name carries no tag (snapshots are tagged 'default'), got ${JSON.stringify(body.name)}`,
       );
     }
     if (name?.name === BASE_TEMPLATE_ID)
-      throw new ApiError(400, "body.name: 'base' is the built-in template: choose another name");
+      throw serviceError(
+        "invalid_argument",
+        "body.name: 'base' is the built-in template: choose another name",
+      );
     if (!deps.sandboxes.exists(sandboxID)) {
-      throw new ApiError(
-        404,
+      throw serviceError(
+        "not_found",
         `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`,
       );
     }

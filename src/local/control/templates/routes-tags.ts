@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import { DEFAULT_TAG } from "../../../wire/template-names";
 import type { TemplateRouteDeps } from "./deps";
 import { isBuildID } from "../../../wire/ids";
@@ -32,7 +32,8 @@ export function tagRoutes(deps: TemplateRouteDeps): {
     const t = catalog.byName(target.name) ?? catalog.get(target.name);
     const found = t && (buildID ? catalog.findBuild(t, buildID) : catalog.pickBuild(t, tag));
     const b = found?.status === "ready" ? found : undefined;
-    if (!t || !b) throw new ApiError(404, `Template '${target.name}' with tag '${tag}' not found`);
+    if (!t || !b)
+      throw serviceError("not_found", `Template '${target.name}' with tag '${tag}' not found`);
     catalog.assignTags(t, b.buildID, tags);
     await catalog.save();
     return { status: 201, body: { tags, buildID: b.buildID } };
@@ -42,18 +43,22 @@ export function tagRoutes(deps: TemplateRouteDeps): {
     const body = parseWith(DeleteTags, await req.json(), "body");
     const name = requireTemplateName(body.name, "body.name");
     if (name.tag !== undefined) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `body.name: must be a template name without a tag, got ${JSON.stringify(body.name)}: list the tags in body.tags`,
       );
     }
     const tags = body.tags.map((t, i) => requireTag(t, `body.tags.${i}`));
-    if (tags.includes(DEFAULT_TAG)) throw new ApiError(400, "Cannot delete the 'default' tag");
+    if (tags.includes(DEFAULT_TAG))
+      throw serviceError("invalid_argument", "Cannot delete the 'default' tag");
     const t = catalog.byName(name.name) ?? catalog.get(name.name);
-    if (!t) throw new ApiError(404, `template '${name.name}' not found`);
+    if (!t) throw serviceError("not_found", `template '${name.name}' not found`);
     const missing = tags.find((tag) => !t.tags[tag]);
     if (missing)
-      throw new ApiError(404, `tag '${missing}' does not exist for template '${name.name}'`);
+      throw serviceError(
+        "not_found",
+        `tag '${missing}' does not exist for template '${name.name}'`,
+      );
     for (const tag of tags) delete t.tags[tag];
     t.updatedAt = new Date().toISOString();
     await catalog.save();

@@ -5,7 +5,7 @@
  * @module
  */
 import { ENVD_VERSION } from "../../../wire/envd";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { DEFAULT_TAG } from "../../../wire/template-names";
 import { BASE_TEMPLATE_ID, DEFAULT_CPU_COUNT, DEFAULT_MEMORY_MB } from "./constants";
@@ -21,7 +21,7 @@ import { templateView, templateWithBuildsView } from "./views";
 /** Finds a template by id, name or snapshot id, or answers 404. */
 export function requireTemplate(catalog: TemplateCatalog, idOrName: string): TemplateRecord {
   const found = catalog.lookup(idOrName);
-  if (!found) throw new ApiError(404, `template '${idOrName}' not found`);
+  if (!found) throw serviceError("not_found", `template '${idOrName}' not found`);
   return found.template;
 }
 
@@ -33,14 +33,14 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
     const body = parseWith(BuildRequestV3, (await req.json()) ?? {}, "body");
     const raw = body.name ?? body.alias;
     if (raw === undefined)
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         'body.name: Name is required, got nothing: send {"name": "my-template"}',
       );
     const parsed = requireTemplateName(raw, body.name !== undefined ? "body.name" : "body.alias");
     if (parsed.name === BASE_TEMPLATE_ID) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         "body.name: the built-in template 'base' cannot be rebuilt: choose another name",
       );
     }
@@ -103,10 +103,10 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
     if (id === "tags") return deleteTags(req);
     const t = requireTemplate(catalog, id);
     if (t.templateID === BASE_TEMPLATE_ID)
-      throw new ApiError(400, "the built-in template 'base' cannot be deleted");
+      throw serviceError("invalid_argument", "the built-in template 'base' cannot be deleted");
     if (deps.sandboxes.isTemplateInUse(t.templateID)) {
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `template '${id}' is used by running or paused sandboxes: kill them before deleting it`,
       );
     }
@@ -135,9 +135,12 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
     const raw = req.params.alias;
     const parsed = requireTemplateName(raw, "alias");
     const t = catalog.byName(parsed.name) ?? catalog.get(parsed.name);
-    if (!t) throw new ApiError(404, `template '${parsed.name}' not found`);
+    if (!t) throw serviceError("not_found", `template '${parsed.name}' not found`);
     if (parsed.tag !== undefined && !t.tags[parsed.tag]) {
-      throw new ApiError(404, `tag '${parsed.tag}' does not exist for template '${parsed.name}'`);
+      throw serviceError(
+        "not_found",
+        `tag '${parsed.tag}' does not exist for template '${parsed.name}'`,
+      );
     }
     return { status: 200, body: { templateID: t.templateID, public: t.public } };
   };

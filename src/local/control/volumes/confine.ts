@@ -13,7 +13,8 @@
 import { constants as fsConstants } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { ApiError } from "../http";
+import type { SandboxIacError } from "../../../errors";
+import { serviceError } from "../http";
 
 /** A path inside a volume. */
 export interface VolumePath {
@@ -28,12 +29,16 @@ export interface VolumePath {
 /** Parses a `path` query value; 400 for a missing path, `..` or a NUL byte. */
 export function parseVolumePath(root: string, raw: string | null): VolumePath {
   if (raw === null || raw === "")
-    throw new ApiError(400, "query.path: required: pass the path inside the volume, e.g. /data");
-  if (raw.includes("\0")) throw new ApiError(400, "query.path: must not contain a NUL byte");
+    throw serviceError(
+      "invalid_argument",
+      "query.path: required: pass the path inside the volume, e.g. /data",
+    );
+  if (raw.includes("\0"))
+    throw serviceError("invalid_argument", "query.path: must not contain a NUL byte");
   const parts = raw.split("/").filter((p) => p !== "" && p !== ".");
   if (parts.includes(".."))
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `query.path: ${JSON.stringify(raw.slice(0, 200))} contains '..': paths must stay inside the volume; pass a path from the volume root`,
     );
   return { shown: `/${parts.join("/")}`, parts, host: path.join(root, ...parts) };
@@ -55,13 +60,13 @@ export async function parentsAreDirectories(root: string, p: VolumePath): Promis
       throw err;
     }
     if (st.isSymbolicLink())
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `path ${JSON.stringify(p.shown)} goes through the symlink ${JSON.stringify(shownOf(root, cur))}: the content API does not follow symlinks`,
       );
     if (!st.isDirectory())
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `path ${JSON.stringify(p.shown)}: ${JSON.stringify(shownOf(root, cur))} is not a directory`,
       );
   }
@@ -98,12 +103,15 @@ export async function openInside(
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw notFound(p);
     if (code === "ELOOP")
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `path ${JSON.stringify(p.shown)} is a symlink: the content API does not follow symlinks`,
       );
     if (code === "EISDIR")
-      throw new ApiError(400, `path ${JSON.stringify(p.shown)} is a directory, not a file`);
+      throw serviceError(
+        "invalid_argument",
+        `path ${JSON.stringify(p.shown)} is a directory, not a file`,
+      );
     throw err;
   }
   await assertFdInside(root, handle, p);
@@ -119,16 +127,16 @@ export async function assertFdInside(
   const real = await fs.readlink(`/proc/self/fd/${handle.fd}`);
   if (real !== root && !real.startsWith(`${root}/`)) {
     await handle.close();
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `path ${JSON.stringify(p.shown)} resolves outside the volume: the content API does not follow symlinks`,
     );
   }
 }
 
 /** The 404 of a missing path, with the wording the SDK maps to VolumePathNotFoundError. */
-export function notFound(p: VolumePath): ApiError {
-  return new ApiError(404, `path '${p.shown}' does not exist in the volume`);
+export function notFound(p: VolumePath): SandboxIacError {
+  return serviceError("not_found", `path '${p.shown}' does not exist in the volume`);
 }
 
 /** Whether `err` is a missing-file error. */

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { constants as fsConstants, createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import {
   assertFdInside,
   isMissing,
@@ -47,11 +47,12 @@ export async function listDir(
 ): Promise<VolumeEntryStat[]> {
   const st = await lstatInside(root, p);
   if (st.isSymbolicLink())
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `path '${p.shown}' is a symlink: the content API does not follow symlinks`,
     );
-  if (!st.isDirectory()) throw new ApiError(400, `path '${p.shown}' is not a directory`);
+  if (!st.isDirectory())
+    throw serviceError("invalid_argument", `path '${p.shown}' is not a directory`);
   const dir = await openInside(root, p, DIR_FLAGS);
   try {
     return await listTree(`/proc/self/fd/${dir.fd}`, p.shown, depth);
@@ -68,7 +69,7 @@ export async function makeDir(
 ): Promise<VolumeEntryStat> {
   if (p.parts.length === 0) {
     if (opts.force) return statPath(root, p);
-    throw new ApiError(409, "path '/' exists: it is the volume root");
+    throw serviceError("conflict", "path '/' exists: it is the volume root");
   }
   await ensureParents(root, p, opts);
   const created = await withParent(root, p, async (parent, name) => {
@@ -83,8 +84,8 @@ export async function makeDir(
   if (!created) {
     const st = await lstatInside(root, p);
     if (!st.isDirectory() || !opts.force)
-      throw new ApiError(
-        409,
+      throw serviceError(
+        "conflict",
         `path '${p.shown}' already exists${st.isDirectory() ? "; pass force to accept an existing directory" : " and is not a directory"}`,
       );
     return entryStat(p.shown, p.host, st);
@@ -101,7 +102,10 @@ export async function updateMetadata(
 ): Promise<VolumeEntryStat> {
   const st = await lstatInside(root, p);
   if (st.isSymbolicLink())
-    throw new ApiError(400, `path '${p.shown}' is a symlink: its metadata cannot be changed`);
+    throw serviceError(
+      "invalid_argument",
+      `path '${p.shown}' is a symlink: its metadata cannot be changed`,
+    );
   const handle = await openInside(root, p, fsConstants.O_RDONLY);
   try {
     if (change.uid !== undefined || change.gid !== undefined)
@@ -122,7 +126,7 @@ export async function openForRead(
   const st = await handle.stat();
   if (!st.isFile()) {
     await handle.close();
-    throw new ApiError(400, `path '${p.shown}' is not a regular file`);
+    throw serviceError("invalid_argument", `path '${p.shown}' is not a regular file`);
   }
   return { size: st.size, stream: createReadStream("", { fd: handle, autoClose: true }) };
 }
@@ -138,12 +142,13 @@ export async function writeFile(
   body: Readable,
   opts: CreateOptions,
 ): Promise<VolumeEntryStat> {
-  if (p.parts.length === 0) throw new ApiError(400, "path '/' is the volume root, not a file");
+  if (p.parts.length === 0)
+    throw serviceError("invalid_argument", "path '/' is the volume root, not a file");
   await ensureParents(root, p, opts);
   await withParent(root, p, async (parent, name) => {
     const existing = await fs.lstat(`${parent}/${name}`).catch(() => undefined);
     if (existing?.isDirectory())
-      throw new ApiError(400, `path '${p.shown}' is a directory, not a file`);
+      throw serviceError("invalid_argument", `path '${p.shown}' is a directory, not a file`);
     const tmp = `${parent}/.${name}.${randomBytes(6).toString("hex")}.upload`;
     const handle = await fs.open(tmp, "wx", 0o600);
     try {
@@ -158,7 +163,9 @@ export async function writeFile(
       await handle.close().catch(() => undefined);
       await fs.rm(tmp, { force: true });
       if ((err as NodeJS.ErrnoException).code === "ENOSPC")
-        throw new ApiError(507, `the volume is out of space writing '${p.shown}'`);
+        throw serviceError("rate_limited", `the volume is out of space writing '${p.shown}'`, {
+          status: 507,
+        });
       throw err;
     }
   });
@@ -168,7 +175,10 @@ export async function writeFile(
 /** Removes `p` (a directory with everything below it). */
 export async function removePath(root: string, p: VolumePath): Promise<void> {
   if (p.parts.length === 0)
-    throw new ApiError(400, "path '/' is the volume root: delete the volume instead");
+    throw serviceError(
+      "invalid_argument",
+      "path '/' is the volume root: delete the volume instead",
+    );
   await lstatInside(root, p);
   await withParent(root, p, (parent, name) =>
     fs.rm(`${parent}/${name}`, { recursive: true, force: false }).catch((err: unknown) => {
@@ -182,8 +192,8 @@ export async function removePath(root: string, p: VolumePath): Promise<void> {
 async function ensureParents(root: string, p: VolumePath, opts: CreateOptions): Promise<void> {
   if (await parentsAreDirectories(root, p)) return;
   if (!opts.force)
-    throw new ApiError(
-      404,
+    throw serviceError(
+      "not_found",
       `the parent directory of '${p.shown}' does not exist; create it first or pass force`,
     );
   for (let i = 1; i < p.parts.length; i++) {

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../../../wire/sandbox-paths";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import type { VolumeStore } from "./store";
 
 /** A mount of the sandbox record: the wire pair plus the host directory. */
@@ -31,15 +31,15 @@ export function resolveVolumeMounts(
     const field = `body.volumeMounts.${i}`;
     const p = m.path;
     if (!p.startsWith("/") || path.posix.normalize(p) !== p.replace(/\/+$/, "") || p === "/")
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `${field}.path: must be an absolute, normalised path other than '/', got ${JSON.stringify(p)}; e.g. /mnt/data`,
       );
     const target = p.replace(/\/+$/, "");
     const reserved = RESERVED.find((r) => target === r || target.startsWith(`${r}/`));
     if (reserved)
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `${field}.path: ${JSON.stringify(p)} is inside ${reserved}, which the sandbox needs; mount the volume elsewhere, e.g. /mnt/${m.name}`,
       );
     const clash = out.find(
@@ -47,14 +47,14 @@ export function resolveVolumeMounts(
         o.path === target || o.path.startsWith(`${target}/`) || target.startsWith(`${o.path}/`),
     );
     if (clash)
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `${field}.path: ${JSON.stringify(p)} collides with the mount of volume '${clash.name}' at ${clash.path}; give each volume its own, non-nested path`,
       );
     const v = store.byName(m.name);
     if (!v)
-      throw new ApiError(
-        400,
+      throw serviceError(
+        "invalid_argument",
         `${field}.name: volume '${m.name}' not found; create it first (POST /volumes) or fix the name`,
       );
     out.push({

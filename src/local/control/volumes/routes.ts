@@ -6,7 +6,8 @@
  */
 import { errnoReport } from "../../../wire/errno";
 import { z } from "zod";
-import { ApiError, parseWith, type ControlRequest, type Route } from "../http";
+import { codeForStatus } from "../../../wire/control-status";
+import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import { parseVolumePath, type VolumePath } from "./confine";
 import {
   listDir,
@@ -45,7 +46,10 @@ export function volumeRoutes(store: VolumeStore): Route[] {
       handler: async (req) => {
         const body = await req.json();
         if (body === null || typeof body !== "object" || Array.isArray(body))
-          throw new ApiError(400, 'body: expected a JSON object like {"name": "my-volume"}');
+          throw serviceError(
+            "invalid_argument",
+            'body: expected a JSON object like {"name": "my-volume"}',
+          );
         const v = await store.create((body as Record<string, unknown>).name);
         return { status: 201, body: volumeAndToken(store, v) };
       },
@@ -92,8 +96,8 @@ export function volumeContentRoutes(store: VolumeStore): Route[] {
     const token = typeof auth === "string" && auth.startsWith("Bearer ") ? auth.slice(7) : "";
     // The token check comes first, so nobody without it learns whether a volume exists.
     if (!token || !store.tokenMatches(volumeID, token))
-      throw new ApiError(
-        401,
+      throw serviceError(
+        "unauthenticated",
         "missing or invalid volume token: send 'Authorization: Bearer <token>' with the token of GET /volumes/{volumeID}",
       );
     store.get(volumeID);
@@ -191,7 +195,13 @@ function clientFsErrors(handler: Route["handler"]): Route["handler"] {
     } catch (err) {
       const report = errnoReport(err);
       if (!report) throw err;
-      throw new ApiError(report.status, `'${req.query.get("path") ?? ""}': ${report.reason}`);
+      throw serviceError(
+        codeForStatus(report.status),
+        `'${req.query.get("path") ?? ""}': ${report.reason}`,
+        {
+          status: report.status,
+        },
+      );
     }
   };
 }

@@ -19,9 +19,9 @@ import {
   VOLUME_ID_PATTERN,
   VOLUME_NAME_PATTERN,
 } from "../../../wire/ids";
-import { ApiError } from "../http";
+import { serviceError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
-import { safeEqual } from "../tokens";
+import { safeEqual } from "../../../wire/safe-equal";
 import { SANDBOX_USER_IDS } from "./owner";
 
 const recordSchema = z.object({
@@ -77,7 +77,7 @@ export class VolumeStore {
   get(volumeID: string): VolumeRecord {
     assertVolumeID(volumeID);
     const v = this.byId.get(volumeID);
-    if (!v) throw new ApiError(404, `volume '${volumeID}' not found`);
+    if (!v) throw serviceError("not_found", `volume '${volumeID}' not found`);
     return v;
   }
 
@@ -106,8 +106,8 @@ export class VolumeStore {
     return this.serial(async () => {
       assertVolumeName(name);
       if (this.byName(name))
-        throw new ApiError(
-          409,
+        throw serviceError(
+          "conflict",
           `a volume named '${name}' already exists: pick another name, or use the existing volume`,
         );
       const record: VolumeRecord = {
@@ -155,8 +155,8 @@ export class VolumeStore {
 /** Throws a 400 unless `id` is a volume id (a UUID). */
 export function assertVolumeID(id: string): void {
   if (!VOLUME_ID_PATTERN.test(id))
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `invalid volume ID ${JSON.stringify(id.slice(0, 80))}: use the volumeID returned by create (a UUID)`,
     );
 }
@@ -164,8 +164,8 @@ export function assertVolumeID(id: string): void {
 /** Throws a 400 unless `name` is a valid volume name. */
 export function assertVolumeName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !VOLUME_NAME_PATTERN.test(name) || name.length > VOLUME_NAME_MAX)
-    throw new ApiError(
-      400,
+    throw serviceError(
+      "invalid_argument",
       `body.name: a volume name is 1 to ${VOLUME_NAME_MAX} characters of letters, digits, '_' and '-', got ${JSON.stringify(name)?.slice(0, 80) ?? "nothing"}`,
     );
 }

@@ -1,0 +1,50 @@
+import { SandboxIacError } from "./errors";
+
+describe("SandboxIacError.from()", () => {
+  const context = { operation: "templates.saveCatalog", resourceId: "t1" };
+
+  it("returns one of ours as it is", () => {
+    const ours = new SandboxIacError("not_found", "gone", { operation: "x" });
+    expect(SandboxIacError.from(ours, context)).toBe(ours);
+  });
+
+  it("wraps any Error as internal, keeping it as the cause and its message as the reason", () => {
+    const cause = Object.assign(new Error("EACCES: permission denied, open '/x'"), {
+      code: "EACCES",
+    });
+    const err = SandboxIacError.from(cause, context);
+    expect(err).toMatchObject({
+      code: "internal",
+      operation: "templates.saveCatalog",
+      resourceId: "t1",
+      reason: "EACCES: permission denied, open '/x'",
+      message: "templates.saveCatalog (t1) failed: EACCES: permission denied, open '/x'",
+      cause,
+    });
+  });
+
+  it("takes the code and status the context gives", () => {
+    const err = SandboxIacError.from(new Error("bad"), {
+      ...context,
+      code: "invalid_argument",
+      status: 413,
+    });
+    expect(err).toMatchObject({ code: "invalid_argument", status: 413 });
+  });
+
+  it("makes an abort canceled and a timeout timeout, even when they are not Errors", () => {
+    const abort = { name: "AbortError", message: "This operation was aborted" };
+    expect(SandboxIacError.from(abort, context).code).toBe("canceled");
+    expect(SandboxIacError.from(new DOMException("timed out", "TimeoutError"), context).code).toBe(
+      "timeout",
+    );
+  });
+
+  it("renders a thrown value that is not an Error, without secrets", () => {
+    expect(SandboxIacError.from("plain text", context).reason).toBe("plain text");
+    expect(SandboxIacError.from(42, context).reason).toBe("42");
+    expect(SandboxIacError.from(undefined, context).reason).toBe("nothing");
+    const key = `e2b_${"a".repeat(40)}`;
+    expect(SandboxIacError.from(new Error(`bad key ${key}`), context).message).not.toContain(key);
+  });
+});
