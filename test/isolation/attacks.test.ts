@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 
 jest.setTimeout(120_000);

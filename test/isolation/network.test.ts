@@ -5,7 +5,7 @@ import {
   setUpHostNetwork,
   tearDownHostNetwork,
 } from "../../src/local/runtime/network";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
 

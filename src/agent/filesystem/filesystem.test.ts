@@ -1,8 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { EventType, FileType } from "../../gen/envd/filesystem/filesystem_pb";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients } from "../testing/clients";
-import { collect } from "../testing/collect";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients } from "../../../test/support/agent/clients";
+import { collect } from "../../../test/support/agent/collect";
 
 // One sandbox for the file: starting one costs a Node boot; every test works in its own directory.
 let sbx: TestSandbox;

@@ -2,8 +2,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients, rawRequest } from "../testing/clients";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients, rawRequest } from "../../../test/support/agent/clients";
 
 async function form(parts: { data: string; filename?: string; name?: string }[]) {
   const fd = new FormData();

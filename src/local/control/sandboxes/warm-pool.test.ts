@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../../errors";
-import { createTestRuntime, type TestRuntime } from "../../runtime/testing";
+import { createTestRuntime, type TestRuntime } from "../../../../test/support/runtime";
 import { agentRun } from "../agent-client";
 import {
   SANDBOXES_STATE_FILE,

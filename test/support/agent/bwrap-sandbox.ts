@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SandboxIacError } from "../../errors";
+import { SandboxIacError } from "../../../src/errors";
 import {
   AGENT_BUNDLE_IN_SANDBOX,
   AGENT_MOUNT_DIR,
@@ -20,7 +20,7 @@ import {
   AGENT_RUN_DIR_IN_SANDBOX,
   AGENT_SOCKET_IN_SANDBOX,
   agentBundleDirOnHost,
-} from "../../local/agent-launch";
+} from "../../../src/local/agent-launch";
 
 /** A running test sandbox. */
 export interface TestSandbox {
