@@ -5,15 +5,16 @@
 import { createHash, randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { Sandbox } from "e2b";
-import { startService, type ServiceFixture } from "./util";
+import { eventually } from "../support/eventually";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 describe("files with e2b@2.51.0", () => {
-  let service: ServiceFixture;
+  let service: TestService;
   let sbx: Sandbox;
 
   beforeAll(async () => {
     service = await startService();
-    sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+    sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
   });
   afterAll(async () => {
     await sbx?.kill().catch(() => undefined);
@@ -105,14 +106,10 @@ describe("files with e2b@2.51.0", () => {
     });
     try {
       await sbx.files.write("/home/user/watched/new.txt", "hello");
-      const deadline = Date.now() + 10_000;
-      while (
-        !events.some((e) => e.name === "new.txt" && e.type === "write") &&
-        Date.now() < deadline
-      ) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(events).toContainEqual({ name: "new.txt", type: "write" });
+      await eventually(() => events.some((e) => e.name === "new.txt" && e.type === "write"), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
     } finally {
       await handle.stop();
     }

@@ -5,18 +5,15 @@
  * builds, tags, aliases, kill).
  */
 import { randomBytes } from "node:crypto";
-import * as fs from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
-import { startLocalService, type LocalService } from "../../src/local";
-import { agentBundleDir, tempDataDir } from "../local/support";
+import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(300_000);
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 let api: ControlClient;
 const created: string[] = [];
 const tag = randomBytes(3).toString("hex");
@@ -32,8 +29,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+  svc = await startService();
   api = createControlClient({
     config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
     log: () => undefined,
@@ -43,7 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const id of created) await api.killSandbox(id).catch(() => undefined);
   await svc?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("control client against the local service", () => {

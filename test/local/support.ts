@@ -1,39 +1,8 @@
 /**
- * Helpers for the local service's behaviour tests: the agent bundle, a
- * service over a fresh data dir, and a tiny control-API caller over `fetch`.
+ * Calling the local service in behaviour tests: a tiny control-API caller over
+ * `fetch`, sandbox creation, and a command run through the sandbox proxy.
+ * The service itself is started by `test/support/service.ts`.
  */
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { startLocalService, type LocalService } from "../../src/local";
-
-const ROOT = path.resolve(__dirname, "..", "..");
-const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
-
-/**
- * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent`.
- * `npm test` builds before it runs the tests.
- */
-export async function agentBundleDir(): Promise<string> {
-  const fromEnv = process.env[TEST_AGENT_DIR_ENV];
-  if (fromEnv) return fromEnv;
-  const dist = path.join(ROOT, "dist", "agent");
-  if (!fs.existsSync(path.join(dist, "agent.js"))) {
-    throw new Error(`no agent bundle at ${dist}: run \`npm run build\` first (npm test does)`);
-  }
-  return dist;
-}
-
-/** A fresh temp data dir. */
-export function tempDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-svc-"));
-}
-
-/** Starts the service in-process on port 0 over `dataDir`. */
-export async function startService(dataDir: string): Promise<LocalService> {
-  return startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
-}
-
 /** A JSON answer of the service. */
 export interface Answer {
   status: number;
@@ -124,21 +93,4 @@ export async function runThroughProxy(
     if (json.event?.end) exitCode = json.event.end.exitCode ?? 0;
   }
   return { status: res.status, stdout, exitCode };
-}
-
-/**
- * Waits until `check` returns true, polling every `intervalMs`; fails after
- * `ms`. An error thrown by `check` ends the wait at once.
- */
-export async function eventually(
-  check: () => Promise<boolean>,
-  ms = 20_000,
-  intervalMs = 200,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }

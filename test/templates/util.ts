@@ -1,34 +1,12 @@
 /**
- * Helpers for the template tests: the real local service over a fresh data
- * dir, a control-API caller, and the official SDK run in a child process.
+ * Helpers for the template tests (the service comes from `test/support/service.ts`):
+ * a control-API caller, the official SDK run in a child process, and waiting
+ * for a build to finish.
  */
 import { execFile } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { startLocalService, type LocalService } from "../../src/local";
-import { agentBundleDir } from "../local/support";
-
-/** A running service and its data dir. */
-export interface TestService {
-  svc: LocalService;
-  dataDir: string;
-}
-
-/** Starts the service on port 0 over `dataDir` (a fresh temp dir by default). */
-export async function startService(
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-tpl-")),
-): Promise<TestService> {
-  const svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
-  return { svc, dataDir };
-}
-
-/** Closes the service and removes its data dir. */
-export async function stopService(t: TestService | undefined): Promise<void> {
-  if (!t) return;
-  await t.svc.close();
-  fs.rmSync(t.dataDir, { recursive: true, force: true });
-}
+import { eventually } from "../support/eventually";
+import type { Endpoint } from "../support/service";
 
 /** Parsed JSON of an answer: its shape is what the tests' expect() calls check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions, not types, check answers
@@ -43,7 +21,7 @@ export interface Answer {
 
 /** Calls the control API with the service's key (or `opts.apiKey`). */
 export async function call(
-  svc: LocalService,
+  svc: Endpoint,
   method: string,
   route: string,
   body?: unknown,
@@ -70,7 +48,7 @@ export async function call(
 }
 
 /** Runs an action of fixtures/sdk-template.js (the official SDK) against `svc`. */
-export function sdk(svc: LocalService, action: string, ...args: string[]): Promise<Json> {
+export function sdk(svc: Endpoint, action: string, ...args: string[]): Promise<Json> {
   const script = path.join(__dirname, "fixtures", "sdk-template.js");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -102,22 +80,24 @@ export function sdk(svc: LocalService, action: string, ...args: string[]): Promi
 
 /** Polls a build's status until it is `ready` or `error`; returns the last status and every log entry. */
 export async function waitForBuild(
-  svc: LocalService,
+  svc: Endpoint,
   templateID: string,
   buildID: string,
 ): Promise<{ status: Json; logs: Json[] }> {
   const logs: Json[] = [];
-  for (;;) {
-    const res = await call(
-      svc,
-      "GET",
-      `/templates/${templateID}/builds/${buildID}/status?logsOffset=${logs.length}`,
-    );
-    if (res.status !== 200)
-      throw new Error(`status answered ${res.status}: ${JSON.stringify(res.body)}`);
-    logs.push(...res.body.logEntries);
-    if (res.body.status === "ready" || res.body.status === "error")
-      return { status: res.body, logs };
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const status = await eventually(
+    async () => {
+      const res = await call(
+        svc,
+        "GET",
+        `/templates/${templateID}/builds/${buildID}/status?logsOffset=${logs.length}`,
+      );
+      if (res.status !== 200)
+        throw new Error(`status answered ${res.status}: ${JSON.stringify(res.body)}`);
+      logs.push(...res.body.logEntries);
+      return (res.body.status === "ready" || res.body.status === "error") && res.body;
+    },
+    { timeoutMs: 240_000, intervalMs: 200 },
+  );
+  return { status, logs };
 }
