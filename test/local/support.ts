@@ -10,20 +10,42 @@ export interface Answer {
   headers: Headers;
 }
 
-/** Calls the control API with the service's key. */
+/** How {@link call} sends a request beyond its method, route and JSON body. */
+export interface CallOptions {
+  /**
+   * The `X-API-Key` to send; `null` sends none.
+   * @default the service's key
+   */
+  apiKey?: string | null | undefined;
+  /** A body sent as is (used when no JSON body is given). */
+  raw?: Buffer | string | undefined;
+  /** Extra headers. */
+  headers?: Record<string, string> | undefined;
+}
+
+/**
+ * Calls the control API: `route` is a path under `apiUrl` or an absolute URL
+ * (e.g. an upload link the service handed out). A string `body` is sent as
+ * is with the JSON content type (to send malformed JSON); any other body is
+ * JSON-encoded.
+ */
 export async function call(
   svc: { apiUrl: string; apiKey: string },
   method: string,
   route: string,
   body?: unknown,
-  headers: Record<string, string> = {},
+  opts: CallOptions = {},
 ): Promise<Answer> {
-  const init: RequestInit = { method, headers: { "X-API-Key": svc.apiKey, ...headers } };
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.apiKey !== null) headers["X-API-Key"] = opts.apiKey ?? svc.apiKey;
+  const init: RequestInit = { method, headers };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)["Content-Type"] = "application/json";
+    headers["Content-Type"] = "application/json";
+  } else if (opts.raw !== undefined) {
+    init.body = opts.raw;
   }
-  const res = await fetch(`${svc.apiUrl}${route}`, init);
+  const res = await fetch(route.startsWith("http") ? route : `${svc.apiUrl}${route}`, init);
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { eventually } from "../support/eventually";
+import { call as callService, type CallOptions } from "../local/support";
 import type { Endpoint } from "../support/service";
 
 /** Parsed JSON of an answer: its shape is what the tests' expect() calls check. */
@@ -19,32 +20,15 @@ export interface Answer {
   headers: Headers;
 }
 
-/** Calls the control API with the service's key (or `opts.apiKey`). */
+/** {@link callService} with the answer's body typed loosely for the template tests' assertions. */
 export async function call(
   svc: Endpoint,
   method: string,
   route: string,
   body?: unknown,
-  opts: { apiKey?: string | null; raw?: Buffer | string; headers?: Record<string, string> } = {},
+  opts: CallOptions = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.apiKey !== null) headers["X-API-Key"] = opts.apiKey ?? svc.apiKey;
-  const init: RequestInit = { method, headers };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    headers["Content-Type"] = "application/json";
-  } else if (opts.raw !== undefined) {
-    init.body = opts.raw;
-  }
-  const res = await fetch(route.startsWith("http") ? route : `${svc.apiUrl}${route}`, init);
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
+  return callService(svc, method, route, body, opts);
 }
 
 /** Runs an action of fixtures/sdk-template.js (the official SDK) against `svc`. */
