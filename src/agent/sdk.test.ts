@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { startTestSandbox } from "./testing/bwrap-sandbox";
-import { rawRequest } from "./testing/clients";
-import { bridgeToSocket } from "./testing/tcp-bridge";
+import { startTestSandbox } from "../../test/support/agent/bwrap-sandbox";
+import { rawRequest } from "../../test/support/agent/clients";
+import { bridgeToSocket } from "../../test/support/agent/tcp-bridge";
 
 // The official SDK is the judge. It is ESM-only, so the scenario runs in its own
 // Node process; debug mode skips the control API and talks to envd at the bridge.
@@ -21,7 +21,7 @@ describe("the e2b SDK against the agent", () => {
       );
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [path.join(__dirname, "testing", "sdk-scenario.mjs")],
+        [path.join(__dirname, "..", "..", "test", "support", "agent", "sdk-scenario.mjs")],
         {
           env: { ...process.env, SANDBOX_URL: bridge.url },
           timeout: 60_000,

@@ -1,6 +1,6 @@
-import { type TestSandbox } from "./testing/bwrap-sandbox";
-import { startRuntimeSandbox as startTestSandbox } from "./testing/runtime-sandbox";
-import { rawRequest } from "./testing/clients";
+import { type TestSandbox } from "../../test/support/agent/bwrap-sandbox";
+import { startRuntimeSandbox as startTestSandbox } from "../../test/support/agent/runtime-sandbox";
+import { rawRequest } from "../../test/support/agent/clients";
 
 // Exact bytes on the wire (wire-protocol.md 9), read without a Connect client.
 let sbx: TestSandbox;

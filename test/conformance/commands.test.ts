@@ -2,15 +2,16 @@
  * Conformance: processes and PTYs through the official SDK (e2b@2.51.0).
  */
 import { CommandExitError, Sandbox } from "e2b";
-import { eventually, startService, type ServiceFixture } from "./util";
+import { eventually } from "../support/eventually";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 describe("commands with e2b@2.51.0", () => {
-  let service: ServiceFixture;
+  let service: TestService;
   let sbx: Sandbox;
 
   beforeAll(async () => {
     service = await startService();
-    sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+    sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
   });
   afterAll(async () => {
     await sbx?.kill().catch(() => undefined);
@@ -51,7 +52,7 @@ describe("commands with e2b@2.51.0", () => {
     expect(listed.map((p) => p.pid)).toContain(handle.pid);
     const seen: string[] = [];
     const attached = await sbx.commands.connect(handle.pid, { onStdout: (d) => void seen.push(d) });
-    expect(await eventually(async () => seen.join("").includes("tick"), 5_000)).toBe(true);
+    await eventually(() => seen.join("").includes("tick"), { timeoutMs: 5_000 });
     expect(await sbx.commands.kill(handle.pid)).toBe(true);
     const end = await attached.wait().catch((e: unknown) => e);
     expect(String((end as { error?: string }).error ?? end)).toMatch(/signal: killed/);
@@ -84,10 +85,10 @@ describe("commands with e2b@2.51.0", () => {
       onData: (d) => void (output += decoder.decode(d)),
     });
     await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
-    expect(await eventually(async () => output.includes("24 80"), 10_000)).toBe(true);
+    await eventually(() => output.includes("24 80"), { timeoutMs: 10_000 });
     await sbx.pty.resize(pty.pid, { cols: 100, rows: 40 });
     await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
-    expect(await eventually(async () => output.includes("40 100"), 10_000)).toBe(true);
+    await eventually(() => output.includes("40 100"), { timeoutMs: 10_000 });
     expect(await sbx.pty.kill(pty.pid)).toBe(true);
   });
 });

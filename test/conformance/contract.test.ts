@@ -5,16 +5,17 @@
  */
 import type { Sandbox as SandboxType } from "e2b";
 import { SDK_TARGETS } from "./sdk-targets";
-import { eventually, startService, type ServiceFixture } from "./util";
+import { eventually } from "../support/eventually";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   const { Sandbox } = sdk;
-  let service: ServiceFixture;
+  let service: TestService;
   let sbx: SandboxType;
 
   beforeAll(async () => {
     service = await startService();
-    sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+    sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
   });
   afterAll(async () => {
     await sbx?.kill().catch(() => undefined);
@@ -50,7 +51,7 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   });
 
   it("answers fork of an unknown sandbox with the SDK's not-found error", async () => {
-    await expect(Sandbox.fork("inotasandbox000000000", service.opts)).rejects.toThrow(
+    await expect(Sandbox.fork("inotasandbox000000000", connectionOpts(service))).rejects.toThrow(
       /doesn't exist|not found/,
     );
   });
@@ -74,7 +75,7 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   it("boots fresh after a filesystem-only pause: a new boot id, no old processes, the files kept", async () => {
     const bootId = async (s: SandboxType) =>
       (await s.commands.run("cat /proc/sys/kernel/random/boot_id")).stdout.trim();
-    const own = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+    const own = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
     try {
       const first = await bootId(own);
       expect(first).toMatch(/^[0-9a-f-]{36}$/);
@@ -191,7 +192,7 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   it("lists a sandbox whose start time equals startedAfter", async () => {
     const info = await sbx.getInfo();
     const listed = await Sandbox.list({
-      ...service.opts,
+      ...connectionOpts(service),
       query: { startedAfter: info.startedAt },
     }).nextItems();
     expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);

@@ -4,11 +4,12 @@
  * THEN every call behaves as it does against E2B's cloud.
  */
 import { SDK_TARGETS } from "./sdk-targets";
-import { eventually, sleep, startService, type ServiceFixture } from "./util";
+import { eventually } from "../support/eventually";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
   const { Sandbox } = sdk;
-  let service: ServiceFixture;
+  let service: TestService;
 
   beforeAll(async () => {
     service = await startService();
@@ -19,7 +20,7 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
 
   it("creates a sandbox with metadata, envs and a timeout, and reports it running", async () => {
     const sbx = await Sandbox.create("base", {
-      ...service.opts,
+      ...connectionOpts(service),
       metadata: { suite: "conformance", case: "create" },
       envs: { GREETING: "hello" },
       timeoutMs: 120_000,
@@ -41,12 +42,12 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
 
   it("lists sandboxes page by page with metadata and state filters", async () => {
     const tag = `list-${Date.now()}`;
-    const a = await Sandbox.create({ ...service.opts, metadata: { tag } });
-    const b = await Sandbox.create({ ...service.opts, metadata: { tag } });
-    const other = await Sandbox.create({ ...service.opts, metadata: { tag: "other" } });
+    const a = await Sandbox.create({ ...connectionOpts(service), metadata: { tag } });
+    const b = await Sandbox.create({ ...connectionOpts(service), metadata: { tag } });
+    const other = await Sandbox.create({ ...connectionOpts(service), metadata: { tag: "other" } });
     try {
       const paginator = Sandbox.list({
-        ...service.opts,
+        ...connectionOpts(service),
         limit: 1,
         query: { metadata: { tag }, state: ["running"] },
       });
@@ -62,7 +63,7 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
       expect(paginator.hasNext).toBe(false);
 
       const paused = Sandbox.list({
-        ...service.opts,
+        ...connectionOpts(service),
         query: { metadata: { tag }, state: ["paused"] },
       });
       expect(await paused.nextItems()).toHaveLength(0);
@@ -72,25 +73,24 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
   });
 
   it("shortens the lifetime with setTimeout, after which the sandbox is gone", async () => {
-    const sbx = await Sandbox.create({ ...service.opts, timeoutMs: 300_000 });
+    const sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
     await sbx.setTimeout(1_000);
-    const gone = await eventually(async () => !(await sbx.isRunning()), 15_000);
-    expect(gone).toBe(true);
-    expect(await Sandbox.kill(sbx.sandboxId, service.opts)).toBe(false);
+    await eventually(async () => !(await sbx.isRunning()), { timeoutMs: 15_000 });
+    expect(await Sandbox.kill(sbx.sandboxId, connectionOpts(service))).toBe(false);
   });
 
   it("pauses a sandbox, keeps its files and processes, and resumes it on connect", async () => {
-    const sbx = await Sandbox.create({ ...service.opts, timeoutMs: 120_000 });
+    const sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 120_000 });
     try {
       await sbx.files.write("/home/user/kept.txt", "still here");
       const sleeper = await sbx.commands.run("sleep 600", { background: true });
       expect(await sbx.pause()).toBe(true);
       expect(await sbx.isRunning()).toBe(false);
-      expect((await Sandbox.getInfo(sbx.sandboxId, service.opts)).state).toBe("paused");
+      expect((await Sandbox.getInfo(sbx.sandboxId, connectionOpts(service))).state).toBe("paused");
       // Pausing again is a conflict the SDK reports as false.
-      expect(await Sandbox.pause(sbx.sandboxId, service.opts)).toBe(false);
+      expect(await Sandbox.pause(sbx.sandboxId, connectionOpts(service))).toBe(false);
 
-      const resumed = await Sandbox.connect(sbx.sandboxId, service.opts);
+      const resumed = await Sandbox.connect(sbx.sandboxId, connectionOpts(service));
       expect(await resumed.isRunning()).toBe(true);
       expect(await resumed.files.read("/home/user/kept.txt")).toBe("still here");
       const pids = (await resumed.commands.list()).map((p) => p.pid);
@@ -101,10 +101,13 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
   });
 
   it("connects to a running sandbox without shortening its lifetime", async () => {
-    const sbx = await Sandbox.create({ ...service.opts, timeoutMs: 600_000 });
+    const sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 600_000 });
     try {
       const before = await sbx.getInfo();
-      const again = await Sandbox.connect(sbx.sandboxId, { ...service.opts, timeoutMs: 60_000 });
+      const again = await Sandbox.connect(sbx.sandboxId, {
+        ...connectionOpts(service),
+        timeoutMs: 60_000,
+      });
       const after = await again.getInfo();
       expect(after.endAt.getTime()).toBeGreaterThanOrEqual(before.endAt.getTime());
     } finally {
@@ -113,11 +116,16 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
   });
 
   it("reports metrics sampled from the sandbox", async () => {
-    const sbx = await Sandbox.create({ ...service.opts, timeoutMs: 120_000 });
+    const sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 120_000 });
     try {
-      await sleep(200);
-      const metrics = await sbx.getMetrics();
-      expect(metrics.length).toBeGreaterThan(0);
+      // The first sample is taken once the sandbox runs; wait for it rather than a fixed delay.
+      const metrics = await eventually(
+        async () => {
+          const sampled = await sbx.getMetrics();
+          return sampled.length > 0 && sampled;
+        },
+        { timeoutMs: 10_000 },
+      );
       const last = metrics[metrics.length - 1];
       expect(last.cpuCount).toBeGreaterThanOrEqual(1);
       expect(last.memTotal).toBeGreaterThan(0);
@@ -129,28 +137,28 @@ describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
   });
 
   it("kills a sandbox once: a second kill reports false and getInfo fails with not found", async () => {
-    const sbx = await Sandbox.create(service.opts);
+    const sbx = await Sandbox.create(connectionOpts(service));
     expect(await sbx.kill()).toBe(true);
     expect(await sbx.kill()).toBe(false);
-    await expect(Sandbox.getInfo(sbx.sandboxId, service.opts)).rejects.toThrow(
+    await expect(Sandbox.getInfo(sbx.sandboxId, connectionOpts(service))).rejects.toThrow(
       /not found|doesn't exist/i,
     );
   });
 
   it("drops the open streams of a killed sandbox, so waiting commands report it was killed", async () => {
-    const sbx = await Sandbox.create(service.opts);
+    const sbx = await Sandbox.create(connectionOpts(service));
     const handle = await sbx.commands.run("sleep 600", { background: true });
     const waiting = handle.wait().then(
       () => "finished",
       (err: unknown) => String(err),
     );
-    await Sandbox.kill(sbx.sandboxId, service.opts);
+    await Sandbox.kill(sbx.sandboxId, connectionOpts(service));
     expect(await waiting).toMatch(/killed or reached its end of life/);
     expect(await sbx.isRunning()).toBe(false);
   });
 
   it("answers Template.exists for the built-in base template and an unknown one", async () => {
-    expect(await sdk.Template.exists("base", service.opts)).toBe(true);
-    expect(await sdk.Template.exists("no-such-template-xyz", service.opts)).toBe(false);
+    expect(await sdk.Template.exists("base", connectionOpts(service))).toBe(true);
+    expect(await sdk.Template.exists("no-such-template-xyz", connectionOpts(service))).toBe(false);
   });
 });

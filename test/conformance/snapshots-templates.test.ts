@@ -3,10 +3,10 @@
  * SDK's Template builder from `base` (e2b@2.51.0).
  */
 import { Sandbox, Template, waitForFile } from "e2b";
-import { startService, type ServiceFixture } from "./util";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 describe("snapshots and templates with e2b@2.51.0", () => {
-  let service: ServiceFixture;
+  let service: TestService;
 
   beforeAll(async () => {
     service = await startService();
@@ -17,7 +17,7 @@ describe("snapshots and templates with e2b@2.51.0", () => {
 
   it("snapshots a sandbox, creates a sandbox from the snapshot, lists and deletes it", async () => {
     const name = `snap-${Date.now()}`;
-    const source = await Sandbox.create({ ...service.opts, timeoutMs: 120_000 });
+    const source = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 120_000 });
     let fromSnapshot: Sandbox | undefined;
     try {
       await source.files.write("/home/user/state.txt", "captured");
@@ -26,22 +26,24 @@ describe("snapshots and templates with e2b@2.51.0", () => {
       expect(snapshot.snapshotId).toContain(name);
 
       fromSnapshot = await Sandbox.create(snapshot.snapshotId, {
-        ...service.opts,
+        ...connectionOpts(service),
         timeoutMs: 120_000,
       });
       expect(await fromSnapshot.files.read("/home/user/state.txt")).toBe("captured");
       expect(await fromSnapshot.files.exists("/etc/motd")).toBe(false);
 
       const listed = await Sandbox.listSnapshots({
-        ...service.opts,
+        ...connectionOpts(service),
         sandboxId: source.sandboxId,
       }).nextItems();
       expect(listed.map((s) => s.snapshotId)).toContain(snapshot.snapshotId);
 
       await fromSnapshot.kill();
       fromSnapshot = undefined;
-      expect(await Sandbox.deleteSnapshot(snapshot.snapshotId, service.opts)).toBe(true);
-      expect(await Sandbox.deleteSnapshot(snapshot.snapshotId, service.opts)).toBe(false);
+      expect(await Sandbox.deleteSnapshot(snapshot.snapshotId, connectionOpts(service))).toBe(true);
+      expect(await Sandbox.deleteSnapshot(snapshot.snapshotId, connectionOpts(service))).toBe(
+        false,
+      );
     } finally {
       await fromSnapshot?.kill();
       await source.kill();
@@ -57,13 +59,13 @@ describe("snapshots and templates with e2b@2.51.0", () => {
       .setEnvs({ BUILT_BY: "conformance" })
       .setWorkdir("/home/user");
     const info = await Template.build(template, name, {
-      ...service.opts,
+      ...connectionOpts(service),
       onBuildLogs: (e) => void logs.push(String(e.message)),
     });
     expect(info.templateId).toBeTruthy();
-    expect(await Template.exists(name, service.opts)).toBe(true);
+    expect(await Template.exists(name, connectionOpts(service))).toBe(true);
 
-    const sbx = await Sandbox.create(name, { ...service.opts, timeoutMs: 120_000 });
+    const sbx = await Sandbox.create(name, { ...connectionOpts(service), timeoutMs: 120_000 });
     try {
       expect((await sbx.files.read("/home/user/built.txt")).trim()).toBe("built");
       expect((await sbx.commands.run("echo $BUILT_BY")).stdout.trim()).toBe("conformance");
@@ -80,9 +82,9 @@ describe("snapshots and templates with e2b@2.51.0", () => {
         "sh -c 'sleep 0.5; echo up > /tmp/ready; exec sleep 600'",
         waitForFile("/tmp/ready"),
       );
-    await Template.build(template, name, service.opts);
+    await Template.build(template, name, connectionOpts(service));
 
-    const sbx = await Sandbox.create(name, { ...service.opts, timeoutMs: 120_000 });
+    const sbx = await Sandbox.create(name, { ...connectionOpts(service), timeoutMs: 120_000 });
     try {
       // Create returned only once the ready command succeeded.
       expect((await sbx.files.read("/tmp/ready")).trim()).toBe("up");
@@ -95,8 +97,8 @@ describe("snapshots and templates with e2b@2.51.0", () => {
 
   it("refuses fromImage with a clear error suggesting fromTemplate", async () => {
     const template = Template().fromImage("ubuntu:22.04").runCmd("true");
-    await expect(Template.build(template, `img-${Date.now()}`, service.opts)).rejects.toThrow(
-      /fromTemplate/,
-    );
+    await expect(
+      Template.build(template, `img-${Date.now()}`, connectionOpts(service)),
+    ).rejects.toThrow(/fromTemplate/);
   });
 });

@@ -2,68 +2,28 @@
  * `kill -9` of the service in the middle of work, then a restart on the same
  * data dir: nothing the user had is lost, nothing half-written is left.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import type { LocalService } from "../../src/local";
+import { call, createSandbox, runThroughProxy } from "../local/support";
+import { eventually } from "../support/eventually";
 import {
-  agentBundleDir,
-  call,
-  createSandbox,
-  eventually,
-  runThroughProxy,
   startService,
-  tempDataDir,
-} from "../local/support";
+  startServiceProcess,
+  type Endpoint,
+  type ServiceProcess,
+  type TestService,
+} from "../support/service";
 
-const ROOT = path.resolve(__dirname, "..", "..");
-const dirs: string[] = [];
-let svc: LocalService | undefined;
-let child: ChildProcess | undefined;
+let svc: TestService | undefined;
+let served: ServiceProcess | undefined;
 
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  child = undefined;
   await svc?.close();
   svc = undefined;
+  await served?.close();
+  served = undefined;
 });
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-interface Remote {
-  apiUrl: string;
-  apiKey: string;
-  sandboxUrl: string;
-}
-
-/** Starts `sandbox-iac serve` as its own process (so it can be killed) over `dataDir`. */
-async function serveInChild(dataDir: string): Promise<Remote> {
-  const cli = path.join(ROOT, "dist", "cli", "main.js");
-  if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
-  const proc = spawn(
-    process.execPath,
-    [cli, "serve", "--port", "0", "--data-dir", dataDir, "--agent-dir", await agentBundleDir()],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  child = proc;
-  const ready = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: proc.stdout }).once("line", resolve);
-    proc.once("exit", (code) => reject(new Error(`serve exited with ${String(code)} early`)));
-  });
-  const apiUrl = /E2B_API_URL=(\S+)/.exec(ready)?.[1] ?? "";
-  const apiKey = /E2B_API_KEY=(\S+)/.exec(ready)?.[1] ?? "";
-  return { apiUrl, apiKey, sandboxUrl: apiUrl };
-}
-
-async function kill9(): Promise<void> {
-  const proc = child!;
-  const exited = new Promise((r) => proc.once("exit", r));
-  proc.kill("SIGKILL");
-  await exited;
-}
 
 /** Host processes whose command line mentions `needle` (other than this test's own). */
 function processesMentioning(needle: string): string[] {
@@ -79,7 +39,7 @@ function processesMentioning(needle: string): string[] {
   return found;
 }
 
-function upload(remote: Remote, sandboxID: string, p: string, data: string) {
+function upload(remote: Endpoint, sandboxID: string, p: string, data: string) {
   return fetch(`${remote.sandboxUrl}/files?path=${encodeURIComponent(p)}`, {
     method: "POST",
     headers: {
@@ -93,9 +53,9 @@ function upload(remote: Remote, sandboxID: string, p: string, data: string) {
 
 describe("kill -9 of the service", () => {
   it("mid-upload keeps the old file intact and leaves no partial file", async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
-    const remote = await serveInChild(dataDir);
+    const remote = await startServiceProcess();
+    served = remote;
+    const { dataDir } = remote;
     const { sandboxID } = await createSandbox(remote);
     expect((await upload(remote, sandboxID, "/home/user/doc.txt", "version one\n")).status).toBe(
       200,
@@ -123,10 +83,10 @@ describe("kill -9 of the service", () => {
         ".sandbox-iac-upload-",
       ),
     );
-    await kill9();
+    await remote.kill9();
     req.destroy();
 
-    svc = await startService(dataDir);
+    svc = await startService({ dataDir });
     expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({
       state: "paused",
     });
@@ -142,9 +102,9 @@ describe("kill -9 of the service", () => {
   });
 
   it("mid-snapshot leaves no half-copied layer and no copy still running", async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
-    const remote = await serveInChild(dataDir);
+    const remote = await startServiceProcess();
+    served = remote;
+    const { dataDir } = remote;
     const { sandboxID } = await createSandbox(remote);
     // Enough data that the layer copy takes a while.
     const made = await runThroughProxy(
@@ -158,21 +118,19 @@ describe("kill -9 of the service", () => {
     const snapshot = call(remote, "POST", `/sandboxes/${sandboxID}/snapshots`, {}).catch(
       () => undefined,
     );
-    // Polled tightly: the copy lasts about a second.
-    let partial = "";
-    const deadline = Date.now() + 30_000;
-    while (partial === "" && Date.now() < deadline) {
-      partial = fs.readdirSync(layers).find((n) => n.startsWith(".tmp-")) ?? "";
-      if (partial === "") await new Promise((r) => setTimeout(r, 5));
-    }
-    expect(partial).not.toBe("");
+    // Polled every 5 ms on purpose: the copy lasts about a second and the point of
+    // the test is to kill the service while the partial layer exists.
+    const partial = await eventually(
+      () => fs.readdirSync(layers).find((n) => n.startsWith(".tmp-")) ?? false,
+      { timeoutMs: 30_000, intervalMs: 5 },
+    );
     const layersBefore = fs.readdirSync(layers).filter((n) => !n.startsWith("."));
-    await kill9();
+    await remote.kill9();
     await snapshot;
     // The copy dies with the service instead of writing on into the partial layer.
-    await eventually(async () => processesMentioning(partial).length === 0, 5_000);
+    await eventually(() => processesMentioning(partial).length === 0, { timeoutMs: 5_000 });
 
-    svc = await startService(dataDir);
+    svc = await startService({ dataDir });
     expect(fs.readdirSync(layers).filter((n) => n.startsWith(".tmp-"))).toEqual([]);
     expect(fs.readdirSync(layers).filter((n) => !n.startsWith("."))).toEqual(layersBefore);
     const snapshots = await call(svc, "GET", `/snapshots?sandboxID=${sandboxID}`);

@@ -1,20 +1,16 @@
 /**
  * The typed control client's `forkSandbox` against the real local service.
  */
-import * as fs from "node:fs";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
-import { startLocalService, type LocalService } from "../../src/local";
-import { agentBundleDir, tempDataDir } from "../local/support";
+import { startService, type TestService } from "../support/service";
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 let api: ControlClient;
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+  svc = await startService();
   api = createControlClient({
     config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
     log: () => undefined,
@@ -22,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("forkSandbox", () => {

@@ -5,19 +5,16 @@
  * builds, tags, aliases, kill).
  */
 import { randomBytes } from "node:crypto";
-import * as fs from "node:fs";
-import { setTimeout as delay } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
-import { startLocalService, type LocalService } from "../../src/local";
-import { agentBundleDir, tempDataDir } from "../local/support";
+import { eventually } from "../support/eventually";
+import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(300_000);
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 let api: ControlClient;
 const created: string[] = [];
 const tag = randomBytes(3).toString("hex");
@@ -33,8 +30,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
+  svc = await startService();
   api = createControlClient({
     config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
     log: () => undefined,
@@ -44,7 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const id of created) await api.killSandbox(id).catch(() => undefined);
   await svc?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("control client against the local service", () => {
@@ -104,14 +99,28 @@ describe("control client against the local service", () => {
   });
 
   it("reads metrics, batch metrics and logs", async () => {
-    expect(Array.isArray(await api.getSandboxMetrics(plain, { start: 0 }))).toBe(true);
+    const samples = await eventually(
+      async () => {
+        const sampled = await api.getSandboxMetrics(plain, { start: 0 });
+        return sampled.length > 0 && sampled;
+      },
+      { timeoutMs: 15_000 },
+    );
+    const last = samples[samples.length - 1];
+    expect(last.cpuCount).toBeGreaterThanOrEqual(1);
+    expect(last.memTotal).toBeGreaterThan(0);
+    expect(last.diskTotal).toBeGreaterThan(0);
+    expect(Math.abs(last.timestampUnix - Date.now() / 1000)).toBeLessThan(600);
+
     const batch = await api.getSandboxesMetrics([plain, secured]);
-    expect(typeof batch.sandboxes).toBe("object");
+    expect(Object.keys(batch.sandboxes)).toContain(plain);
+    expect(batch.sandboxes[plain].memTotal).toBe(last.memTotal);
+
     const v1 = await api.getSandboxLogs(plain);
-    expect(Array.isArray(v1.logEntries)).toBe(true);
-    expect(
-      Array.isArray(await api.getSandboxLogsV2(plain, { limit: 10, direction: "forward" })),
-    ).toBe(true);
+    expect(v1.logEntries.map((e) => e.message)).toContain("sandbox created");
+    expect(v1.logs.map((l) => JSON.parse(l.line).message)).toContain("sandbox created");
+    const v2 = await api.getSandboxLogsV2(plain, { limit: 10, direction: "forward" });
+    expect(v2[0]?.message).toBe("sandbox created");
   });
 
   it("pauses, refuses a second pause, resumes, and resumes again through connect", async () => {
@@ -179,21 +188,21 @@ describe("control client against the local service", () => {
     it("builds from steps and polls the status to ready", async () => {
       await api.startTemplateBuildV2(templateID, buildID, {
         fromTemplate: "base",
-        steps: [{ type: "RUN", args: ["echo built > /tmp/built"] }],
+        steps: [{ type: "RUN", args: ["echo build-output-line; echo built > /tmp/built"] }],
       });
       let offset = 0;
-      let status = await api.getTemplateBuildStatus(templateID, buildID);
-      // Bounded polling: the jest timeout ends it if the build hangs.
-      while (status.status === "waiting" || status.status === "building") {
-        await delay(500);
-        offset += status.logEntries.length;
-        status = await api.getTemplateBuildStatus(templateID, buildID, { logsOffset: offset });
-      }
+      const status = await eventually(
+        async () => {
+          const now = await api.getTemplateBuildStatus(templateID, buildID, { logsOffset: offset });
+          offset += now.logEntries.length;
+          return now.status !== "waiting" && now.status !== "building" && now;
+        },
+        { timeoutMs: 240_000, intervalMs: 500 },
+      );
       expect(status.reason?.message).toBeUndefined();
       expect(status.status).toBe("ready");
-      expect(
-        Array.isArray(await api.getTemplateBuildLogs(templateID, buildID, { limit: 100 })),
-      ).toBe(true);
+      const logs = await api.getTemplateBuildLogs(templateID, buildID, { limit: 100 });
+      expect(logs.map((e) => e.message)).toContain("build-output-line");
     });
 
     it("lists, gets and finds the template by alias", async () => {

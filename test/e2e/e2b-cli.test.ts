@@ -8,19 +8,17 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startLocalService, type LocalService } from "../../src/local";
+import { startService, type TestService } from "../support/service";
 
 const CLI = path.resolve(__dirname, "..", "..", "node_modules", "@e2b", "cli", "dist", "index.js");
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2b-cli-data-"));
   home = fs.mkdtempSync(path.join(os.tmpdir(), "e2b-cli-home-"));
-  svc = await startLocalService({ port: 0, dataDir });
+  svc = await startService();
   // No E2B_API_KEY: the CLI must get the key from its login. The docs host
   // (the browser step) points nowhere: the test plays that part.
   env = {
@@ -34,7 +32,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(home, { recursive: true, force: true });
 });
 

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
-import type { LocalService } from "../../src/local";
+import type { TestService } from "../support/service";
 import {
   failureOf,
   startSandboxClientFixture,
@@ -17,7 +17,7 @@ jest.setTimeout(120_000);
 
 let fx: SandboxClientFixture;
 let client: SandboxClient;
-let svc: LocalService;
+let svc: TestService;
 let workDir: string;
 let sandboxID: string;
 let token: string;

@@ -8,6 +8,7 @@ import {
   startSandboxClientFixture,
   type SandboxClientFixture,
 } from "./sandbox-client.support";
+import { eventually } from "../support/eventually";
 
 jest.setTimeout(120_000);
 
@@ -125,10 +126,13 @@ describe("filesystem", () => {
     const id = await client.createWatcher("polled");
     await client.uploadBytes("polled/p.txt", "p");
     let events: FilesystemEvent[] = [];
-    for (let i = 0; i < 50 && !events.some((e) => e.name === "p.txt"); i++) {
-      events = events.concat(await client.getWatcherEvents(id));
-      if (!events.some((e) => e.name === "p.txt")) await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(
+      async () => {
+        events = events.concat(await client.getWatcherEvents(id));
+        return events.some((e) => e.name === "p.txt");
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(events).toContainEqual(expect.objectContaining({ name: "p.txt", type: "create" }));
     expect(await client.getWatcherEvents(id)).toEqual([]);
     await client.removeWatcher(id);

@@ -10,6 +10,7 @@ import {
   startSandboxClientFixture,
   type SandboxClientFixture,
 } from "./sandbox-client.support";
+import { eventually } from "../support/eventually";
 
 jest.setTimeout(120_000);
 
@@ -128,12 +129,10 @@ describe("processes", () => {
     const err = await failureOf(client.run(`sleep 30 # ${marker}`, { timeoutMs: 500 }));
     expect(err.code).toBe("timeout");
     // The kill happens on the server's clock, which may run a moment behind ours.
-    let alive = true;
-    for (let i = 0; i < 50 && alive; i++) {
-      alive = (await client.list()).some((p) => p.args.some((a) => a.includes(marker)));
-      if (alive) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(alive).toBe(false);
+    const alive = async () =>
+      (await client.list()).some((p) => p.args.some((a) => a.includes(marker)));
+    await eventually(async () => !(await alive()), { timeoutMs: 5_000 }).catch(() => undefined);
+    expect(await alive()).toBe(false);
   });
 
   it("fails with not_found when connecting to an unknown pid", async () => {

@@ -3,7 +3,7 @@
  * (metrics, envs, health) and security (access token, signed URLs).
  */
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
-import type { LocalService } from "../../src/local";
+import type { TestService } from "../support/service";
 import {
   failureOf,
   startSandboxClientFixture,
@@ -14,7 +14,7 @@ jest.setTimeout(120_000);
 
 let fx: SandboxClientFixture;
 let client: SandboxClient;
-let svc: LocalService;
+let svc: TestService;
 let sandboxID: string;
 let token: string;
 

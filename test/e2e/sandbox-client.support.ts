@@ -13,13 +13,12 @@ import {
   type ProcessEvent,
   type SandboxClient,
 } from "../../src/client/sandbox";
-import { startLocalService, type LocalService } from "../../src/local";
-import { agentBundleDir, createSandbox, tempDataDir } from "../local/support";
+import { createSandbox } from "../local/support";
+import { startService, type TestService } from "../support/service";
 
 /** A running service, its secure sandbox and a client for it. */
 export interface SandboxClientFixture {
-  svc: LocalService;
-  dataDir: string;
+  svc: TestService;
   /** A host directory for files to upload and download. */
   workDir: string;
   sandboxID: string;
@@ -32,21 +31,10 @@ export interface SandboxClientFixture {
 
 /** Starts the service and creates the secure sandbox; call `close()` in `afterAll`. */
 export async function startSandboxClientFixture(): Promise<SandboxClientFixture> {
-  const dataDir = tempDataDir();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "sbx-client-e2e-"));
-  // SANDBOX_CLIENT_E2E_LOG=<file> keeps the service's log for debugging.
-  const logFile = process.env.SANDBOX_CLIENT_E2E_LOG;
-  const svc = await startLocalService({
-    port: 0,
-    dataDir,
-    agentBundleDir: await agentBundleDir(),
-    log: logFile
-      ? (line) => fs.appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`)
-      : undefined,
-  });
+  const svc = await startService();
   const close = async (): Promise<void> => {
     await svc.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(workDir, { recursive: true, force: true });
   };
   try {
@@ -64,7 +52,7 @@ export async function startSandboxClientFixture(): Promise<SandboxClientFixture>
         env: {},
       }),
     });
-    return { svc, dataDir, workDir, sandboxID, token, client, close };
+    return { svc, workDir, sandboxID, token, client, close };
   } catch (err) {
     await close();
     throw err;

@@ -7,8 +7,8 @@
  * serves afterwards.
  */
 import * as http from "node:http";
-import { startTestSandbox, type TestSandbox } from "../../src/agent/testing/bwrap-sandbox";
-import { agentClients, rawRequest } from "../../src/agent/testing/clients";
+import { startTestSandbox, type TestSandbox } from "../support/agent/bwrap-sandbox";
+import { agentClients, rawRequest } from "../support/agent/clients";
 import { buildCase, type Case } from "./fuzz-cases";
 import { prng } from "./fuzz-inputs";
 

@@ -1,6 +1,8 @@
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import { eventually } from "../support/eventually";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
+import { sandboxPaths } from "../../src/local/runtime/paths";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 
 jest.setTimeout(120_000);
@@ -179,20 +181,33 @@ except OSError as e: print(len(fds), e.errno)'`,
     expect(opened).toBeLessThan(4096);
     expect(fdErrno).toBe(24); // EMFILE
     expect((await run(b, "cat /etc/hostname >/dev/null && echo opened")).stdout).toBe("opened\n");
-    // Exhaust this sandbox's inotify instances and keep them, then the neighbour makes one.
-    const hog = `python3 -c 'import ctypes, time; l = ctypes.CDLL(None, use_errno=True); fds = []
+    // Exhaust this sandbox's inotify instances and hold them until released, then the neighbour makes one.
+    const hogged = `/tmp/inotify-hogged-${user}`;
+    const release = `/tmp/inotify-release-${user}`;
+    await run(a, `rm -f ${hogged} ${release}`);
+    const hog = `python3 -c 'import ctypes, os, time; l = ctypes.CDLL(None, use_errno=True); fds = []
 while True:
     fd = l.inotify_init()
     if fd < 0: break
     fds.append(fd)
-print(len(fds), ctypes.get_errno(), flush=True); time.sleep(4)'`;
+err = ctypes.get_errno()
+open("${hogged}", "w").close()
+deadline = time.time() + 60
+while not os.path.exists("${release}") and time.time() < deadline: time.sleep(0.05)
+print(len(fds), err, flush=True)'`;
     const hogging = run(a, hog);
-    await new Promise((r) => setTimeout(r, 1500));
+    await eventually(
+      async () => (await run(a, `test -e ${hogged} && echo held`)).stdout === "held\n",
+      {
+        timeoutMs: 30_000,
+      },
+    );
     const other = await runInSandbox(
       b.agentSocket,
       `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.inotify_init() >= 0)'`,
       { user },
     );
+    await run(a, `touch ${release}`);
     expect(other.stdout.trim()).toBe("True");
     const [count, errno] = (await hogging).stdout.trim().split(" ").map(Number);
     expect(count).toBeGreaterThan(0);
@@ -204,15 +219,18 @@ describe("disk quota", () => {
   it("fills a sandbox's disk to ENOSPC inside, leaves the host and the neighbour unaffected", async () => {
     const small = await t.runtime.start(spec("atkdisk", { diskSizeMB: 64 }));
     try {
-      const before = await fs.statfs(t.dataDir);
+      // The image's own allocation, not the host filesystem's free space: other
+      // processes on a shared host write there too.
+      const image = sandboxPaths(t.dataDir, "atkdisk").disk;
+      const allocatedMiB = async () => ((await fs.stat(image)).blocks * 512) / 2 ** 20;
+      const before = await allocatedMiB();
       const r = await runInSandbox(
         small.agentSocket,
         "dd if=/dev/zero of=/home/user/fill bs=1M count=200 2>&1; echo status $?",
       );
       expect(r.stdout).toMatch(/No space left on device/);
       expect(r.stdout).toMatch(/status 1/);
-      const after = await fs.statfs(t.dataDir);
-      const grewMiB = ((before.bavail - after.bavail) * before.bsize) / 2 ** 20;
+      const grewMiB = (await allocatedMiB()) - before;
       expect(grewMiB).toBeLessThan(80);
       const stats = await small.stats();
       expect(stats.diskTotal).toBeLessThanOrEqual(64 * 2 ** 20);

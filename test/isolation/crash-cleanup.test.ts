@@ -1,30 +1,24 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import type { LocalService } from "../../src/local";
 import { SLOTS_DIR, VETH_PREFIX } from "../../src/local/runtime/constants";
+import { call, createSandbox, runThroughProxy } from "../local/support";
+import { eventually } from "../support/eventually";
 import {
-  agentBundleDir,
-  call,
-  createSandbox,
-  eventually,
-  runThroughProxy,
   startService,
-  tempDataDir,
-} from "../local/support";
+  startServiceProcess,
+  type ServiceProcess,
+  type TestService,
+} from "../support/service";
 
 jest.setTimeout(180_000);
 
-const ROOT = path.resolve(__dirname, "..", "..");
-const dirs: string[] = [];
-let svc: LocalService | undefined;
-let child: ChildProcess | undefined;
+let svc: TestService | undefined;
+let served: ServiceProcess | undefined;
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill("SIGKILL");
   await svc?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  await served?.close();
 });
 
 function nftTables(): string {
@@ -48,33 +42,20 @@ function claimsOf(pid: number): string[] {
 
 describe("after kill -9 of the service", () => {
   it("prints the isolation line at start, leaves no sandbox process, loop device or veth behind, and the next start removes its nft table and claims", async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
-    const cli = path.join(ROOT, "dist", "cli", "main.js");
-    if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
-    child = spawn(
-      process.execPath,
-      [cli, "serve", "--port", "0", "--data-dir", dataDir, "--agent-dir", await agentBundleDir()],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stderr = "";
-    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-    const ready = await new Promise<string>((resolve, reject) => {
-      const rl = readline.createInterface({ input: child?.stdout as NodeJS.ReadableStream });
-      rl.once("line", resolve);
-      child?.once("exit", (code) => reject(new Error(`the CLI exited with ${String(code)}`)));
-    });
-    const isolationLines = stderr.split("\n").filter((l) => / isolation: /.test(l));
+    const remote = await startServiceProcess();
+    served = remote;
+    const { dataDir } = remote;
+    const isolationLines = remote
+      .stderr()
+      .split("\n")
+      .filter((l) => / isolation: /.test(l));
     expect(isolationLines).toHaveLength(1);
     expect(isolationLines[0]).toMatch(
       /user namespace per sandbox.*seccomp.*own network namespace.*disk quota/,
     );
-    const apiUrl = /E2B_API_URL=(\S+)/.exec(ready)?.[1] ?? "";
-    const apiKey = /E2B_API_KEY=(\S+)/.exec(ready)?.[1] ?? "";
-    const remote = { apiUrl, apiKey, sandboxUrl: apiUrl };
     const { sandboxID } = await createSandbox(remote);
     await runThroughProxy(remote, sandboxID, "echo kept > /home/user/k.txt");
-    const pid = child.pid!;
+    const pid = remote.pid;
     expect(nftTables()).toContain(`sandbox_iac_${pid}_`);
     // A veth is identified by its ifindex: once the claim is dead, another service may reuse the name.
     const ifindex = (v: string) =>
@@ -88,8 +69,7 @@ describe("after kill -9 of the service", () => {
         claimed = claimsOf(pid);
         return claimed.every((n) => ifindex(`${VETH_PREFIX}${n}`) !== undefined);
       },
-      20_000,
-      50,
+      { timeoutMs: 20_000, intervalMs: 50 },
     ).catch(() => undefined);
     expect(claimed.length).toBeGreaterThan(0);
     const veths = claimed.map((n) => `${VETH_PREFIX}${n}`);
@@ -104,20 +84,23 @@ describe("after kill -9 of the service", () => {
       .map((l) => Number(l.trim().split(/\s+/)[0]));
     expect(holders.length).toBeGreaterThan(0);
 
-    const exited = new Promise((r) => child?.once("exit", r));
-    child.kill("SIGKILL");
-    await exited;
+    await remote.kill9();
 
     // The holders die with the service (parent-death signal), and with them mounts, loop devices and veths.
     const alive = () => holders.filter((h) => fs.existsSync(`/proc/${h}`));
-    await eventually(async () => alive().length === 0, 5_000, 50).catch(() => undefined);
+    await eventually(() => alive().length === 0, { timeoutMs: 5_000, intervalMs: 50 }).catch(
+      () => undefined,
+    );
     expect(alive()).toEqual([]);
     const loops = () => execFileSync("losetup", ["-a"], { encoding: "utf8" });
-    await eventually(async () => !loops().includes(diskImage), 5_000, 50).catch(() => undefined);
+    await eventually(() => !loops().includes(diskImage), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+    }).catch(() => undefined);
     expect(loops()).not.toContain(diskImage);
     veths.forEach((v, k) => expect(ifindex(v)).not.toBe(indexes[k]));
 
-    svc = await startService(dataDir);
+    svc = await startService({ dataDir });
     expect(nftTables()).not.toContain(`sandbox_iac_${pid}_`);
     expect(claimsOf(pid)).toEqual([]);
     expect((await call(svc, "GET", `/sandboxes/${sandboxID}`)).body).toMatchObject({

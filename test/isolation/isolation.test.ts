@@ -1,5 +1,5 @@
 import * as fs from "node:fs/promises";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 
 jest.setTimeout(120_000);

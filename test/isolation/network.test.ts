@@ -5,21 +5,10 @@ import {
   setUpHostNetwork,
   tearDownHostNetwork,
 } from "../../src/local/runtime/network";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../../src/local/runtime/testing";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
+import { eventually } from "../support/eventually";
 import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
-
-/** Retries `check` until it passes (2 s at most). */
-async function eventually(check: () => void): Promise<void> {
-  for (let i = 0; ; i++) {
-    try {
-      return check();
-    } catch (err) {
-      if (i >= 40) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 jest.setTimeout(120_000);
 
@@ -113,7 +102,11 @@ s.sendto(ip + udp, ("198.51.100.2", 0))'`,
       );
     await send(sbx.address, "honest");
     await send("203.0.113.9", "forged");
-    await eventually(() => expect(inet.datagrams()).toContain(`${STAND_IN.hostAddress} honest`));
+    await eventually(() => inet.datagrams().includes(`${STAND_IN.hostAddress} honest`), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+    }).catch(() => undefined);
+    expect(inet.datagrams()).toContain(`${STAND_IN.hostAddress} honest`);
     expect(inet.datagrams().join("\n")).not.toContain("forged");
   });
 

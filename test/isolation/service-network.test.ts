@@ -1,24 +1,20 @@
-import * as fs from "node:fs";
 import * as http from "node:http";
-import type { LocalService } from "../../src/local";
-import { call, createSandbox, runThroughProxy, startService, tempDataDir } from "../local/support";
+import { call, createSandbox, runThroughProxy } from "../local/support";
 import { startStandInInternet, type StandIn } from "./stand-in-internet";
+import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(180_000);
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 let inet: StandIn;
 
 beforeAll(async () => {
   inet = await startStandInInternet();
-  dataDir = tempDataDir();
-  svc = await startService(dataDir);
+  svc = await startService();
 });
 afterAll(async () => {
   await svc?.close();
   inet?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** GET `path` on the service port with `headers` (Host included), as a raw HTTP/1.1 client. */

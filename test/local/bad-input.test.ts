@@ -1,20 +1,16 @@
-import * as fs from "node:fs";
-import type { LocalService } from "../../src/local";
-import { call, createSandbox, startService, tempDataDir } from "./support";
+import { call, createSandbox } from "./support";
+import { startService, type TestService } from "../support/service";
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 let id: string;
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startService(dataDir);
+  svc = await startService();
   id = (await createSandbox(svc)).sandboxID;
 });
 
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const unknown = "izzzzzzzzzzzzzzzzzzzz";

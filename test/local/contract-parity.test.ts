@@ -1,32 +1,17 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { LocalService } from "../../src/local";
-import {
-  agentBundleDir,
-  call,
-  createSandbox,
-  eventually,
-  runThroughProxy,
-  tempDataDir,
-} from "./support";
-import { startLocalService } from "../../src/local";
+import { eventually } from "../support/eventually";
+import { startService, type TestService } from "../support/service";
+import { call, createSandbox, runThroughProxy } from "./support";
 
-let svc: LocalService | undefined;
-let dataDir = "";
+let svc: TestService | undefined;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startLocalService({
-    port: 0,
-    dataDir,
-    agentBundleDir: await agentBundleDir(),
-    log: (line) => logs.push(line),
-  });
+  svc = await startService({ log: (line) => logs.push(line) });
 });
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Host processes of sandboxes (running or waiting in the pool) that mount `layer`. */
@@ -36,7 +21,7 @@ afterAll(async () => {
  * where mountinfo names the layer's directory.
  */
 function sandboxesOn(layer: string): string[] {
-  const needle = path.join(dataDir, "layers", layer);
+  const needle = path.join(svc!.dataDir, "layers", layer);
   const namespaces = new Set<string>();
   for (const pid of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
@@ -100,23 +85,29 @@ describe("E2B contract parity", () => {
     const s = svc!;
     const { sandboxID } = await createSandbox(s);
     await runThroughProxy(s, sandboxID, "echo snap > /home/user/s.txt");
-    const layersBefore = new Set(fs.readdirSync(path.join(dataDir, "layers")));
+    const layersBefore = new Set(fs.readdirSync(path.join(svc!.dataDir, "layers")));
     const snap = await call(s, "POST", `/sandboxes/${sandboxID}/snapshots`, {});
     expect(snap.status).toBe(201);
     const snapshotID = (snap.body as { snapshotID: string }).snapshotID;
-    const layer = fs.readdirSync(path.join(dataDir, "layers")).find((n) => !layersBefore.has(n));
+    const layer = fs
+      .readdirSync(path.join(svc!.dataDir, "layers"))
+      .find((n) => !layersBefore.has(n));
     expect(layer).toBeDefined();
     // Starting from the snapshot makes the pool keep its layers warm: its
     // sandboxes and pool members are the mount namespaces with the layer mounted.
     const fromSnap = await createSandbox(s, { templateID: snapshotID });
-    await eventually(async () => sandboxesOn(layer!).length >= 2, 60_000);
+    await eventually(async () => sandboxesOn(layer!).length >= 2, {
+      timeoutMs: 60_000,
+    });
     await call(s, "DELETE", `/sandboxes/${fromSnap.sandboxID}`);
     await call(s, "DELETE", `/sandboxes/${sandboxID}`);
 
     const del = await call(s, "DELETE", `/templates/${encodeURIComponent(snapshotID)}`);
     expect(del.status).toBe(204);
-    expect(fs.existsSync(path.join(dataDir, "layers", layer!))).toBe(false);
-    await eventually(async () => sandboxesOn(layer!).length === 0, 30_000);
+    expect(fs.existsSync(path.join(svc!.dataDir, "layers", layer!))).toBe(false);
+    await eventually(async () => sandboxesOn(layer!).length === 0, {
+      timeoutMs: 30_000,
+    });
     // A create afterwards (which refills the pool) never tries the deleted layer.
     const after = await createSandbox(s);
     await call(s, "DELETE", `/sandboxes/${after.sandboxID}`);

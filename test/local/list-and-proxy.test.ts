@@ -1,19 +1,15 @@
-import * as fs from "node:fs";
-import type { LocalService } from "../../src/local";
 import { filesSignature } from "../../src/wire/files-signature";
-import { call, createSandbox, runThroughProxy, startService, tempDataDir } from "./support";
+import { call, createSandbox, runThroughProxy } from "./support";
+import { startService, type TestService } from "../support/service";
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startService(dataDir);
+  svc = await startService();
 });
 
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** The metadata filter exactly as e2b@2.51 encodes it (three times). */

@@ -3,25 +3,22 @@
  * of band must not orphan the Provisioner's snapshot, and tags must be
  * addable to a build that has no tag left.
  */
-import * as fs from "node:fs";
 import { resolveConfig } from "../../src/config";
-import type { LocalService } from "../../src/local";
 import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle } from "../../src/resources/provisioner";
 import { templateControl } from "../../src/resources/template/template.control";
 import { syncTags } from "../../src/resources/template/template.tags";
-import { call, eventually, startService, tempDataDir } from "./support";
+import { call } from "./support";
+import { startService, type TestService } from "../support/service";
+import { eventually } from "../support/eventually";
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startService(dataDir);
+  svc = await startService();
 });
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 function context(): ResourceContext {
@@ -45,12 +42,15 @@ async function buildFromBase(name: string): Promise<{ templateID: string; buildI
     steps: [],
   });
   expect(started.status).toBe(202);
-  await eventually(async () => {
-    const st = await call(svc, "GET", `/templates/${templateID}/builds/${buildID}/status`);
-    const status = (st.body as { status: string }).status;
-    if (status === "error") throw new Error(`build failed: ${JSON.stringify(st.body)}`);
-    return status === "ready";
-  }, 120_000);
+  await eventually(
+    async () => {
+      const st = await call(svc, "GET", `/templates/${templateID}/builds/${buildID}/status`);
+      const status = (st.body as { status: string }).status;
+      if (status === "error") throw new Error(`build failed: ${JSON.stringify(st.body)}`);
+      return status === "ready";
+    },
+    { timeoutMs: 120_000 },
+  );
   return { templateID, buildID };
 }
 

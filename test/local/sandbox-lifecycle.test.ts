@@ -1,25 +1,15 @@
-import * as fs from "node:fs";
-import type { LocalService } from "../../src/local";
-import {
-  call,
-  createSandbox,
-  eventually,
-  runThroughProxy,
-  startService,
-  tempDataDir,
-} from "./support";
+import { call, createSandbox, runThroughProxy } from "./support";
+import { startService, type TestService } from "../support/service";
+import { eventually } from "../support/eventually";
 
-let svc: LocalService;
-let dataDir: string;
+let svc: TestService;
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startService(dataDir);
+  svc = await startService();
 });
 
 afterAll(async () => {
   await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("sandbox lifecycle", () => {

@@ -1,39 +1,8 @@
 /**
- * Helpers for the local service's behaviour tests: the agent bundle, a
- * service over a fresh data dir, and a tiny control-API caller over `fetch`.
+ * Calling the local service in behaviour tests: a tiny control-API caller over
+ * `fetch`, sandbox creation, and a command run through the sandbox proxy.
+ * The service itself is started by `test/support/service.ts`.
  */
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { startLocalService, type LocalService } from "../../src/local";
-
-const ROOT = path.resolve(__dirname, "..", "..");
-const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
-
-/**
- * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent`.
- * `npm test` builds before it runs the tests.
- */
-export async function agentBundleDir(): Promise<string> {
-  const fromEnv = process.env[TEST_AGENT_DIR_ENV];
-  if (fromEnv) return fromEnv;
-  const dist = path.join(ROOT, "dist", "agent");
-  if (!fs.existsSync(path.join(dist, "agent.js"))) {
-    throw new Error(`no agent bundle at ${dist}: run \`npm run build\` first (npm test does)`);
-  }
-  return dist;
-}
-
-/** A fresh temp data dir. */
-export function tempDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-svc-"));
-}
-
-/** Starts the service in-process on port 0 over `dataDir`. */
-export async function startService(dataDir: string): Promise<LocalService> {
-  return startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
-}
-
 /** A JSON answer of the service. */
 export interface Answer {
   status: number;
@@ -41,20 +10,42 @@ export interface Answer {
   headers: Headers;
 }
 
-/** Calls the control API with the service's key. */
+/** How {@link call} sends a request beyond its method, route and JSON body. */
+export interface CallOptions {
+  /**
+   * The `X-API-Key` to send; `null` sends none.
+   * @default the service's key
+   */
+  apiKey?: string | null | undefined;
+  /** A body sent as is (used when no JSON body is given). */
+  raw?: Buffer | string | undefined;
+  /** Extra headers. */
+  headers?: Record<string, string> | undefined;
+}
+
+/**
+ * Calls the control API: `route` is a path under `apiUrl` or an absolute URL
+ * (e.g. an upload link the service handed out). A string `body` is sent as
+ * is with the JSON content type (to send malformed JSON); any other body is
+ * JSON-encoded.
+ */
 export async function call(
   svc: { apiUrl: string; apiKey: string },
   method: string,
   route: string,
   body?: unknown,
-  headers: Record<string, string> = {},
+  opts: CallOptions = {},
 ): Promise<Answer> {
-  const init: RequestInit = { method, headers: { "X-API-Key": svc.apiKey, ...headers } };
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.apiKey !== null) headers["X-API-Key"] = opts.apiKey ?? svc.apiKey;
+  const init: RequestInit = { method, headers };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)["Content-Type"] = "application/json";
+    headers["Content-Type"] = "application/json";
+  } else if (opts.raw !== undefined) {
+    init.body = opts.raw;
   }
-  const res = await fetch(`${svc.apiUrl}${route}`, init);
+  const res = await fetch(route.startsWith("http") ? route : `${svc.apiUrl}${route}`, init);
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -124,21 +115,4 @@ export async function runThroughProxy(
     if (json.event?.end) exitCode = json.event.end.exitCode ?? 0;
   }
   return { status: res.status, stdout, exitCode };
-}
-
-/**
- * Waits until `check` returns true, polling every `intervalMs`; fails after
- * `ms`. An error thrown by `check` ends the wait at once.
- */
-export async function eventually(
-  check: () => Promise<boolean>,
-  ms = 20_000,
-  intervalMs = 200,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }

@@ -4,6 +4,7 @@
  */
 import { SandboxIacError } from "../../src/errors";
 import { getSandbox, getSandboxMetrics, listSandboxes } from "../../src/pulumi";
+import { eventually } from "../support/eventually";
 import { startTestService, type TestService } from "./support";
 
 jest.setTimeout(120_000);
@@ -47,9 +48,19 @@ describe("Pulumi functions", () => {
   });
 
   it("getSandboxMetrics returns samples of the range", async () => {
-    const samples = await getSandboxMetrics(sandboxID, { start: 0 }, options());
-    expect(Array.isArray(samples)).toBe(true);
-    for (const s of samples) expect(typeof s.timestampUnix).toBe("number");
+    const start = Math.floor(Date.now() / 1000) - 600;
+    const samples = await eventually(
+      async () => {
+        const got = await getSandboxMetrics(sandboxID, { start }, options());
+        return got.length > 0 && got;
+      },
+      { timeoutMs: 15_000 },
+    );
+    for (const s of samples) expect(s.timestampUnix).toBeGreaterThanOrEqual(start);
+    expect(samples[0].cpuCount).toBeGreaterThanOrEqual(1);
+    expect(samples[0].memTotal).toBeGreaterThan(0);
+    // A range that ended long before the sandbox started holds no sample.
+    expect(await getSandboxMetrics(sandboxID, { start: 1, end: 2 }, options())).toEqual([]);
   });
 
   it("fails on a bad sandbox ID with every problem named, before any request", async () => {

@@ -12,6 +12,7 @@ import {
   startTestService,
   type TestService,
 } from "./support";
+import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
 
@@ -143,95 +144,117 @@ async function failureOf(run: Promise<unknown>): Promise<HarnessRunError> {
   return failure as HarnessRunError;
 }
 
-describe("Provisioner through Pulumi", () => {
-  it("creates, keeps, re-syncs one edited file, re-runs on triggers, replaces, refreshes and destroys", async () => {
-    const opts = (over: Record<string, unknown> = {}) =>
-      stackOptions(svc, dir, { args: provisionerArgs(over) });
+describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
+  const phase = phases();
+  const opts = (over: Record<string, unknown> = {}) =>
+    stackOptions(svc, dir, { args: provisionerArgs(over) });
+  const altOpts = () => opts({ triggers: { revision: "2" }, template: "scn-prov-alt" });
+  let kept: string;
+  let sandbox: SandboxClient;
+  let altTemplate: string;
+  let keptB: string;
 
-    // GIVEN a directory tree with an executable script, a single file and a file above the part size
-    const { result: created, requests: createRequests } = await requestsDuring(() =>
-      up(dir, opts()),
-    );
-    expect(ops(created)).toEqual(["create setup"]);
-    const kept = created.outputs["keptSandboxID"] as string;
-    expect(kept).toMatch(/^[a-z0-9]+$/);
-    expect(created.outputs["commandsRun"]).toBe(2);
-    expect(created.outputs["bytesUploaded"]).toBe(
-      localSize("app/bin/run.sh") +
-        localSize("app/notes.txt") +
-        localSize("single.txt") +
-        BIG_BYTES,
-    );
-    // big.bin went up in three parts joined in the sandbox.
-    expect(uploadedPaths(createRequests).filter((p) => p.includes("big.bin"))).toEqual([
-      "/home/user/big.bin.sandbox-iac-part-0",
-      "/home/user/big.bin.sandbox-iac-part-1",
-      "/home/user/big.bin.sandbox-iac-part-2",
-    ]);
-    expect(createRequests.filter((r) => r.startsWith("POST /files/compose"))).toHaveLength(1);
-    expect(sandboxCreations(createRequests)).toHaveLength(1);
+  phase(
+    "creates: uploads the tree (big.bin in parts), runs the commands, keeps the sandbox and snapshots it",
+    async () => {
+      // GIVEN a directory tree with an executable script, a single file and a file above the part size
+      const { result: created, requests: createRequests } = await requestsDuring(() =>
+        up(dir, opts()),
+      );
+      expect(ops(created)).toEqual(["create setup"]);
+      kept = created.outputs["keptSandboxID"] as string;
+      expect(kept).toMatch(/^[a-z0-9]+$/);
+      expect(created.outputs["commandsRun"]).toBe(2);
+      expect(created.outputs["bytesUploaded"]).toBe(
+        localSize("app/bin/run.sh") +
+          localSize("app/notes.txt") +
+          localSize("single.txt") +
+          BIG_BYTES,
+      );
+      // big.bin went up in three parts joined in the sandbox.
+      expect(uploadedPaths(createRequests).filter((p) => p.includes("big.bin"))).toEqual([
+        "/home/user/big.bin.sandbox-iac-part-0",
+        "/home/user/big.bin.sandbox-iac-part-1",
+        "/home/user/big.bin.sandbox-iac-part-2",
+      ]);
+      expect(createRequests.filter((r) => r.startsWith("POST /files/compose"))).toHaveLength(1);
+      expect(sandboxCreations(createRequests)).toHaveLength(1);
 
-    // THEN the kept sandbox holds the same bytes and modes, and the commands saw the files
-    const sandbox = await clientOf(kept);
-    const big = await sandbox.readBytes("/home/user/big.bin");
-    expect(sha256(big)).toBe(sha256(readFileSync(path.join(dir, "big.bin"))));
-    expect((await sandbox.readText("/home/user/big.sha")).trim()).toBe(sha256(big));
-    expect(await sandbox.readText("/home/user/app/bin/run.sh")).toBe(SCRIPT);
-    expect((await sandbox.stat("/home/user/app/bin/run.sh")).mode).toBe(0o755);
-    expect((await sandbox.stat("/home/user/app/notes.txt")).mode).toBe(0o644);
-    expect(await sandbox.exists("/home/user/big.bin.sandbox-iac-part-0")).toBe(false);
-    expect(await sandbox.readText("/home/user/marker.txt")).toBe("run one\n");
-    const fileDigest = created.outputs["fileDigest"] as Record<
-      string,
-      { sha256: string; mode: number }
-    >;
-    expect(fileDigest["/home/user/app/bin/run.sh"]).toMatchObject({
-      mode: 0o755,
-      sha256: sha256(Buffer.from(SCRIPT)),
-    });
+      // THEN the kept sandbox holds the same bytes and modes, and the commands saw the files
+      sandbox = await clientOf(kept);
+      const big = await sandbox.readBytes("/home/user/big.bin");
+      expect(sha256(big)).toBe(sha256(readFileSync(path.join(dir, "big.bin"))));
+      expect((await sandbox.readText("/home/user/big.sha")).trim()).toBe(sha256(big));
+      expect(await sandbox.readText("/home/user/app/bin/run.sh")).toBe(SCRIPT);
+      expect((await sandbox.stat("/home/user/app/bin/run.sh")).mode).toBe(0o755);
+      expect((await sandbox.stat("/home/user/app/notes.txt")).mode).toBe(0o644);
+      expect(await sandbox.exists("/home/user/big.bin.sandbox-iac-part-0")).toBe(false);
+      expect(await sandbox.readText("/home/user/marker.txt")).toBe("run one\n");
+      const fileDigest = created.outputs["fileDigest"] as Record<
+        string,
+        { sha256: string; mode: number }
+      >;
+      expect(fileDigest["/home/user/app/bin/run.sh"]).toMatchObject({
+        mode: 0o755,
+        sha256: sha256(Buffer.from(SCRIPT)),
+      });
 
-    // AND a sandbox created from the snapshot sees the marker
-    const snapshotID = created.outputs["snapshotID"] as string;
-    expect(await snapshotIDs()).toContain(snapshotID);
-    const fromSnapshot = await svc.call("POST", "/sandboxes", {
-      templateID: snapshotID,
-      timeout: 300,
-      secure: true,
-    });
-    expect(fromSnapshot.status).toBe(201);
-    const restoredID = (fromSnapshot.body as { sandboxID: string }).sandboxID;
-    expect(await (await clientOf(restoredID)).readText("/home/user/marker.txt")).toBe("run one\n");
-    expect(await killStatus(restoredID)).toBe(204);
+      // AND a sandbox created from the snapshot sees the marker
+      const snapshotID = created.outputs["snapshotID"] as string;
+      expect(await snapshotIDs()).toContain(snapshotID);
+      const fromSnapshot = await svc.call("POST", "/sandboxes", {
+        templateID: snapshotID,
+        timeout: 300,
+        secure: true,
+      });
+      expect(fromSnapshot.status).toBe(201);
+      const restoredID = (fromSnapshot.body as { sandboxID: string }).sandboxID;
+      expect(await (await clientOf(restoredID)).readText("/home/user/marker.txt")).toBe(
+        "run one\n",
+      );
+      expect(await killStatus(restoredID)).toBe(204);
+    },
+  );
 
+  phase("changes nothing and calls nothing when nothing changed", async () => {
     // WHEN nothing changed THEN nothing happens and the service is not called
     const { result: unchanged, requests: sameRequests } = await requestsDuring(() =>
       up(dir, opts()),
     );
     expect(ops(unchanged)).toEqual(["same setup"]);
     expect(sameRequests).toEqual([]);
+  });
 
-    // WHEN one local file is edited THEN preview shows an update without calling the service
-    writeFileSync(path.join(dir, "single.txt"), "two, edited");
-    const { result: previewed, requests: previewRequests } = await requestsDuring(() =>
-      preview(dir, opts()),
-    );
-    expect(ops(previewed)).toEqual(["update setup"]);
-    expect(previewRequests).toEqual([]);
+  phase(
+    "previews an edited local file without a call, then uploads only that file and re-runs the commands",
+    async () => {
+      // WHEN one local file is edited THEN preview shows an update without calling the service
+      writeFileSync(path.join(dir, "single.txt"), "two, edited");
+      const { result: previewed, requests: previewRequests } = await requestsDuring(() =>
+        preview(dir, opts()),
+      );
+      expect(ops(previewed)).toEqual(["update setup"]);
+      expect(previewRequests).toEqual([]);
 
-    // AND up uploads only that file, in the same sandbox, and runs the commands again.
-    // An unchanged file altered inside the sandbox stays altered: it was not sent again.
-    await sandbox.uploadBytes("/home/user/app/notes.txt", "changed in the sandbox\n");
-    const { result: edited, requests: editRequests } = await requestsDuring(() => up(dir, opts()));
-    expect(ops(edited)).toEqual(["update setup"]);
-    expect(edited.outputs["keptSandboxID"]).toBe(kept);
-    expect(edited.outputs["bytesUploaded"]).toBe(localSize("single.txt"));
-    expect(uploads(editRequests)).toHaveLength(1);
-    expect(editRequests.filter((r) => r.startsWith("POST /files/compose"))).toEqual([]);
-    expect(sandboxCreations(editRequests)).toEqual([]);
-    expect(await sandbox.readText("/home/user/single.txt")).toBe("two, edited");
-    expect(await sandbox.readText("/home/user/app/notes.txt")).toBe("changed in the sandbox\n");
-    expect(await sandbox.readText("/home/user/marker.txt")).toBe("run one\nrun two, edited\n");
+      // AND up uploads only that file, in the same sandbox, and runs the commands again.
+      // An unchanged file altered inside the sandbox stays altered: it was not sent again.
+      await sandbox.uploadBytes("/home/user/app/notes.txt", "changed in the sandbox\n");
+      const { result: edited, requests: editRequests } = await requestsDuring(() =>
+        up(dir, opts()),
+      );
+      expect(ops(edited)).toEqual(["update setup"]);
+      expect(edited.outputs["keptSandboxID"]).toBe(kept);
+      expect(edited.outputs["bytesUploaded"]).toBe(localSize("single.txt"));
+      expect(uploads(editRequests)).toHaveLength(1);
+      expect(editRequests.filter((r) => r.startsWith("POST /files/compose"))).toEqual([]);
+      expect(sandboxCreations(editRequests)).toEqual([]);
+      expect(await sandbox.readText("/home/user/single.txt")).toBe("two, edited");
+      expect(await sandbox.readText("/home/user/app/notes.txt")).toBe("changed in the sandbox\n");
+      expect(await sandbox.readText("/home/user/marker.txt")).toBe("run one\nrun two, edited\n");
+    },
+  );
 
+  phase("re-runs the commands without any upload when only the triggers change", async () => {
     // WHEN only the triggers change THEN the commands run again without any upload
     const { result: triggered, requests: triggerRequests } = await requestsDuring(() =>
       up(dir, opts({ triggers: { revision: "2" } })),
@@ -243,13 +266,14 @@ describe("Provisioner through Pulumi", () => {
     expect(await sandbox.readText("/home/user/marker.txt")).toBe(
       "run one\nrun two, edited\nrun two, edited\n",
     );
+  });
 
+  phase("provisions a new sandbox and kills the old one when the template changes", async () => {
     // WHEN the template changes THEN a new sandbox is provisioned and the old one killed
-    const altTemplate = await snapshotTemplate("scn-prov-alt");
-    const altOpts = opts({ triggers: { revision: "2" }, template: "scn-prov-alt" });
-    const replaced = await up(dir, altOpts);
+    altTemplate = await snapshotTemplate("scn-prov-alt");
+    const replaced = await up(dir, altOpts());
     expect(ops(replaced)).toContain("replace setup");
-    const keptB = replaced.outputs["keptSandboxID"] as string;
+    keptB = replaced.outputs["keptSandboxID"] as string;
     expect(keptB).not.toBe(kept);
     expect(await sandboxStatus(kept)).toBe(404);
     const sandboxB = await clientOf(keptB);
@@ -263,26 +287,38 @@ describe("Provisioner through Pulumi", () => {
     });
     expect(fromNewSnapshot.status).toBe(201);
     expect(await killStatus((fromNewSnapshot.body as { sandboxID: string }).sandboxID)).toBe(204);
-
-    // WHEN the kept sandbox is killed out of band THEN refresh keeps the
-    // Provisioner (it still owns the snapshot) without the sandbox
-    expect(await killStatus(keptB)).toBe(204);
-    expect(ops(await refresh(dir, altOpts))).toEqual(["refresh-update setup"]);
-
-    // AND the next up provisions a kept sandbox again
-    const recreated = await up(dir, altOpts);
-    expect(ops(recreated)).toEqual(["update setup"]);
-    const keptC = recreated.outputs["keptSandboxID"] as string;
-
-    // WHEN destroyed THEN the kept sandbox and the snapshot template are gone
-    const destroyed = await destroy(dir, altOpts);
-    expect(ops(destroyed)).toEqual(["delete setup"]);
-    expect(destroyed.state.resources).toEqual([]);
-    expect(await sandboxStatus(keptC)).toBe(404);
-    expect(await snapshotIDs()).toEqual([altTemplate]);
-    expect((await svc.call("GET", "/templates/aliases/scn-prov-ready")).status).toBe(404);
   });
 
+  phase(
+    "keeps the Provisioner on refresh after its kept sandbox was killed out of band",
+    async () => {
+      // WHEN the kept sandbox is killed out of band THEN refresh keeps the
+      // Provisioner (it still owns the snapshot) without the sandbox
+      expect(await killStatus(keptB)).toBe(204);
+      expect(ops(await refresh(dir, altOpts()))).toEqual(["refresh-update setup"]);
+    },
+  );
+
+  phase(
+    "provisions a kept sandbox again on the next up, and destroys it and the snapshot",
+    async () => {
+      // AND the next up provisions a kept sandbox again
+      const recreated = await up(dir, altOpts());
+      expect(ops(recreated)).toEqual(["update setup"]);
+      const keptC = recreated.outputs["keptSandboxID"] as string;
+
+      // WHEN destroyed THEN the kept sandbox and the snapshot template are gone
+      const destroyed = await destroy(dir, altOpts());
+      expect(ops(destroyed)).toEqual(["delete setup"]);
+      expect(destroyed.state.resources).toEqual([]);
+      expect(await sandboxStatus(keptC)).toBe(404);
+      expect(await snapshotIDs()).toEqual([altTemplate]);
+      expect((await svc.call("GET", "/templates/aliases/scn-prov-ready")).status).toBe(404);
+    },
+  );
+});
+
+describe("Provisioner through Pulumi", () => {
   it("fails when a command exits non-zero, naming it, and leaves no sandbox and no snapshot", async () => {
     const options = stackOptions(svc, dir, {
       args: provisionerArgs({

@@ -8,6 +8,7 @@ import {
   startTestService,
   type TestService,
 } from "./support";
+import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
 
@@ -50,18 +51,21 @@ async function snapshotNames(): Promise<string[]> {
   return (listed.body as Array<{ snapshotID: string }>).map((s) => s.snapshotID);
 }
 
-describe("Snapshot and SandboxReader through Pulumi", () => {
-  it("reads a sandbox, snapshots it, updates, replaces, refreshes and destroys", async () => {
-    // GIVEN a running secure sandbox
-    const sandbox = await newSandbox();
-    const opts = (config: Record<string, unknown>) =>
-      stackOptions(svc, dir, { sandboxID: sandbox.sandboxID, ...config });
+describe("Snapshot and SandboxReader through Pulumi: one scenario, phase by phase", () => {
+  const phase = phases();
+  let sandbox: { sandboxID: string; envdAccessToken: string };
+  const opts = (config: Record<string, unknown>) =>
+    stackOptions(svc, dir, { sandboxID: sandbox.sandboxID, ...config });
+  let snapshotID: string;
+  let newSnapshotID: string;
 
+  phase("reads a running secure sandbox and snapshots it, the token kept secret", async () => {
+    sandbox = await newSandbox();
     const created = await up(dir, opts({ snapshotName: "scn-snap" }));
     expect(ops(created).sort()).toEqual(["create reader", "create snap"]);
     expect(created.outputs["state"]).toBe("running");
     expect(created.outputs["templateID"]).toBe("base");
-    const snapshotID = created.outputs["snapshotID"] as string;
+    snapshotID = created.outputs["snapshotID"] as string;
     expect(await snapshotNames()).toContain(snapshotID);
 
     // The token is a secret output: stored only inside a secret wrapper, never in clear.
@@ -71,42 +75,52 @@ describe("Snapshot and SandboxReader through Pulumi", () => {
     const stateText = readFileSync(opts({}).stateFile, "utf8");
     expect(stateText).not.toContain(svc.apiKey);
     expect(plaintextOccurrences(JSON.parse(stateText), sandbox.envdAccessToken)).toBe(0);
+  });
 
-    // WHEN nothing changed THEN nothing happens
+  phase("does nothing when nothing changed", async () => {
     expect(ops(await up(dir, opts({ snapshotName: "scn-snap" }))).sort()).toEqual([
       "same reader",
       "same snap",
     ]);
+  });
 
-    // WHEN metrics are asked for THEN the reader is updated in place
+  phase("updates the reader in place when metrics are asked for", async () => {
     const updated = await up(dir, opts({ snapshotName: "scn-snap", includeMetrics: true }));
     expect(ops(updated).sort()).toEqual(["same snap", "update reader"]);
+  });
 
-    // WHEN the snapshot name changes THEN the snapshot is replaced and the old one deleted
+  phase("replaces the snapshot when its name changes and deletes the old one", async () => {
     const replaced = await up(dir, opts({ snapshotName: "scn-snap-b", includeMetrics: true }));
     expect(ops(replaced)).toContain("replace snap");
     const names = await snapshotNames();
     expect(names).toContain(replaced.outputs["snapshotID"]);
     expect(names).not.toContain(snapshotID);
+    newSnapshotID = replaced.outputs["snapshotID"] as string;
+  });
 
-    // WHEN the snapshot and the sandbox go away out of band THEN refresh drops both
-    const newSnapshotID = replaced.outputs["snapshotID"] as string;
-    expect(
-      (await svc.call("DELETE", `/templates/${encodeURIComponent(newSnapshotID)}`)).status,
-    ).toBe(204);
-    expect((await svc.call("DELETE", `/sandboxes/${sandbox.sandboxID}`)).status).toBe(204);
-    const refreshed = await refresh(
-      dir,
-      opts({ snapshotName: "scn-snap-b", includeMetrics: true }),
-    );
-    expect(ops(refreshed).sort()).toEqual(["refresh-deleted reader", "refresh-deleted snap"]);
+  phase(
+    "drops both on refresh when the snapshot and the sandbox went away out of band",
+    async () => {
+      expect(
+        (await svc.call("DELETE", `/templates/${encodeURIComponent(newSnapshotID)}`)).status,
+      ).toBe(204);
+      expect((await svc.call("DELETE", `/sandboxes/${sandbox.sandboxID}`)).status).toBe(204);
+      const refreshed = await refresh(
+        dir,
+        opts({ snapshotName: "scn-snap-b", includeMetrics: true }),
+      );
+      expect(ops(refreshed).sort()).toEqual(["refresh-deleted reader", "refresh-deleted snap"]);
+    },
+  );
 
-    // WHEN destroyed THEN nothing is left
+  phase("destroys, leaving nothing", async () => {
     const destroyed = await destroy(dir, opts({ snapshotName: "scn-snap-b" }));
     expect(destroyed.state.resources).toEqual([]);
     expect(await snapshotNames()).toEqual([]);
   });
+});
 
+describe("Snapshot and SandboxReader through Pulumi", () => {
   it("fails when the sandbox to read does not exist, naming it", async () => {
     const options = stackOptions(svc, dir, {
       sandboxID: "inotthere000000000000",

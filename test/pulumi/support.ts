@@ -3,13 +3,14 @@
  * request-counting pass-through proxy, program directories in temp dirs with
  * the package linked in, and the stack config that points at the service.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync } from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { startLocalService, type LocalService } from "../../src/local";
 import type { RunOptions } from "../harness";
+import { call } from "../local/support";
+import { startService } from "../support/service";
 
 const REPO = path.resolve(__dirname, "..", "..");
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,10 +39,9 @@ export function assertBuilt(): void {
   }
 }
 
-/** Starts the local service in-process and a counting proxy in front of it. */
+/** Starts the local service in-process (the shared fixture) and a counting proxy in front of it. */
 export async function startTestService(): Promise<TestService> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "pulumi-scenario-data-"));
-  const service: LocalService = await startLocalService({ port: 0, dataDir });
+  const service = await startService();
   const target = new URL(service.apiUrl);
   const requests: string[] = [];
   const proxy = http.createServer((req, res) => {
@@ -68,20 +68,11 @@ export async function startTestService(): Promise<TestService> {
     apiUrl,
     apiKey: service.apiKey,
     requests,
-    async call(method, route, body) {
-      const res = await fetch(`${service.apiUrl}${route}`, {
-        method,
-        headers: { "X-API-Key": service.apiKey, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    },
+    call: (method, route, body) => call(service, method, route, body),
     async close() {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       await service.close();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

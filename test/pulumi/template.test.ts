@@ -9,6 +9,7 @@ import {
   startTestService,
   type TestService,
 } from "./support";
+import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
 
@@ -32,54 +33,67 @@ async function templateExists(name: string): Promise<boolean> {
   return (await svc.call("GET", `/templates/aliases/${encodeURIComponent(name)}`)).status === 200;
 }
 
-describe("Template through Pulumi", () => {
-  it("creates, keeps, retags, rebuilds, replaces, refreshes and destroys a template", async () => {
-    // GIVEN a program with one template
-    const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, config);
+describe("Template through Pulumi: one scenario, phase by phase", () => {
+  const phase = phases();
+  const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, config);
+  let templateID: string;
+  let firstBuildID: unknown;
+  let replacedID: string;
+
+  phase("creates a template with its tags", async () => {
     const created = await up(dir, opts({ name: "scn-tools", tags: ["v1"] }));
     expect(ops(created)).toEqual(["create tpl"]);
-    const templateID = created.outputs["templateID"] as string;
+    templateID = created.outputs["templateID"] as string;
+    firstBuildID = created.outputs["buildID"];
     expect(await templateExists("scn-tools")).toBe(true);
     expect(created.outputs["currentTags"]).toEqual(expect.arrayContaining(["v1"]));
+  });
 
-    // WHEN nothing changed THEN nothing happens
+  phase("does nothing when nothing changed", async () => {
     expect(ops(await up(dir, opts({ name: "scn-tools", tags: ["v1"] })))).toEqual(["same tpl"]);
+  });
 
-    // WHEN only the tags change THEN the tags are updated in place, on the same build
+  phase("updates only the tags in place, on the same build", async () => {
     const retagged = await up(dir, opts({ name: "scn-tools", tags: ["v2"] }));
     expect(ops(retagged)).toEqual(["update tpl"]);
-    expect(retagged.outputs["buildID"]).toBe(created.outputs["buildID"]);
+    expect(retagged.outputs["buildID"]).toBe(firstBuildID);
     expect(retagged.outputs["currentTags"]).toEqual(expect.arrayContaining(["v2"]));
     expect(retagged.outputs["currentTags"]).not.toContain("v1");
+  });
 
-    // WHEN a COPY source's content changes THEN the same template gets a new build
+  phase("rebuilds the same template when a COPY source's content changes", async () => {
     writeFileSync(path.join(dir, "files", "hello.txt"), "hello again\n");
     const rebuilt = await up(dir, opts({ name: "scn-tools", tags: ["v2"] }));
     expect(ops(rebuilt)).toEqual(["update tpl"]);
     expect(rebuilt.outputs["templateID"]).toBe(templateID);
-    expect(rebuilt.outputs["buildID"]).not.toBe(created.outputs["buildID"]);
+    expect(rebuilt.outputs["buildID"]).not.toBe(firstBuildID);
+  });
 
-    // WHEN the name changes THEN the template is replaced and the old one deleted
+  phase("replaces the template when the name changes and deletes the old one", async () => {
     const replaced = await up(dir, opts({ name: "scn-tools-b", tags: ["v2"] }));
     expect(ops(replaced)).toContain("replace tpl");
     expect(replaced.outputs["templateID"]).not.toBe(templateID);
     expect(await templateExists("scn-tools")).toBe(false);
+    replacedID = replaced.outputs["templateID"] as string;
+  });
 
-    // WHEN the template is deleted out of band THEN refresh drops it and up recreates it
-    const newID = replaced.outputs["templateID"] as string;
-    expect((await svc.call("DELETE", `/templates/${newID}`)).status).toBe(204);
+  phase("drops a template deleted out of band on refresh, and up recreates it", async () => {
+    expect((await svc.call("DELETE", `/templates/${replacedID}`)).status).toBe(204);
     expect(ops(await refresh(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual([
       "refresh-deleted tpl",
     ]);
     expect(ops(await up(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual(["create tpl"]);
+  });
 
-    // WHEN destroyed THEN the service holds no template of ours
+  phase("destroys it, leaving the service no template of ours", async () => {
     const destroyed = await destroy(dir, opts({ name: "scn-tools-b", tags: ["v2"] }));
     expect(ops(destroyed)).toEqual(["delete tpl"]);
     expect(await templateExists("scn-tools-b")).toBe(false);
     expect(destroyed.state.resources).toEqual([]);
   });
+});
 
+describe("Template through Pulumi", () => {
   it("previews a change without any service call", async () => {
     const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, config);
     await up(dir, opts({ name: "scn-preview" }));

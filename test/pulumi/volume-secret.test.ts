@@ -15,6 +15,7 @@ import {
   startTestService,
   type TestService,
 } from "./support";
+import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
 
@@ -54,31 +55,39 @@ async function seeded(volumeID: string, file = "/seed/seed.txt"): Promise<string
   return res.text();
 }
 
-describe("Volume and Secret through Pulumi", () => {
-  it("creates, leaves alone, updates in place, sees deletions and destroys", async () => {
-    const opts = (value: string) => ({
-      ...stackOptions(svc, dir, { volumeName: "pulumi-vol", secretValue: value }),
-      secretConfig: ["sandbox-iac:apiKey", "secretValue"],
-    });
+describe("Volume and Secret through Pulumi: one scenario, phase by phase", () => {
+  const phase = phases();
+  const opts = (value: string) => ({
+    ...stackOptions(svc, dir, { volumeName: "pulumi-vol", secretValue: value }),
+    secretConfig: ["sandbox-iac:apiKey", "secretValue"],
+  });
+  let volumeID: string;
+  let secretID: string;
 
-    const created = await up(dir, opts(VALUE_1));
-    expect(ops(created).sort()).toEqual([
-      "create reader",
-      "create sec",
-      "create vol",
-      "create writer",
-    ]);
-    const volumeID = created.outputs["volumeID"] as string;
-    expect(await seeded(volumeID)).toBe("first seed\n");
-    // The provisioner's sandbox mounted the volume and wrote into it; the reader reports the mount.
-    expect(await seeded(volumeID, "/copied-by-provisioner.txt")).toBe("first seed\n");
-    expect(created.outputs["mounts"]).toEqual([{ name: "pulumi-vol", path: "/mnt/vol" }]);
-    expect(created.outputs["secretVersion"]).toBe(1);
-    const stateText = readFileSync(opts(VALUE_1).stateFile, "utf8");
-    expect(plaintextOccurrences(JSON.parse(stateText), VALUE_1)).toBe(0);
-    expect(stateText).toContain(VALUE_1.slice(0, 20)); // only inside the secret wrapper
-    expect(stateText).not.toContain(svc.apiKey);
+  phase(
+    "creates the volume, the secret, the writer and the reader, the value kept secret",
+    async () => {
+      const created = await up(dir, opts(VALUE_1));
+      expect(ops(created).sort()).toEqual([
+        "create reader",
+        "create sec",
+        "create vol",
+        "create writer",
+      ]);
+      volumeID = created.outputs["volumeID"] as string;
+      expect(await seeded(volumeID)).toBe("first seed\n");
+      // The provisioner's sandbox mounted the volume and wrote into it; the reader reports the mount.
+      expect(await seeded(volumeID, "/copied-by-provisioner.txt")).toBe("first seed\n");
+      expect(created.outputs["mounts"]).toEqual([{ name: "pulumi-vol", path: "/mnt/vol" }]);
+      expect(created.outputs["secretVersion"]).toBe(1);
+      const stateText = readFileSync(opts(VALUE_1).stateFile, "utf8");
+      expect(plaintextOccurrences(JSON.parse(stateText), VALUE_1)).toBe(0);
+      expect(stateText).toContain(VALUE_1.slice(0, 20)); // only inside the secret wrapper
+      expect(stateText).not.toContain(svc.apiKey);
+    },
+  );
 
+  phase("does nothing when nothing changed", async () => {
     // WHEN nothing changed THEN nothing happens
     expect(ops(await up(dir, opts(VALUE_1))).sort()).toEqual([
       "same reader",
@@ -86,23 +95,30 @@ describe("Volume and Secret through Pulumi", () => {
       "same vol",
       "same writer",
     ]);
+  });
 
-    // WHEN the seed file's content and the secret's value change THEN both update in place
-    writeFileSync(path.join(dir, "seed.txt"), "second seed\n");
-    const updated = await up(dir, opts(VALUE_2));
-    expect(
-      ops(updated)
-        .filter((o) => !o.startsWith("same"))
-        .sort(),
-    ).toEqual(["update sec", "update vol"]);
-    expect(updated.outputs["volumeID"]).toBe(volumeID);
-    expect(await seeded(volumeID)).toBe("second seed\n");
-    expect(updated.outputs["secretVersion"]).toBe(2);
-    const updatedState = JSON.parse(readFileSync(opts(VALUE_2).stateFile, "utf8")) as unknown;
-    expect(plaintextOccurrences(updatedState, VALUE_2)).toBe(0);
+  phase(
+    "updates both in place when the seed file's content and the secret's value change",
+    async () => {
+      // WHEN the seed file's content and the secret's value change THEN both update in place
+      writeFileSync(path.join(dir, "seed.txt"), "second seed\n");
+      const updated = await up(dir, opts(VALUE_2));
+      expect(
+        ops(updated)
+          .filter((o) => !o.startsWith("same"))
+          .sort(),
+      ).toEqual(["update sec", "update vol"]);
+      expect(updated.outputs["volumeID"]).toBe(volumeID);
+      expect(await seeded(volumeID)).toBe("second seed\n");
+      expect(updated.outputs["secretVersion"]).toBe(2);
+      const updatedState = JSON.parse(readFileSync(opts(VALUE_2).stateFile, "utf8")) as unknown;
+      expect(plaintextOccurrences(updatedState, VALUE_2)).toBe(0);
+      secretID = updated.outputs["secretID"] as string;
+    },
+  );
 
+  phase("drops both on refresh when they were deleted out of band", async () => {
     // WHEN both are deleted out of band THEN refresh drops them
-    const secretID = updated.outputs["secretID"] as string;
     expect((await svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
     expect((await svc.call("DELETE", `/secrets/${secretID}`)).status).toBe(204);
     const refreshed = await refresh(dir, opts(VALUE_2));
@@ -111,7 +127,9 @@ describe("Volume and Secret through Pulumi", () => {
         .filter((o) => o.startsWith("refresh-deleted"))
         .sort(),
     ).toEqual(["refresh-deleted sec", "refresh-deleted vol"]);
+  });
 
+  phase("creates both again on the next up, and destroys everything", async () => {
     // WHEN applied again THEN both are created again; WHEN destroyed THEN nothing is left
     const again = await up(dir, opts(VALUE_2));
     expect(

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { resolveConfig } from "../../src/config";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
-import { startLocalService, type LocalService } from "../../src/local";
+import { startService, type TestService } from "../support/service";
 import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
 import { ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
@@ -18,18 +18,16 @@ import { syncFiles } from "../../src/resources/provisioner/sync";
 
 jest.setTimeout(180_000);
 
-let service: LocalService;
-let dataDir: string;
+let service: TestService;
 let work: string;
 let control: ControlClient;
 const ownSandboxes: string[] = [];
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "prov-archive-data-"));
   work = mkdtempSync(path.join(tmpdir(), "prov-archive-files-"));
   // The hash cache of this test's base directory stays in its own files.
   process.env.SANDBOX_IAC_CACHE_DIR = path.join(work, "cache");
-  service = await startLocalService({ port: 0, dataDir });
+  service = await startService();
   control = createControlClient({ config: config(), log: () => undefined });
 });
 
@@ -40,7 +38,6 @@ afterEach(async () => {
 afterAll(async () => {
   delete process.env.SANDBOX_IAC_CACHE_DIR;
   await service?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

@@ -9,23 +9,21 @@ import { resolveConfig } from "../../src/config";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import { SandboxIacError } from "../../src/errors";
-import { startLocalService, type LocalService } from "../../src/local";
+import { startService, type TestService } from "../support/service";
 import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
 
 jest.setTimeout(180_000);
 
-let service: LocalService;
-let dataDir: string;
+let service: TestService;
 let work: string;
 let control: ControlClient;
 /** Sandboxes a test created itself; killed after each test whatever happened. */
 const ownSandboxes: string[] = [];
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "prov-lifecycle-data-"));
   work = mkdtempSync(path.join(tmpdir(), "prov-lifecycle-files-"));
-  service = await startLocalService({ port: 0, dataDir });
+  service = await startService();
   control = createControlClient({ config: config(), log: () => undefined });
 });
 
@@ -35,7 +33,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   await service?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

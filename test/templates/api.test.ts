@@ -2,16 +2,17 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { gzipSync } from "node:zlib";
-import { call, startService, stopService, waitForBuild, type TestService } from "./util";
+import { call, waitForBuild } from "./util";
+import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(180_000);
 
-let t: TestService;
+let svc: TestService;
 beforeAll(async () => {
-  t = await startService();
+  svc = await startService();
 });
 afterAll(async () => {
-  await stopService(t);
+  await svc?.close();
 });
 
 /** Requests a build and runs it with `steps` from `base`; resolves with the ids once it ended. */
@@ -20,21 +21,21 @@ async function buildTemplate(
   steps: unknown[] = [],
   extra: Record<string, unknown> = {},
 ) {
-  const created = await call(t.svc, "POST", "/v3/templates", { name, ...extra });
+  const created = await call(svc, "POST", "/v3/templates", { name, ...extra });
   expect(created.status).toBe(202);
   const { templateID, buildID } = created.body;
-  const started = await call(t.svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
+  const started = await call(svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
     fromTemplate: "base",
     steps,
   });
   expect(started.status).toBe(202);
-  const { status } = await waitForBuild(t.svc, templateID, buildID);
+  const { status } = await waitForBuild(svc, templateID, buildID);
   return { templateID, buildID, status };
 }
 
 describe("POST /v3/templates", () => {
   it("answers 202 with a new template id, a UUID build id and the normalised name and tag", async () => {
-    const res = await call(t.svc, "POST", "/v3/templates", {
+    const res = await call(svc, "POST", "/v3/templates", {
       name: "  My-App:V1 ",
       cpuCount: 1,
       memoryMB: 256,
@@ -51,7 +52,7 @@ describe("POST /v3/templates", () => {
       aliases: ["my-app"],
     });
     const status = await call(
-      t.svc,
+      svc,
       "GET",
       `/templates/${res.body.templateID}/builds/${res.body.buildID}/status`,
     );
@@ -65,8 +66,8 @@ describe("POST /v3/templates", () => {
   });
 
   it("reuses the template id of an existing name with a new build, tagged default when no tag is given", async () => {
-    const first = await call(t.svc, "POST", "/v3/templates", { name: "team/reused" });
-    const second = await call(t.svc, "POST", "/v3/templates", {
+    const first = await call(svc, "POST", "/v3/templates", { name: "team/reused" });
+    const second = await call(svc, "POST", "/v3/templates", {
       name: "team/reused",
       tags: ["x", "y"],
     });
@@ -91,78 +92,76 @@ describe("POST /v3/templates", () => {
     [{ name: "ok", memoryMB: 64 }, "body.memoryMB"],
     [{ name: "base" }, "body.name: the built-in template 'base' cannot be rebuilt"],
   ])("fails when the body is %j with 400 naming the field", async (body, message) => {
-    const res = await call(t.svc, "POST", "/v3/templates", body);
+    const res = await call(svc, "POST", "/v3/templates", body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 400, message: expect.stringContaining(message) });
   });
 
   it("accepts the deprecated alias when no name is given", async () => {
-    const res = await call(t.svc, "POST", "/v3/templates", { alias: "legacy-alias" });
+    const res = await call(svc, "POST", "/v3/templates", { alias: "legacy-alias" });
     expect(res).toMatchObject({ status: 202, body: { names: ["legacy-alias"] } });
   });
 
   it("fails when the API key is missing with 401", async () => {
-    const res = await call(t.svc, "POST", "/v3/templates", { name: "nokey" }, { apiKey: null });
+    const res = await call(svc, "POST", "/v3/templates", { name: "nokey" }, { apiKey: null });
     expect(res.status).toBe(401);
   });
 });
 
 describe("template files", () => {
   it("stores an upload so the hash is present afterwards (gzip and plain tar)", async () => {
-    const { body } = await call(t.svc, "POST", "/v3/templates", { name: "files-app" });
+    const { body } = await call(svc, "POST", "/v3/templates", { name: "files-app" });
     for (const [label, payload] of [
       ["gz", gzipSync(Buffer.alloc(1024, 1))],
       ["plain", Buffer.alloc(1024, 2)],
     ] as const) {
       const hash = createHash("sha256").update(label).digest("hex");
-      const before = await call(t.svc, "GET", `/templates/${body.templateID}/files/${hash}`);
+      const before = await call(svc, "GET", `/templates/${body.templateID}/files/${hash}`);
       expect(before.status).toBe(201);
       expect(before.body).toEqual({
         present: false,
         url: expect.stringContaining(`/${body.templateID}/${hash}/`),
       });
-      const put = await call(t.svc, "PUT", before.body.url, undefined, {
+      const put = await call(svc, "PUT", before.body.url, undefined, {
         apiKey: null,
         raw: payload,
       });
       expect(put.status).toBe(200);
-      const after = await call(t.svc, "GET", `/templates/${body.templateID}/files/${hash}`);
+      const after = await call(svc, "GET", `/templates/${body.templateID}/files/${hash}`);
       expect(after).toMatchObject({ status: 201, body: { present: true } });
       expect(after.body.url).toBeUndefined();
     }
   });
 
   it("fails when the upload link is reused or forged with 403", async () => {
-    const { body } = await call(t.svc, "POST", "/v3/templates", { name: "files-forged" });
+    const { body } = await call(svc, "POST", "/v3/templates", { name: "files-forged" });
     const hash = createHash("sha256").update("forged").digest("hex");
-    const link = await call(t.svc, "GET", `/templates/${body.templateID}/files/${hash}`);
+    const link = await call(svc, "GET", `/templates/${body.templateID}/files/${hash}`);
     const forged = link.body.url.replace(/\/[0-9a-f]+$/, "/00");
-    expect((await call(t.svc, "PUT", forged, undefined, { apiKey: null, raw: "x" })).status).toBe(
+    expect((await call(svc, "PUT", forged, undefined, { apiKey: null, raw: "x" })).status).toBe(
       403,
     );
     expect(
-      (await call(t.svc, "PUT", link.body.url, undefined, { apiKey: null, raw: "x" })).status,
+      (await call(svc, "PUT", link.body.url, undefined, { apiKey: null, raw: "x" })).status,
     ).toBe(200);
     expect(
-      (await call(t.svc, "PUT", link.body.url, undefined, { apiKey: null, raw: "x" })).status,
+      (await call(svc, "PUT", link.body.url, undefined, { apiKey: null, raw: "x" })).status,
     ).toBe(403);
   });
 
   it("fails when the hash is not 64 hex digits with 400 Invalid files hash", async () => {
-    const res = await call(t.svc, "GET", "/templates/base/files/abc");
+    const res = await call(svc, "GET", "/templates/base/files/abc");
     expect(res).toMatchObject({ status: 400, body: { code: 400, message: "Invalid files hash" } });
   });
 });
 
 describe("builds", () => {
   it("fails when the build starts from an image with 400 suggesting fromTemplate", async () => {
-    const { body } = await call(t.svc, "POST", "/v3/templates", { name: "image-app" });
-    const res = await call(
-      t.svc,
-      "POST",
-      `/v2/templates/${body.templateID}/builds/${body.buildID}`,
-      { fromImage: "ubuntu:22.04", steps: [] },
-    );
+    const { body } = await call(svc, "POST", "/v3/templates", { name: "image-app" });
+    const res = await call(svc, "POST", `/v2/templates/${body.templateID}/builds/${body.buildID}`, {
+      fromImage: "ubuntu:22.04",
+      steps: [],
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('Template().fromTemplate("base")');
   });
@@ -171,7 +170,7 @@ describe("builds", () => {
     const built = await buildTemplate("twice-app");
     expect(built.status.status).toBe("ready");
     const again = await call(
-      t.svc,
+      svc,
       "POST",
       `/v2/templates/${built.templateID}/builds/${built.buildID}`,
       { steps: [] },
@@ -201,19 +200,17 @@ describe("builds", () => {
     });
   });
   it("cancels a build in progress when its template is deleted, leaving nothing", async () => {
-    const created = await call(t.svc, "POST", "/v3/templates", { name: "deleted-while-building" });
+    const created = await call(svc, "POST", "/v3/templates", { name: "deleted-while-building" });
     const { templateID, buildID } = created.body;
-    const started = await call(t.svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
+    const started = await call(svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
       fromTemplate: "base",
       steps: [{ type: "RUN", args: ["sleep 60"] }],
     });
     expect(started.status).toBe(202);
-    const removed = await call(t.svc, "DELETE", `/templates/${templateID}`);
+    const removed = await call(svc, "DELETE", `/templates/${templateID}`);
     expect(removed.status).toBe(204);
-    expect((await call(t.svc, "GET", `/templates/${templateID}`)).status).toBe(404);
-    expect((await call(t.svc, "GET", "/templates/aliases/deleted-while-building")).status).toBe(
-      404,
-    );
+    expect((await call(svc, "GET", `/templates/${templateID}`)).status).toBe(404);
+    expect((await call(svc, "GET", "/templates/aliases/deleted-while-building")).status).toBe(404);
   });
 });
 
@@ -222,7 +219,7 @@ describe("templates, tags and aliases", () => {
     const built = await buildTemplate("tagged-app", [{ type: "RUN", args: ["echo hi"] }]);
     expect(built.status.status).toBe("ready");
 
-    const list = await call(t.svc, "GET", "/templates");
+    const list = await call(svc, "GET", "/templates");
     const listed = list.body.find((x: { templateID: string }) => x.templateID === built.templateID);
     expect(listed).toEqual({
       templateID: built.templateID,
@@ -242,18 +239,18 @@ describe("templates, tags and aliases", () => {
       envdVersion: expect.any(String),
       buildStatus: "ready",
     });
-    const v2 = await call(t.svc, "GET", "/v2/templates?limit=1");
+    const v2 = await call(svc, "GET", "/v2/templates?limit=1");
     expect(v2.body).toHaveLength(1);
     expect(v2.headers.get("x-next-token")).toBeTruthy();
 
-    const got = await call(t.svc, "GET", `/templates/${built.templateID}`);
+    const got = await call(svc, "GET", `/templates/${built.templateID}`);
     expect(got.body).toMatchObject({
       templateID: built.templateID,
       builds: [{ buildID: built.buildID, status: "ready" }],
     });
 
     expect(
-      await call(t.svc, "POST", "/templates/tags", {
+      await call(svc, "POST", "/templates/tags", {
         target: "tagged-app:default",
         tags: ["stable"],
       }),
@@ -261,54 +258,54 @@ describe("templates, tags and aliases", () => {
       status: 201,
       body: { tags: ["stable"], buildID: built.buildID },
     });
-    const tags = await call(t.svc, "GET", `/templates/${built.templateID}/tags`);
+    const tags = await call(svc, "GET", `/templates/${built.templateID}/tags`);
     expect(tags.body.map((x: { tag: string }) => x.tag)).toEqual(["default", "stable"]);
-    expect(await call(t.svc, "GET", "/templates/aliases/tagged-app%3Astable")).toMatchObject({
+    expect(await call(svc, "GET", "/templates/aliases/tagged-app%3Astable")).toMatchObject({
       status: 200,
       body: { templateID: built.templateID, public: false },
     });
 
     expect(
-      (await call(t.svc, "DELETE", "/templates/tags", { name: "tagged-app", tags: ["stable"] }))
+      (await call(svc, "DELETE", "/templates/tags", { name: "tagged-app", tags: ["stable"] }))
         .status,
     ).toBe(204);
-    expect(await call(t.svc, "GET", "/templates/aliases/tagged-app%3Astable")).toMatchObject({
+    expect(await call(svc, "GET", "/templates/aliases/tagged-app%3Astable")).toMatchObject({
       status: 404,
       body: { message: "tag 'stable' does not exist for template 'tagged-app'" },
     });
     expect(
-      await call(t.svc, "DELETE", "/templates/tags", { name: "tagged-app", tags: ["default"] }),
+      await call(svc, "DELETE", "/templates/tags", { name: "tagged-app", tags: ["default"] }),
     ).toMatchObject({
       status: 400,
       body: { message: "Cannot delete the 'default' tag" },
     });
 
     expect(
-      await call(t.svc, "PATCH", `/v2/templates/${built.templateID}`, { public: true }),
+      await call(svc, "PATCH", `/v2/templates/${built.templateID}`, { public: true }),
     ).toMatchObject({
       status: 200,
       body: { names: ["tagged-app"] },
     });
-    expect((await call(t.svc, "GET", "/templates/aliases/tagged-app")).body.public).toBe(true);
+    expect((await call(svc, "GET", "/templates/aliases/tagged-app")).body.public).toBe(true);
 
-    const layersBefore = fs.readdirSync(path.join(t.dataDir, "layers"));
-    expect((await call(t.svc, "DELETE", "/templates/tagged-app")).status).toBe(204);
+    const layersBefore = fs.readdirSync(path.join(svc.dataDir, "layers"));
+    expect((await call(svc, "DELETE", "/templates/tagged-app")).status).toBe(204);
     // the template's own layer is released; base and other templates' layers stay
-    const layersAfter = fs.readdirSync(path.join(t.dataDir, "layers"));
+    const layersAfter = fs.readdirSync(path.join(svc.dataDir, "layers"));
     expect(layersBefore.filter((l) => !layersAfter.includes(l))).toHaveLength(1);
-    expect(await call(t.svc, "GET", "/templates/aliases/tagged-app")).toMatchObject({
+    expect(await call(svc, "GET", "/templates/aliases/tagged-app")).toMatchObject({
       status: 404,
       body: { code: 404, message: "template 'tagged-app' not found" },
     });
-    expect((await call(t.svc, "DELETE", `/templates/${built.templateID}`)).status).toBe(404);
+    expect((await call(svc, "DELETE", `/templates/${built.templateID}`)).status).toBe(404);
   });
 
   it("fails when deleting the built-in base template with 400", async () => {
-    expect((await call(t.svc, "DELETE", "/templates/base")).status).toBe(400);
+    expect((await call(svc, "DELETE", "/templates/base")).status).toBe(400);
   });
 
   it("fails when assigning tags to an unknown template with 404", async () => {
-    const res = await call(t.svc, "POST", "/templates/tags", {
+    const res = await call(svc, "POST", "/templates/tags", {
       target: "nope:default",
       tags: ["a"],
     });
@@ -325,11 +322,10 @@ describe("restarts", () => {
       { type: "RUN", args: ["echo persisted-line"] },
     ]);
     expect(built.status.status).toBe("ready");
-    await t.svc.close();
-    t = await startService(t.dataDir);
-    const { status, logs } = await waitForBuild(t.svc, built.templateID, built.buildID);
+    svc = await svc.restart();
+    const { status, logs } = await waitForBuild(svc, built.templateID, built.buildID);
     expect(status.status).toBe("ready");
     expect(logs.map((e) => e.message)).toContain("persisted-line");
-    expect((await call(t.svc, "GET", "/templates/aliases/durable-app")).status).toBe(200);
+    expect((await call(svc, "GET", "/templates/aliases/durable-app")).status).toBe(200);
   });
 });

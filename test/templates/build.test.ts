@@ -1,22 +1,23 @@
-import { call, sdk, startService, stopService, type TestService } from "./util";
+import { call, sdk } from "./util";
+import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(300_000);
 
-let t: TestService;
+let svc: TestService;
 beforeAll(async () => {
-  t = await startService();
+  svc = await startService();
 });
 afterAll(async () => {
-  await stopService(t);
+  await svc?.close();
 });
 
 describe("Template.build() from the official SDK", () => {
   it("builds RUN, COPY, ENV, WORKDIR and USER steps that a sandbox from the template then sees", async () => {
-    const built = await sdk(t.svc, "build-full", "full-app");
+    const built = await sdk(svc, "build-full", "full-app");
     expect(built).toMatchObject({ ok: true, templateId: expect.stringMatching(/^[a-z0-9]{20}$/) });
     expect(built.logs).toContain("building-as-user");
 
-    const checked = await sdk(t.svc, "sandbox-check", "full-app");
+    const checked = await sdk(svc, "sandbox-check", "full-app");
     expect(checked).toMatchObject({ ok: true });
     expect(checked.stdout.split("\n")).toEqual([
       "builder",
@@ -37,16 +38,16 @@ describe("Template.build() from the official SDK", () => {
   });
 
   it("fails when a RUN step exits non-zero, with the command, exit code and stderr in the reason", async () => {
-    const built = await sdk(t.svc, "build-fail", "broken-app");
+    const built = await sdk(svc, "build-fail", "broken-app");
     expect(built.ok).toBe(false);
     expect(built.error).toContain("exit code 3");
     expect(built.error).toContain("it broke");
     expect(built.error).toContain("exit 3");
 
-    const tpl = await call(t.svc, "GET", "/templates/broken-app");
+    const tpl = await call(svc, "GET", "/templates/broken-app");
     const buildID = tpl.body.builds[0].buildID;
     const status = await call(
-      t.svc,
+      svc,
       "GET",
       `/templates/${tpl.body.templateID}/builds/${buildID}/status`,
     );
@@ -59,17 +60,17 @@ describe("Template.build() from the official SDK", () => {
   });
 
   it("fails when the template starts from a container image, with 400 suggesting fromTemplate", async () => {
-    const built = await sdk(t.svc, "build-image", "image-app");
+    const built = await sdk(svc, "build-image", "image-app");
     expect(built.ok).toBe(false);
     expect(built.error).toContain("cannot pull container images");
     expect(built.error).toContain('fromTemplate("base")');
   });
 
   it("builds on another template, keeping its files, env and user", async () => {
-    const built = await sdk(t.svc, "build-on", "layered-app", "full-app");
+    const built = await sdk(svc, "build-on", "layered-app", "full-app");
     expect(built).toMatchObject({ ok: true });
     const ran = await sdk(
-      t.svc,
+      svc,
       "run-in",
       "layered-app",
       "id -un; echo $GREETING; cat /opt/app/a.txt; cat /etc/layered.txt",

@@ -1,34 +1,13 @@
 /**
- * Helpers for the template tests: the real local service over a fresh data
- * dir, a control-API caller, and the official SDK run in a child process.
+ * Helpers for the template tests (the service comes from `test/support/service.ts`):
+ * a control-API caller, the official SDK run in a child process, and waiting
+ * for a build to finish.
  */
 import { execFile } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { startLocalService, type LocalService } from "../../src/local";
-import { agentBundleDir } from "../local/support";
-
-/** A running service and its data dir. */
-export interface TestService {
-  svc: LocalService;
-  dataDir: string;
-}
-
-/** Starts the service on port 0 over `dataDir` (a fresh temp dir by default). */
-export async function startService(
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-tpl-")),
-): Promise<TestService> {
-  const svc = await startLocalService({ port: 0, dataDir, agentBundleDir: await agentBundleDir() });
-  return { svc, dataDir };
-}
-
-/** Closes the service and removes its data dir. */
-export async function stopService(t: TestService | undefined): Promise<void> {
-  if (!t) return;
-  await t.svc.close();
-  fs.rmSync(t.dataDir, { recursive: true, force: true });
-}
+import { eventually } from "../support/eventually";
+import { call as callService, type CallOptions } from "../local/support";
+import type { Endpoint } from "../support/service";
 
 /** Parsed JSON of an answer: its shape is what the tests' expect() calls check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions, not types, check answers
@@ -41,36 +20,19 @@ export interface Answer {
   headers: Headers;
 }
 
-/** Calls the control API with the service's key (or `opts.apiKey`). */
+/** {@link callService} with the answer's body typed loosely for the template tests' assertions. */
 export async function call(
-  svc: LocalService,
+  svc: Endpoint,
   method: string,
   route: string,
   body?: unknown,
-  opts: { apiKey?: string | null; raw?: Buffer | string; headers?: Record<string, string> } = {},
+  opts: CallOptions = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.apiKey !== null) headers["X-API-Key"] = opts.apiKey ?? svc.apiKey;
-  const init: RequestInit = { method, headers };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    headers["Content-Type"] = "application/json";
-  } else if (opts.raw !== undefined) {
-    init.body = opts.raw;
-  }
-  const res = await fetch(route.startsWith("http") ? route : `${svc.apiUrl}${route}`, init);
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
+  return callService(svc, method, route, body, opts);
 }
 
 /** Runs an action of fixtures/sdk-template.js (the official SDK) against `svc`. */
-export function sdk(svc: LocalService, action: string, ...args: string[]): Promise<Json> {
+export function sdk(svc: Endpoint, action: string, ...args: string[]): Promise<Json> {
   const script = path.join(__dirname, "fixtures", "sdk-template.js");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -102,22 +64,24 @@ export function sdk(svc: LocalService, action: string, ...args: string[]): Promi
 
 /** Polls a build's status until it is `ready` or `error`; returns the last status and every log entry. */
 export async function waitForBuild(
-  svc: LocalService,
+  svc: Endpoint,
   templateID: string,
   buildID: string,
 ): Promise<{ status: Json; logs: Json[] }> {
   const logs: Json[] = [];
-  for (;;) {
-    const res = await call(
-      svc,
-      "GET",
-      `/templates/${templateID}/builds/${buildID}/status?logsOffset=${logs.length}`,
-    );
-    if (res.status !== 200)
-      throw new Error(`status answered ${res.status}: ${JSON.stringify(res.body)}`);
-    logs.push(...res.body.logEntries);
-    if (res.body.status === "ready" || res.body.status === "error")
-      return { status: res.body, logs };
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const status = await eventually(
+    async () => {
+      const res = await call(
+        svc,
+        "GET",
+        `/templates/${templateID}/builds/${buildID}/status?logsOffset=${logs.length}`,
+      );
+      if (res.status !== 200)
+        throw new Error(`status answered ${res.status}: ${JSON.stringify(res.body)}`);
+      logs.push(...res.body.logEntries);
+      return (res.body.status === "ready" || res.body.status === "error") && res.body;
+    },
+    { timeoutMs: 240_000, intervalMs: 200 },
+  );
+  return { status, logs };
 }

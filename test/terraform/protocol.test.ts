@@ -14,7 +14,7 @@ import {
   encodeDynamic,
   type TfValue,
 } from "../../src/terraform/values/dynamic-value";
-import { eventually } from "../local/support";
+import { eventually } from "../support/eventually";
 import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
 import { PROVIDER_ENTRY, type ProviderProcess, startProvider } from "./provider-process";
 
@@ -341,7 +341,7 @@ describe("terraform provider over gRPC (no terraform)", () => {
     });
     // Stop once the build is running (its request reached the service).
     const building = () => svc.requests.slice(before).some((r) => /\/builds\//.test(r));
-    await eventually(async () => building(), 30_000);
+    await eventually(async () => building(), { timeoutMs: 30_000 });
     await p.provider.stopProvider({});
     const apply = await applying;
     expect(errors(apply.diagnostics).join("\n")).toMatch(/cancel|stop|abort/i);

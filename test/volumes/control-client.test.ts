@@ -7,10 +7,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
-import { startLocalService, type LocalService } from "../../src/local";
-import { tempDataDir } from "../local/support";
+import { startService, type TestService } from "../support/service";
 
-let svc: LocalService;
+let svc: TestService;
 let api: ControlClient;
 const requests: string[] = [];
 
@@ -25,7 +24,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  svc = await startLocalService({ port: 0, dataDir: tempDataDir() });
+  svc = await startService();
   api = createControlClient({
     config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
     fetch: ((req: Request) => {

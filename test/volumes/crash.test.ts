@@ -4,40 +4,27 @@
  * volume, its content, its token and the secret, and the sandbox resumes
  * with the volume mounted again.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import * as fs from "node:fs";
-import * as path from "node:path";
-import * as readline from "node:readline";
 import { Sandbox, Secret, Volume } from "e2b";
-import type { LocalService } from "../../src/local";
-import { agentBundleDir, startService, tempDataDir } from "../local/support";
+import {
+  connectionOpts,
+  startService,
+  startServiceProcess,
+  type ServiceProcess,
+  type TestService,
+} from "../support/service";
 
-const CLI = path.resolve(__dirname, "..", "..", "dist", "cli", "main.js");
-let child: ChildProcess | undefined;
-let svc: LocalService | undefined;
-let dataDir: string | undefined;
+let served: ServiceProcess | undefined;
+let svc: TestService | undefined;
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill("SIGKILL");
   await svc?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await served?.close();
 });
 
 it("keeps volumes, their content and secrets across kill -9, and remounts on resume", async () => {
-  if (!fs.existsSync(CLI)) throw new Error(`no CLI at ${CLI}: run \`npm run build\` first`);
-  dataDir = tempDataDir();
-  child = spawn(
-    process.execPath,
-    [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--agent-dir", await agentBundleDir()],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const ready = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child!.stdout! }).once("line", resolve);
-    child!.once("exit", (code) => reject(new Error(`the CLI exited with ${String(code)}`)));
-  });
-  const apiUrl = /E2B_API_URL=(\S+)/.exec(ready)?.[1] ?? "";
-  const apiKey = /E2B_API_KEY=(\S+)/.exec(ready)?.[1] ?? "";
-  const opts = { apiUrl, apiKey, sandboxUrl: apiUrl };
+  served = await startServiceProcess();
+  const opts = connectionOpts(served);
+  const { apiUrl } = opts;
 
   const vol = await Volume.create("crash-vol", opts);
   await vol.writeFile("/before.txt", "written before", { apiUrl });
@@ -49,12 +36,10 @@ it("keeps volumes, their content and secrets across kill -9, and remounts on res
   });
   await sbx.commands.run("echo from-sandbox > /mnt/v/inside.txt");
 
-  const exited = new Promise((r) => child!.once("exit", r));
-  child.kill("SIGKILL");
-  await exited;
+  await served.kill9();
 
-  svc = await startService(dataDir);
-  const again = { apiUrl: svc.apiUrl, apiKey: svc.apiKey, sandboxUrl: svc.sandboxUrl };
+  svc = await startService({ dataDir: served.dataDir });
+  const again = connectionOpts(svc);
   const back = await Volume.connect(vol.volumeId, again);
   expect(back.token).toBe(vol.token);
   expect(await back.readFile("/before.txt", { apiUrl: svc.apiUrl })).toBe("written before");

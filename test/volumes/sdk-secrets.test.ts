@@ -3,18 +3,17 @@
  * create, getInfo, list, exists, update, destroy; the value is never in any
  * response, nor in clear in the data dir or the service log.
  */
-import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, readFileSync, readdirSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { Secret, SecretNotFoundError } from "e2b";
-import { startLocalService, type LocalService } from "../../src/local";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 const VALUE = "sk-live-9f8e7d6c5b4a-never-shown";
 const NEW_VALUE = "sk-live-rotated-0a1b2c3d-never-shown";
 
 describe("secrets with e2b@2.51.0", () => {
   let dataDir: string;
-  let service: LocalService;
+  let service: TestService;
   let opts: { apiKey: string; apiUrl: string; sandboxUrl: string };
   const logLines: string[] = [];
   const bodies: string[] = [];
@@ -30,13 +29,12 @@ describe("secrets with e2b@2.51.0", () => {
   };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), "sbx-secrets-"));
-    service = await startLocalService({ port: 0, dataDir, log: (l) => logLines.push(l) });
-    opts = { apiKey: service.apiKey, apiUrl: service.apiUrl, sandboxUrl: service.sandboxUrl };
+    service = await startService({ log: (l) => logLines.push(l) });
+    dataDir = service.dataDir;
+    opts = connectionOpts(service);
   });
   afterAll(async () => {
     await service?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("creates, reads, lists, updates and destroys a secret, never answering its value", async () => {

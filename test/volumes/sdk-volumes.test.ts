@@ -3,11 +3,9 @@
  * management, every content operation, mounts into sandboxes (shared,
  * written back), confinement of content paths, and a restart.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import * as path from "node:path";
+import { existsSync } from "node:fs";
 import { Sandbox, Volume, VolumeError, VolumeNotFoundError, VolumePathNotFoundError } from "e2b";
-import { startLocalService, type LocalService } from "../../src/local";
+import { connectionOpts, startService, type TestService } from "../support/service";
 
 interface Opts {
   apiKey: string;
@@ -16,22 +14,15 @@ interface Opts {
 }
 
 describe("volumes with e2b@2.51.0", () => {
-  let dataDir: string;
-  let service: LocalService;
+  let service: TestService;
   let opts: Opts;
 
-  const start = async (): Promise<void> => {
-    service = await startLocalService({ port: 0, dataDir });
-    opts = { apiKey: service.apiKey, apiUrl: service.apiUrl, sandboxUrl: service.sandboxUrl };
-  };
-
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), "sbx-volumes-"));
-    await start();
+    service = await startService();
+    opts = connectionOpts(service);
   });
   afterAll(async () => {
     await service?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("creates, connects to, gets, lists and destroys volumes", async () => {
@@ -174,8 +165,8 @@ describe("volumes with e2b@2.51.0", () => {
   it("keeps volumes and their content across a service restart", async () => {
     const vol = await Volume.create("durable-vol", opts);
     await vol.writeFile("/keep.txt", "kept", { apiUrl: opts.apiUrl });
-    await service.close();
-    await start();
+    service = await service.restart();
+    opts = connectionOpts(service);
     const back = await Volume.connect(vol.volumeId, opts);
     expect(back.token).toBe(vol.token);
     expect(await back.readFile("/keep.txt", { apiUrl: opts.apiUrl })).toBe("kept");

@@ -1,8 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { EventType, FileType } from "../../gen/envd/filesystem/filesystem_pb";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients } from "../testing/clients";
-import { collect } from "../testing/collect";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients } from "../../../test/support/agent/clients";
+import { collect } from "../../../test/support/agent/collect";
+import { eventually } from "../../../test/support/eventually";
 
 // One sandbox for the file: starting one costs a Node boot; every test works in its own directory.
 let sbx: TestSandbox;
@@ -201,10 +202,13 @@ describe("Filesystem watchers", () => {
     const { watcherId } = await clients.fs.createWatcher({ path: "pw" }, asUser);
     await sh("touch pw/a; rm pw/a");
     let events: { name: string; type: EventType }[] = [];
-    for (let i = 0; i < 50 && !events.some((e) => e.type === EventType.REMOVE); i++) {
-      events = events.concat((await clients.fs.getWatcherEvents({ watcherId })).events);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      async () => {
+        events = events.concat((await clients.fs.getWatcherEvents({ watcherId })).events);
+        return events.some((e) => e.type === EventType.REMOVE);
+      },
+      { timeoutMs: 5_000, intervalMs: 20 },
+    ).catch(() => undefined);
     expect(events.map((e) => [e.name, e.type])).toContainEqual(["a", EventType.REMOVE]);
     expect((await clients.fs.getWatcherEvents({ watcherId })).events).toEqual([]);
     await clients.fs.removeWatcher({ watcherId });

@@ -2,8 +2,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients, rawRequest } from "../testing/clients";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients, rawRequest } from "../../../test/support/agent/clients";
+import { eventually } from "../../../test/support/eventually";
 
 async function form(parts: { data: string; filename?: string; name?: string }[]) {
   const fd = new FormData();
@@ -184,23 +185,24 @@ describe("uploads as envd answers them", () => {
     })) {
       // to the end
     }
-    // An upload cut off half-way leaves the old file untouched, no partial file.
-    await new Promise<void>((resolve) => {
-      const req = http.request({
-        socketPath: sbx.socketPath,
-        method: "POST",
-        path: "/files?path=/tmp/keep.txt",
-        headers: { ...octet, "content-length": "1000000" },
-      });
-      req.on("error", () => resolve());
-      req.write("partial new con", () => setTimeout(() => req.destroy(), 200));
-    });
+    // An upload cut off half-way (once its temporary file exists) leaves the old
+    // file untouched and no partial file.
     const upperTmp = path.join(sbx.upperDir, "tmp");
-    for (let i = 0; i < 50; i++) {
-      if (!fs.readdirSync(upperTmp).some((n) => n.startsWith(".sandbox-iac-"))) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(fs.readdirSync(upperTmp).filter((n) => n.startsWith(".sandbox-iac-"))).toEqual([]);
+    const partials = () => fs.readdirSync(upperTmp).filter((n) => n.startsWith(".sandbox-iac-"));
+    const req = http.request({
+      socketPath: sbx.socketPath,
+      method: "POST",
+      path: "/files?path=/tmp/keep.txt",
+      headers: { ...octet, "content-length": "1000000" },
+    });
+    const closed = new Promise<void>((resolve) => req.on("close", () => resolve()));
+    req.on("error", () => undefined);
+    req.write("partial new con");
+    await eventually(() => partials().length > 0, { timeoutMs: 10_000, intervalMs: 20 });
+    req.destroy();
+    await closed;
+    await eventually(() => partials().length === 0, { timeoutMs: 5_000 }).catch(() => undefined);
+    expect(partials()).toEqual([]);
     expect(fs.readFileSync(path.join(upperTmp, "keep.txt"), "utf8")).toBe("old content");
 
     await put("/tmp/link", "new content");

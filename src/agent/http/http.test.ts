@@ -5,8 +5,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { ENVD_VERSION } from "../../wire/envd";
 import { filesSignature } from "../../wire/files-signature";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients, rawRequest } from "../testing/clients";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients, rawRequest } from "../../../test/support/agent/clients";
 
 // A fresh sandbox per test group: /init changes agent-wide state.
 async function withSandbox(fn: (sbx: TestSandbox) => Promise<void>): Promise<void> {

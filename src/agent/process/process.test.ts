@@ -1,8 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Signal } from "../../gen/envd/process/process_pb";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients } from "../testing/clients";
-import { collect } from "../testing/collect";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients } from "../../../test/support/agent/clients";
+import { collect } from "../../../test/support/agent/collect";
 
 // One sandbox for the file: starting one costs a Node boot; every test uses its own processes.
 let sbx: TestSandbox;

@@ -1,6 +1,6 @@
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients } from "../testing/clients";
-import { collect } from "../testing/collect";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients } from "../../../test/support/agent/clients";
+import { collect } from "../../../test/support/agent/collect";
 
 let sbx: TestSandbox;
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import { lookupUser } from "../users";
 import { parseSudoArgs } from "./client";
 import { encodeFrame, FRAME, FrameDecoder, MAX_REQUEST_BYTES, type SudoRequest } from "./protocol";
 import { startSudoServer } from "./server";
+import { eventually } from "../../../test/support/eventually";
 
 const isRoot = process.getuid?.() === 0;
 const itAsRoot = isRoot ? it : it.skip;
@@ -145,7 +146,7 @@ describe("the sudo socket", () => {
         return false;
       }
     };
-    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => !alive(), { timeoutMs: 5_000, intervalMs: 50 }).catch(() => undefined);
     expect(alive()).toBe(false);
   });
 

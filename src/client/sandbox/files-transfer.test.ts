@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { createSandboxClient } from "./client";
-import { neverTransport } from "./testing";
+import { neverTransport } from "../../../test/support/never-transports";
 
 // The service's own behaviour is tested end to end (test/e2e/sandbox-client.test.ts).
 // This checks a client property the real service cannot expose: an upload reads

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { createSandboxClient } from "./client";
 import { isMultipartSafePath } from "./files-upload-batch";
-import { neverFetch, neverTransport } from "./testing";
+import { neverFetch, neverTransport } from "../../../test/support/never-transports";
 
 // The service's handling of multipart uploads is exercised end to end by the
 // Provisioner (bench/provisioner.js checks every file arrived). These check

@@ -4,7 +4,7 @@ import { Filesystem } from "../../gen/envd/filesystem/filesystem_pb";
 import { Process, StartResponseSchema } from "../../gen/envd/process/process_pb";
 import { createSandboxClient } from "./client";
 import { baseHeaders, basicUserAuth, mergeHeaders } from "./headers";
-import { neverFetch } from "./testing";
+import { neverFetch } from "../../../test/support/never-transports";
 
 describe("baseHeaders()", () => {
   it("adds the routing headers and the access token", () => {

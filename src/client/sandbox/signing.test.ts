@@ -1,7 +1,7 @@
 import { SandboxIacError } from "../../errors";
 import { createSandboxClient } from "./client";
 import { fileSignature } from "./signing";
-import { neverFetch, neverTransport } from "./testing";
+import { neverFetch, neverTransport } from "../../../test/support/never-transports";
 
 // Vectors computed independently with Python's hashlib:
 // "v1_" + base64(sha256(s)).rstrip("=")

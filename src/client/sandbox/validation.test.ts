@@ -1,6 +1,6 @@
 import { SandboxIacError } from "../../errors";
 import { createSandboxClient, type SandboxClient } from "./client";
-import { neverFetch, neverTransport } from "./testing";
+import { neverFetch, neverTransport } from "../../../test/support/never-transports";
 
 function setup() {
   const rpcCalls: string[] = [];

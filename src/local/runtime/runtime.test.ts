@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "./testing";
+import { createTestRuntime, runInSandbox, type TestRuntime } from "../../../test/support/runtime";
 import type { SandboxSpec } from "./types";
 
 jest.setTimeout(120_000);

@@ -10,8 +10,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { LocalService } from "../../../src/local";
-import { call, runThroughProxy, startService, tempDataDir } from "../../local/support";
+import { call, runThroughProxy } from "../../local/support";
+import { startService, type TestService } from "../../support/service";
 import {
   exampleDir,
   findTerraform,
@@ -53,7 +53,7 @@ export function describeEndToEnd(runtime: Runtime): void {
   }
 
   describe(`${runtime}-basic applied with terraform`, () => {
-    let service: LocalService;
+    let service: TestService;
     let work: string;
     let stackDir: string;
     let env: NodeJS.ProcessEnv;
@@ -75,7 +75,7 @@ export function describeEndToEnd(runtime: Runtime): void {
     beforeAll(async () => {
       if (!terraform) return;
       work = fs.mkdtempSync(path.join(os.tmpdir(), `sandbox-iac-${runtime}-e2e-`));
-      service = await startService(tempDataDir());
+      service = await startService();
       env = terraformEnv(service, work);
     });
 

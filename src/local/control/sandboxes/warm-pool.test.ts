@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../../errors";
-import { createTestRuntime, type TestRuntime } from "../../runtime/testing";
+import { createTestRuntime, type TestRuntime } from "../../../../test/support/runtime";
 import { agentRun } from "../agent-client";
 import {
   SANDBOXES_STATE_FILE,
@@ -9,6 +9,7 @@ import {
   type CreateSandboxInput,
   type TemplateLookup,
 } from "./manager";
+import { eventually } from "../../../../test/support/eventually";
 
 jest.setTimeout(120_000);
 
@@ -46,12 +47,13 @@ function input(template: string, envVars: Record<string, string>): CreateSandbox
   };
 }
 
+/** Waits (30 s at most) until `cond` holds; `what` names it in a failure. */
 async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
+  await eventually(cond, { timeoutMs: 30_000, intervalMs: 50 }).catch((err: unknown) => {
+    throw new Error(
+      `gave up waiting for ${what}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  });
 }
 
 /** Host pids whose cgroup names `id` (the sandbox's processes). */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ProcessEvent } from "../../gen/envd/process/process_pb";
+import type { ProcessEvent } from "../../../src/gen/envd/process/process_pb";
 
 /** What a finished process stream carried. */
 export interface StreamSummary {

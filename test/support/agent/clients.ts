@@ -6,8 +6,8 @@
 import { createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import * as http from "node:http";
-import { Filesystem } from "../../gen/envd/filesystem/filesystem_pb";
-import { Process } from "../../gen/envd/process/process_pb";
+import { Filesystem } from "../../../src/gen/envd/filesystem/filesystem_pb";
+import { Process } from "../../../src/gen/envd/process/process_pb";
 
 /** Process and Filesystem clients speaking Connect+JSON over the socket, as the SDK does. */
 export function agentClients(socketPath: string): {

@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { createTestRuntime } from "../../local/runtime/testing";
+import { createTestRuntime } from "../runtime";
 import type { TestSandbox } from "./bwrap-sandbox";
 
 /** Starts one sandbox from the built-in base layer in a fresh runtime. */

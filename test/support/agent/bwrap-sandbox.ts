@@ -12,16 +12,15 @@ import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SandboxIacError } from "../../errors";
-import { agentBundleDirOnHost } from "../../local/agent-launch";
+import { SandboxIacError } from "../../../src/errors";
+import { agentBundleDirOnHost } from "../../../src/local/agent-launch";
 import {
   AGENT_BUNDLE_IN_SANDBOX,
   AGENT_MOUNT_DIR,
   AGENT_NODE_IN_SANDBOX,
   AGENT_RUN_DIR_IN_SANDBOX,
   AGENT_SOCKET_IN_SANDBOX,
-} from "../../wire/sandbox-paths";
-import { agentBundleDirOnHost } from "../../local/agent-launch";
+} from "../../../src/wire/sandbox-paths";
 
 /** A running test sandbox. */
 export interface TestSandbox {

@@ -10,11 +10,11 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Process } from "../../gen/envd/process/process_pb";
-import { ENVD_HEADERS } from "../../wire/envd";
-import { TEST_AGENT_DIR_ENV } from "./constants";
-import { createRuntime } from "./runtime";
-import type { SandboxRuntime } from "./types";
+import { Process } from "../../src/gen/envd/process/process_pb";
+import { ENVD_HEADERS } from "../../src/wire/envd";
+import { TEST_AGENT_DIR_ENV } from "../../src/local/runtime/constants";
+import { createRuntime } from "../../src/local/runtime/runtime";
+import type { SandboxRuntime } from "../../src/local/runtime/types";
 
 /** What a command printed and how it ended. */
 export interface CommandResult {

@@ -1,0 +1,211 @@
+/**
+ * The one fixture that starts the local service for a test: in-process
+ * ({@link startService}) or as `sandbox-iac serve` in a child process that can
+ * be killed with SIGKILL ({@link startServiceProcess}). Both run over a fresh
+ * data dir unless given one, load the agent bundle the same way and remove
+ * what they created on `close()`.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import { startLocalService } from "../../src/local";
+import { TEST_AGENT_DIR_ENV } from "../../src/local/runtime/constants";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+/** Set to a file path to keep every service line of a test run there (for debugging). */
+const LOG_FILE_ENV = "SANDBOX_IAC_TEST_LOG";
+
+/** Where a client reaches the service: what the SDK takes as `apiUrl`, `sandboxUrl`, `apiKey`. */
+export interface Endpoint {
+  apiUrl: string;
+  sandboxUrl: string;
+  apiKey: string;
+}
+
+/** Options of {@link startService} and {@link startServiceProcess}. */
+export interface ServiceOptions {
+  /**
+   * The data dir to serve from, e.g. the one of a service that was stopped or killed.
+   * @default a fresh temp dir, removed by `close()`; a given dir is left in place
+   */
+  dataDir?: string | undefined;
+  /**
+   * Receives the service's log lines (in-process only).
+   * @default lines are dropped (or appended to `$SANDBOX_IAC_TEST_LOG` when set)
+   */
+  log?: ((line: string) => void) | undefined;
+}
+
+/** A service started in-process by {@link startService}. */
+export interface TestService extends Endpoint {
+  dataDir: string;
+  /** Stops the service (its sandboxes come back paused on the next start); removes the data dir it created. */
+  close(): Promise<void>;
+  /** Stops this service and starts a new one over the same data dir, which the new one then owns. */
+  restart(): Promise<TestService>;
+}
+
+/** `sandbox-iac serve` started in a child process by {@link startServiceProcess}. */
+export interface ServiceProcess extends Endpoint {
+  dataDir: string;
+  /** The child's pid (the service's own process). */
+  pid: number;
+  /** The first line it printed on stdout, which carries the `E2B_*` settings. */
+  readyLine: string;
+  /** What it printed on stderr so far. */
+  stderr(): string;
+  /** Kills it with SIGKILL and waits until it is gone. */
+  kill9(): Promise<void>;
+  /** Kills it if still running and removes the data dir it created. */
+  close(): Promise<void>;
+}
+
+/**
+ * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent`.
+ * `npm test` builds before it runs the tests.
+ */
+export async function agentBundleDir(): Promise<string> {
+  const fromEnv = process.env[TEST_AGENT_DIR_ENV];
+  if (fromEnv) return fromEnv;
+  const dist = path.join(ROOT, "dist", "agent");
+  if (!fs.existsSync(path.join(dist, "agent.js"))) {
+    throw new Error(`no agent bundle at ${dist}: run \`npm run build\` first (npm test does)`);
+  }
+  return dist;
+}
+
+/** The built CLI entry `dist/cli/main.js`; `npm test` builds before it runs the tests. */
+export function cliEntry(): string {
+  const cli = path.join(ROOT, "dist", "cli", "main.js");
+  if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
+  return cli;
+}
+
+/** A fresh temp dir; the caller removes it. */
+export function tempDataDir(prefix = "sandbox-iac-svc-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+function logSink(log: ((line: string) => void) | undefined): ((line: string) => void) | undefined {
+  const file = process.env[LOG_FILE_ENV];
+  if (!file) return log;
+  return (line) => {
+    fs.appendFileSync(file, `${new Date().toISOString()} ${line}\n`);
+    log?.(line);
+  };
+}
+
+/** Starts the service in-process on a free port of 127.0.0.1. */
+export async function startService(opts: ServiceOptions = {}): Promise<TestService> {
+  return startOwning(opts.dataDir ?? tempDataDir(), opts.dataDir === undefined, opts.log);
+}
+
+/** Starts the service over `dataDir`, which `close()` removes when `owned`. */
+async function startOwning(
+  dataDir: string,
+  owned: boolean,
+  log: ((line: string) => void) | undefined,
+): Promise<TestService> {
+  const removeOwned = () => {
+    if (owned) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const sink = logSink(log);
+    const svc = await startLocalService({
+      port: 0,
+      dataDir,
+      agentBundleDir: await agentBundleDir(),
+      ...(sink ? { log: sink } : {}),
+    });
+    return {
+      apiUrl: svc.apiUrl,
+      sandboxUrl: svc.sandboxUrl,
+      apiKey: svc.apiKey,
+      dataDir,
+      async close() {
+        await svc.close();
+        removeOwned();
+      },
+      async restart() {
+        await svc.close();
+        return startOwning(dataDir, owned, log);
+      },
+    };
+  } catch (err) {
+    removeOwned();
+    throw err;
+  }
+}
+
+/** Starts `sandbox-iac serve --port 0` in a child process and waits for its ready line. */
+export async function startServiceProcess(opts: ServiceOptions = {}): Promise<ServiceProcess> {
+  const owned = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? tempDataDir();
+  const child = spawn(
+    process.execPath,
+    [
+      cliEntry(),
+      "serve",
+      "--port",
+      "0",
+      "--data-dir",
+      dataDir,
+      "--agent-dir",
+      await agentBundleDir(),
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const kill9 = async (): Promise<void> => {
+    if (running()) child.kill("SIGKILL");
+    await exited;
+  };
+  const close = async (): Promise<void> => {
+    await kill9();
+    if (owned) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  let readyLine: string;
+  try {
+    readyLine = await new Promise<string>((resolve, reject) => {
+      readline.createInterface({ input: child.stdout }).once("line", resolve);
+      child.once("exit", (code, signal) =>
+        reject(
+          new Error(
+            `sandbox-iac serve exited (${String(code ?? signal)}) before its ready line: ${stderr}`,
+          ),
+        ),
+      );
+    });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const apiUrl = /E2B_API_URL=(\S+)/.exec(readyLine)?.[1];
+  const apiKey = /E2B_API_KEY=(\S+)/.exec(readyLine)?.[1];
+  const sandboxUrl = /E2B_SANDBOX_URL=(\S+)/.exec(readyLine)?.[1];
+  if (!apiUrl || !apiKey || !sandboxUrl) {
+    await close();
+    throw new Error(`the ready line of sandbox-iac serve lacks an E2B_* setting: ${readyLine}`);
+  }
+  return {
+    apiUrl,
+    apiKey,
+    sandboxUrl,
+    dataDir,
+    pid: child.pid!,
+    readyLine,
+    stderr: () => stderr,
+    kill9,
+    close,
+  };
+}
+
+/** Just the connection settings of a service, to hand to the official SDK. */
+export function connectionOpts(svc: Endpoint): Endpoint {
+  return { apiUrl: svc.apiUrl, sandboxUrl: svc.sandboxUrl, apiKey: svc.apiKey };
+}
