@@ -54,7 +54,7 @@ export interface LocalServiceOptions {
    * Receives one line per notable event; never carries secrets in clear.
    * @default lines are dropped
    */
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
   /**
    * Directory holding the agent bundle `agent.js`.
    * @default the `dist/agent` built by `npm run build`

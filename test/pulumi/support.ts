@@ -72,7 +72,7 @@ export async function startTestService(): Promise<TestService> {
       const res = await fetch(`${service.apiUrl}${route}`, {
         method,
         headers: { "X-API-Key": service.apiKey, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
       });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined };

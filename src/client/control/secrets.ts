@@ -67,7 +67,7 @@ function checkValue(operation: string, value: unknown): string {
 /** Builds the {@link SecretMethods} over `ctx`. */
 export function secretMethods(ctx: CallContext): SecretMethods {
   const listPage = async (
-    query: { nextToken?: string; limit?: number } | undefined,
+    query: { nextToken?: string | undefined; limit?: number | undefined } | undefined,
     options?: CallOptions,
   ): Promise<Page<SecretInfo>> => {
     const q = parseArgs(ListQuery, query ?? {}, "secrets.list");

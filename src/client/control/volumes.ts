@@ -201,7 +201,7 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
       } as const;
       const { data } = await invoke(ctx, spec, withToken(vol, op, options), (init) =>
         ctx.api.GET("/volumecontent/{volumeID}/dir", {
-          params: { path: { volumeID: t.volumeID }, query: { path: t.path, depth: d.depth } },
+          params: { path: { volumeID: t.volumeID }, query: { path: t.path, ...d } },
           ...init,
         }),
       );

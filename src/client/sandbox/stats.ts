@@ -33,7 +33,7 @@ export interface SandboxMetrics {
 /** Options of the sandbox-level reads. */
 export interface StatsCallOptions {
   /** Aborts the call. @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The sandbox-level part of the sandbox client. */

@@ -59,11 +59,11 @@ export async function runCommands(
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
     const handle = await sandbox.start(spec.run ?? spec.cmd!, {
       ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
-      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
-      ...(spec.envs !== undefined ? { envs: spec.envs } : {}),
-      ...(spec.user !== undefined ? { user: spec.user } : {}),
+      cwd: spec.cwd,
+      envs: spec.envs,
+      user: spec.user,
       timeoutMs: timeoutSeconds * 1000,
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const out = splitLines("  | ", log);
     const err = splitLines("  ! ", log);

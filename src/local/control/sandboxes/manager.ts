@@ -78,7 +78,7 @@ export class SandboxManager implements SandboxManagerView {
       newId: newSandboxID,
       log: opts.log,
       warmUp: warmUpAgent,
-      ...(opts.warmPoolSize !== undefined ? { size: opts.warmPoolSize } : {}),
+      size: opts.warmPoolSize,
     });
     this.writer = new JsonStateWriter(path.join(opts.dataDir, SANDBOXES_STATE_FILE), () => ({
       version: 1,

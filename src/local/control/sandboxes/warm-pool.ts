@@ -45,7 +45,7 @@ export interface WarmPoolOptions {
    * Ready members kept per key; 0 disables the pool.
    * @default 2
    */
-  size?: number;
+  size?: number | undefined;
   /**
    * Keys kept warm at once; the least recently claimed key beyond it is emptied.
    * @default 3
