@@ -109,7 +109,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
   const runtime = await createRuntime({
     dataDir,
-    logger: log,
+    log,
     ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
   });
   log(runtime.isolation);

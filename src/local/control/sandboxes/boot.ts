@@ -48,7 +48,7 @@ export async function bootSandbox(
   const rt =
     opts.started ??
     (await opts.runtime.start({
-      sandboxId: record.sandboxID,
+      sandboxID: record.sandboxID,
       layers: record.layers,
       cpuCount: record.cpuCount,
       memoryMB: record.memoryMB,

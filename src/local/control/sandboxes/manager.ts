@@ -200,7 +200,7 @@ export class SandboxManager implements SandboxManagerView {
     const started = input.volumeMounts?.length
       ? undefined
       : this.pool.claim(warmSpec(tpl, input.allowInternetAccess));
-    const sandboxID = started?.sandboxId ?? newSandboxID();
+    const sandboxID = started?.sandboxID ?? newSandboxID();
     const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
     let rt: RuntimeSandbox;
     try {

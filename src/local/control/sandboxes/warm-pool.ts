@@ -26,7 +26,7 @@
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
 
 /** What a pool member is started with: a {@link SandboxSpec} without its id. */
-export type WarmSpec = Omit<SandboxSpec, "sandboxId">;
+export type WarmSpec = Omit<SandboxSpec, "sandboxID">;
 
 /** Options of {@link WarmPool}. */
 export interface WarmPoolOptions {
@@ -142,7 +142,7 @@ export class WarmPool {
   /** Ids of the ready members (they are no sandbox of the API yet). */
   readyIds(): string[] {
     return [...this.slots.values()].flatMap((s) =>
-      s.ready.filter((m) => !m.dead).map((m) => m.rt.sandboxId),
+      s.ready.filter((m) => !m.dead).map((m) => m.rt.sandboxID),
     );
   }
 
@@ -192,7 +192,7 @@ export class WarmPool {
       const id = this.opts.newId();
       let rt: RuntimeSandbox | undefined;
       try {
-        rt = await this.opts.runtime.start({ ...slot.spec, sandboxId: id });
+        rt = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
         await this.opts.warmUp?.(rt);
       } catch (err) {
         await rt?.stop().catch(() => undefined);
@@ -211,7 +211,7 @@ export class WarmPool {
         const idx = slot.ready.indexOf(member);
         if (idx >= 0) {
           slot.ready.splice(idx, 1);
-          void this.opts.runtime.destroy(rt.sandboxId).catch(() => undefined);
+          void this.opts.runtime.destroy(rt.sandboxID).catch(() => undefined);
         }
       });
       if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
@@ -226,9 +226,9 @@ export class WarmPool {
     m.dead = true;
     try {
       await m.rt.stop();
-      await this.opts.runtime.destroy(m.rt.sandboxId);
+      await this.opts.runtime.destroy(m.rt.sandboxID);
     } catch (err) {
-      this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxId} failed: ${String(err)}`);
+      this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxID} failed: ${String(err)}`);
     }
   }
 }

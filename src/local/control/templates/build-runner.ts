@@ -114,8 +114,8 @@ export class BuildRunner {
     plan: BuildPlan,
     cancelled: AbortSignal,
   ): Promise<void> {
-    const sandboxId = `b${randomId(20)}`;
-    b.buildSandboxId = sandboxId;
+    const sandboxID = `b${randomId(20)}`;
+    b.buildSandboxId = sandboxID;
     await this.catalog.save();
     const logLine = (level: LogLevel, message: string, step?: string) =>
       this.catalog.logs.append(b.buildID, level, message, step);
@@ -128,7 +128,7 @@ export class BuildRunner {
     try {
       if (cancelled.aborted) throw new StepFailure("the build was cancelled");
       sandbox = await this.runtime.start({
-        sandboxId,
+        sandboxID,
         layers: plan.from.layers,
         cpuCount: b.cpuCount,
         memoryMB: b.memoryMB,
@@ -159,7 +159,7 @@ export class BuildRunner {
       logLine("info", "Capturing the template filesystem", step);
       await sandbox.stop();
       stopped = true;
-      const layer = await this.runtime.captureLayer(sandboxId);
+      const layer = await this.runtime.captureLayer(sandboxID);
       const output: BuildOutput = {
         layers: [...plan.from.layers, layer],
         envs: state.envs,
@@ -184,12 +184,12 @@ export class BuildRunner {
         await sandbox
           .stop()
           .catch((e: unknown) =>
-            this.log(`templates: stopping ${sandboxId}: ${(e as Error).message}`),
+            this.log(`templates: stopping ${sandboxID}: ${(e as Error).message}`),
           );
       await this.runtime
-        .destroy(sandboxId)
+        .destroy(sandboxID)
         .catch((e: unknown) =>
-          this.log(`templates: destroying ${sandboxId}: ${(e as Error).message}`),
+          this.log(`templates: destroying ${sandboxID}: ${(e as Error).message}`),
         );
       await this.catalog.logs.flush(b.buildID);
     }
