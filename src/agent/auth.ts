@@ -7,7 +7,7 @@ import { timingSafeEqual } from "node:crypto";
 import { filesSignature } from "../wire/files-signature";
 
 /** Constant-time string equality. */
-export function safeEqual(a: string, b: string): boolean {
+function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   if (x.length !== y.length) {

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { startLocalService } from "../../src/local";
 
 /** What the SDK needs to reach the local service. */
-export interface ConnectionOptions {
+interface ConnectionOptions {
   apiKey: string;
   apiUrl: string;
   sandboxUrl: string;

@@ -11,7 +11,7 @@
 import { z } from "zod";
 
 /** Directory of the sudo socket; the agent recreates it at start (root-owned, 0755). */
-export const SUDO_DIR_IN_SANDBOX = "/run/sandbox-iac/sudo";
+const SUDO_DIR_IN_SANDBOX = "/run/sandbox-iac/sudo";
 /** The sudo socket: owned by `user`, mode 0600, so only `user` (and root) can connect. */
 export const SUDO_SOCKET_IN_SANDBOX = `${SUDO_DIR_IN_SANDBOX}/sudo.sock`;
 
@@ -71,7 +71,7 @@ export function encodeFrame(type: number, payload: Uint8Array | string): Buffer 
 }
 
 /** Raised for a frame that breaks the protocol; the connection is dropped. */
-export class FrameError extends Error {}
+class FrameError extends Error {}
 
 /**
  * Splits a byte stream into frames. `maxBytes(type)` bounds each type's

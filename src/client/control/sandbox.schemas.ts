@@ -85,7 +85,7 @@ export const SandboxesWithMetricsSchema: z.ZodType<SandboxesWithMetrics> = z.loo
 });
 
 /** `SandboxLogEntry`. */
-export const SandboxLogEntrySchema: z.ZodType<SandboxLogEntry> = z.looseObject({
+const SandboxLogEntrySchema: z.ZodType<SandboxLogEntry> = z.looseObject({
   timestamp: dateTime,
   level: logLevel,
   message: z.string(),

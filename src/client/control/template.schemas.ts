@@ -93,7 +93,7 @@ export const TemplateBuildFileUploadSchema: z.ZodType<TemplateBuildFileUpload> =
   });
 
 /** `BuildLogEntry`. */
-export const BuildLogEntrySchema: z.ZodType<BuildLogEntry> = z.looseObject({
+const BuildLogEntrySchema: z.ZodType<BuildLogEntry> = z.looseObject({
   timestamp: dateTime,
   message: z.string(),
   level: logLevel,

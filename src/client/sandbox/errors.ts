@@ -26,7 +26,7 @@ export interface ErrorScope {
 }
 
 /** Connect code names as they appear on the wire (`not_found`). */
-export const RPC_CODE_NAMES: Readonly<Record<Code, string>> = {
+const RPC_CODE_NAMES: Readonly<Record<Code, string>> = {
   [Code.Canceled]: "canceled",
   [Code.Unknown]: "unknown",
   [Code.InvalidArgument]: "invalid_argument",

@@ -60,9 +60,7 @@ interface SandboxHooks {
 }
 
 /** The rules a spec asks for. */
-export function egressRulesOf(
-  spec: Pick<SandboxSpec, "allowInternetAccess" | "network">,
-): EgressRules {
+function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network">): EgressRules {
   return {
     internet: spec.allowInternetAccess,
     allowOut: spec.network?.allowOut ?? [],

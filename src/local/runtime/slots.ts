@@ -26,7 +26,7 @@ export interface Slot {
 }
 
 /** The slot `index` (no claim made). */
-export function slotAt(index: number): Slot {
+function slotAt(index: number): Slot {
   const net = index * 4;
   const prefix = `10.200.${net >> 8}.`;
   return {

@@ -11,7 +11,7 @@ import { SandboxIacError } from "../../errors";
 import type { CommandSpec } from "./provisioner.args";
 
 /** Default command timeout, in seconds. */
-export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 
 /** What one command printed and how it ended. */
 export interface CommandOutcome {
@@ -19,7 +19,7 @@ export interface CommandOutcome {
 }
 
 /** A printable form of a command, for logs and errors. */
-export function describeCommand(spec: CommandSpec): string {
+function describeCommand(spec: CommandSpec): string {
   return spec.run ?? [spec.cmd, ...(spec.args ?? [])].join(" ");
 }
 

@@ -9,7 +9,7 @@ import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 
 /** `SnapshotInfo`. */
-export interface SnapshotInfo {
+interface SnapshotInfo {
   snapshotID: string;
   names: string[];
 }

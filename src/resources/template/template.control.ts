@@ -18,7 +18,7 @@ export interface BuildLogEntry {
 }
 
 /** `TemplateBuildInfo`, the answer of the build status call. */
-export interface BuildInfo {
+interface BuildInfo {
   status: string;
   logEntries: BuildLogEntry[];
   reason?:
@@ -27,7 +27,7 @@ export interface BuildInfo {
 }
 
 /** `TemplateRequestResponseV3`. */
-export interface CreatedTemplate {
+interface CreatedTemplate {
   templateID: string;
   buildID: string;
   public: boolean;

@@ -7,9 +7,9 @@
  */
 
 /** Characters allowed in a namespace or an alias. */
-export const NAME_SEGMENT_PATTERN = /^[a-z0-9-_]+$/;
+const NAME_SEGMENT_PATTERN = /^[a-z0-9-_]+$/;
 /** Characters allowed in a tag. */
-export const TAG_PATTERN = /^[a-z0-9-_.]+$/;
+const TAG_PATTERN = /^[a-z0-9-_.]+$/;
 /** A tag may not look like a build ID. */
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The tag a build gets when none is given. */

@@ -9,7 +9,7 @@ import type { TemplateCopyInput, TemplateInputs, TemplateStepInput } from "./tem
 import { calculateFilesHash, resolveCopySource, type CopySource } from "./template.files";
 
 /** A build step as sent to the service. */
-export interface WireTemplateStep {
+interface WireTemplateStep {
   /** `RUN`, `COPY`, `ENV`, `WORKDIR` or `USER`. */
   type: string;
   /** The step's arguments, in the SDK's layout. */
@@ -43,7 +43,7 @@ export interface ResolvedCopy {
 }
 
 /** Renders a mode the way the SDK's `padOctal` does (`0755`). */
-export function modeArg(mode: number | string | undefined): string {
+function modeArg(mode: number | string | undefined): string {
   if (mode === undefined) return "";
   const value = typeof mode === "number" ? mode : parseInt(mode, 8);
   // The SDK drops a zero mode (`options.mode ? ... : ""`); do the same.

@@ -48,9 +48,7 @@ import { PRIMED_TEMPLATE, warmSpec, warmUpAgent } from "./warm-up";
 
 export type {
   CreateSandboxInput,
-  ResolvedTemplate,
   SandboxManagerOptions,
-  SandboxManagerView,
   TemplateLookup,
 } from "./manager-contracts";
 export { notFound } from "./live";

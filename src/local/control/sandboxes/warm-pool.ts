@@ -67,12 +67,12 @@ interface Slot {
 }
 
 /** Default members per key. */
-export const DEFAULT_WARM_POOL_SIZE = 2;
+const DEFAULT_WARM_POOL_SIZE = 2;
 /** Default number of keys kept warm. */
-export const DEFAULT_WARM_POOL_KEYS = 3;
+const DEFAULT_WARM_POOL_KEYS = 3;
 
 /** The pool key of a spec: everything fixed when a sandbox starts. */
-export function warmKey(spec: WarmSpec): string {
+function warmKey(spec: WarmSpec): string {
   return JSON.stringify([spec.layers, spec.cpuCount, spec.memoryMB, spec.allowInternetAccess]);
 }
 

@@ -15,11 +15,11 @@ import { JsonStateWriter, readJsonFile } from "../state-file";
 import { SecretCipher } from "./cipher";
 
 /** Secret names: `NewSecret.name` of E2B's spec. */
-export const SECRET_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const SECRET_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 /** The longest secret name. */
-export const SECRET_NAME_MAX = 128;
+const SECRET_NAME_MAX = 128;
 /** The prefix of secret ids, reserved: no name may start with it. */
-export const SECRET_ID_PREFIX = "sec_";
+const SECRET_ID_PREFIX = "sec_";
 const METADATA_MAX_ENTRIES = 32;
 const METADATA_KEY_MAX_BYTES = 128;
 const METADATA_VALUE_MAX_BYTES = 1024;
@@ -180,7 +180,7 @@ function objectBody(body: unknown): Record<string, unknown> {
 }
 
 /** The canonical (lower-case) name; 400 naming what is allowed. */
-export function secretName(name: unknown): string {
+function secretName(name: unknown): string {
   if (
     typeof name !== "string" ||
     name.length === 0 ||

@@ -6,7 +6,7 @@
  */
 
 /** `TemplateBuildStatus` (wire-protocol.md 5). */
-export type BuildStatus = "waiting" | "building" | "ready" | "error";
+type BuildStatus = "waiting" | "building" | "ready" | "error";
 
 /** `LogLevel` (wire-protocol.md 5), lowest first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -25,7 +25,7 @@ export interface BuildLogEntry {
 }
 
 /** Why a build failed (`BuildStatusReason`). */
-export interface BuildFailure {
+interface BuildFailure {
   message: string;
   /** The SDK's step name of the failing step. */
   step?: string;
@@ -63,7 +63,7 @@ export interface BuildRecord {
 }
 
 /** One assignment of a tag to a build. */
-export interface TagAssignment {
+interface TagAssignment {
   buildID: string;
   createdAt: string;
 }

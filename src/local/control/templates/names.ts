@@ -6,7 +6,6 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { ApiError } from "../http";
-import { DEFAULT_TAG } from "./constants";
 
 const ALIAS_RE = /^[a-z0-9-_]+$/;
 const TAG_RE = /^[a-z0-9-_.]+$/;
@@ -14,7 +13,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /** Maximum length of a template name, tag included. */
-export const MAX_NAME_LENGTH = 128;
+const MAX_NAME_LENGTH = 128;
 
 /** A parsed template name. */
 export interface TemplateName {
@@ -93,11 +92,6 @@ export function splitTag(idOrName: string): { base: string; tag: string | undefi
   const colon = value.indexOf(":", slash + 1);
   if (colon < 0) return { base: value, tag: undefined };
   return { base: value.slice(0, colon), tag: value.slice(colon + 1) };
-}
-
-/** Joins a name and a tag, leaving out nothing: `name:tag`. */
-export function withTag(name: string, tag: string = DEFAULT_TAG): string {
-  return `${name}:${tag}`;
 }
 
 /** `length` random characters from `[a-z0-9]`. */

@@ -15,7 +15,7 @@ const optionalString = z
   .transform((v) => v ?? undefined);
 
 /** E2B's `maxLength` of a template name or alias (tag included). */
-export const MAX_TEMPLATE_NAME_LENGTH = 128;
+const MAX_TEMPLATE_NAME_LENGTH = 128;
 
 const templateName = z
   .string()
@@ -34,7 +34,7 @@ export const BuildRequestV3 = z.object({
 });
 
 /** `TemplateStep`. */
-export const TemplateStepSchema = z.object({
+const TemplateStepSchema = z.object({
   type: z.string().min(1),
   args: z
     .array(z.string())

@@ -43,7 +43,7 @@ export function templateView(catalog: TemplateCatalog, t: TemplateRecord): Recor
 }
 
 /** `TemplateBuild`. */
-export function buildView(b: BuildRecord): Record<string, unknown> {
+function buildView(b: BuildRecord): Record<string, unknown> {
   return {
     buildID: b.buildID,
     status: b.status,

@@ -20,9 +20,9 @@ import { safeEqual } from "../tokens";
 import { SANDBOX_USER_IDS } from "./owner";
 
 /** Volume names: the `NewVolume.name` pattern of E2B's spec. */
-export const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 /** The longest accepted volume name. */
-export const VOLUME_NAME_MAX = 128;
+const VOLUME_NAME_MAX = 128;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const recordSchema = z.object({
@@ -154,7 +154,7 @@ export class VolumeStore {
 }
 
 /** Throws a 400 unless `id` is a volume id (a UUID). */
-export function assertVolumeID(id: string): void {
+function assertVolumeID(id: string): void {
   if (!UUID_PATTERN.test(id))
     throw new ApiError(
       400,
@@ -163,7 +163,7 @@ export function assertVolumeID(id: string): void {
 }
 
 /** Throws a 400 unless `name` is a valid volume name. */
-export function assertVolumeName(name: unknown): asserts name is string {
+function assertVolumeName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !VOLUME_NAME_PATTERN.test(name) || name.length > VOLUME_NAME_MAX)
     throw new ApiError(
       400,
