@@ -1,10 +1,19 @@
 #!/usr/bin/env node
 /**
  * Bundles the in-sandbox agent (src/agent/main.ts) into dist/agent/agent.js:
- * one CommonJS file for Node 20 with every dependency inlined, except the
- * native addon node-pty, which is copied next to it so that
- * `require("node-pty")` resolves inside the sandbox, and the xattr addon of
- * `@napi-rs/xattr`, copied to `native/xattr.node` and loaded by that path.
+ * one CommonJS file for Node 20 with every dependency inlined (busboy
+ * included), except the native addon node-pty, which is copied next to it,
+ * into dist/agent/node_modules/node-pty, so that `require("node-pty")`
+ * resolves there both inside the sandbox and on the host. The agent's
+ * dependencies are therefore devDependencies of the package: a library user
+ * installs none of them, and the published tarball carries what the agent
+ * loads (`npm pack --dry-run` lists dist/agent/node_modules/node-pty).
+ *
+ * The addon is the one node-pty compiled on the machine that ran the build
+ * (N-API, so any Node >= 20 of that platform and architecture loads it).
+ *
+ * The xattr addon of `@napi-rs/xattr` (prebuilt for this platform) is copied
+ * to `dist/agent/native/xattr.node` and loaded by that path (src/agent/xattr.ts).
  */
 "use strict";
 const fs = require("node:fs");
@@ -55,11 +64,17 @@ async function main() {
     legalComments: "none",
     logLevel: "warning",
   });
-  // node-pty: its JS (lib/), its manifest, and the compiled addon only.
+  // node-pty: its JS (lib/, without its tests and source maps), its
+  // manifest and licence, and the compiled addon only.
   fs.rmSync(ptyDest, { recursive: true, force: true });
   fs.mkdirSync(path.join(ptyDest, "build", "Release"), { recursive: true });
-  fs.copyFileSync(path.join(ptySrc, "package.json"), path.join(ptyDest, "package.json"));
-  fs.cpSync(path.join(ptySrc, "lib"), path.join(ptyDest, "lib"), { recursive: true });
+  for (const f of ["package.json", "LICENSE"]) {
+    fs.copyFileSync(path.join(ptySrc, f), path.join(ptyDest, f));
+  }
+  fs.cpSync(path.join(ptySrc, "lib"), path.join(ptyDest, "lib"), {
+    recursive: true,
+    filter: (src) => !src.endsWith(".test.js") && !src.endsWith(".map"),
+  });
   for (const f of fs.readdirSync(path.join(ptySrc, "build", "Release"))) {
     if (f.endsWith(".node") || f === "spawn-helper") {
       fs.copyFileSync(
@@ -67,6 +82,12 @@ async function main() {
         path.join(ptyDest, "build", "Release", f),
       );
     }
+  }
+  if (!fs.readdirSync(path.join(ptyDest, "build", "Release")).some((f) => f.endsWith(".node"))) {
+    throw new Error(
+      `no compiled node-pty addon in ${path.join(ptySrc, "build", "Release")}; ` +
+        "run `npm install` (node-pty compiles it with node-gyp) and build again",
+    );
   }
   // The xattr addon, loaded by its absolute path (src/agent/xattr.ts).
   fs.mkdirSync(nativeDest, { recursive: true });

@@ -17,13 +17,24 @@ const fs = require("node:fs");
 /** The provider's address as users write it in `required_providers`. */
 const PROVIDER = { name: "sandboxiac", source: "sandbox-iac/sandboxiac", version: "~> 0.1" };
 
+/** Each runtime's generator and commons, required by name so that the dependency check sees them. */
+const GENERATORS = {
+  cdktn: () => ({
+    generator: require("@cdktn/provider-generator"),
+    commons: require("@cdktn/commons"),
+  }),
+  cdktf: () => ({
+    generator: require("@cdktf/provider-generator"),
+    commons: require("@cdktf/commons"),
+  }),
+};
+
 async function main() {
   const [runtime, schemaPath, outDir] = process.argv.slice(2);
   if (!["cdktn", "cdktf"].includes(runtime) || !schemaPath || !outDir) {
     throw new Error("usage: generate-cdk-worker.js <cdktn|cdktf> <schema.json> <outDir>");
   }
-  const generator = require(`@${runtime}/provider-generator`);
-  const commons = require(`@${runtime}/commons`);
+  const { generator, commons } = GENERATORS[runtime]();
   const schema = JSON.parse(fs.readFileSync(schemaPath, "utf8"));
   const code = new generator.CodeMaker();
   new generator.TerraformProviderGenerator(code, schema).generate(

@@ -177,7 +177,7 @@ class Config implements ResolvedConfig {
       throw invalidArgument("config.sandboxBaseUrl", "port", port, "an integer in 1..65535");
     }
     const routing = {
-      [ENVD_HEADERS.sandboxId]: sandboxID,
+      [ENVD_HEADERS.sandboxID]: sandboxID,
       [ENVD_HEADERS.sandboxPort]: String(port),
     };
     if (this.sandboxUrl !== undefined) return { url: this.sandboxUrl, headers: routing };

@@ -9,7 +9,7 @@
  * @module
  */
 export { resolveConfig } from "./config";
-export type { ResolvedConfig } from "./config";
+export type { ConfigSource, ConfigSources, ResolvedConfig, SandboxAddress } from "./config";
 export { ERROR_CODES, SandboxIacError, invalidArgument, redact } from "./errors";
 export type { ErrorCode, ErrorContext, ErrorDetails } from "./errors";
 export { createControlClient } from "./client/control";
@@ -84,4 +84,20 @@ export {
   provisionerChangeRules,
 } from "./resources/provisioner";
 export type { ProvisionerArgs, ProvisionerOutputs } from "./resources/provisioner";
+export {
+  volumeDescriptor,
+  volumeLifecycle,
+  volumeArgsSchema,
+  volumeChangeRules,
+  volumeOutputsSchema,
+} from "./resources/volume";
+export type { VolumeArgs, VolumeOutputs } from "./resources/volume";
+export {
+  secretDescriptor,
+  secretLifecycle,
+  secretArgsSchema,
+  secretChangeRules,
+  secretOutputsSchema,
+} from "./resources/secret";
+export type { SecretArgs, SecretOutputs } from "./resources/secret";
 export { ENVD_VERSION, ENVD_PORT } from "./wire/envd";

@@ -16,7 +16,7 @@ export class PathError extends Error {
 }
 
 /** Linux's PATH_MAX: no system call takes a longer path. */
-export const MAX_PATH_BYTES = 4096;
+const MAX_PATH_BYTES = 4096;
 
 /**
  * Resolves `p` for `user`.

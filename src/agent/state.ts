@@ -6,7 +6,7 @@
 import { BOOT_DEFAULT_USER } from "./constants";
 
 /** What `/init` configures. */
-export interface AgentSettings {
+interface AgentSettings {
   /** The access token; once set, requests must carry it. @default undefined (no check) */
   accessToken: string | undefined;
   /** Variables added to every process after PATH/HOME and before request variables. */

@@ -1,9 +1,11 @@
 /**
- * Argument parsing of the `sandbox-iac` command line.
+ * Argument parsing of the `sandbox-iac` command line (options read by
+ * `node:util.parseArgs`, see options.ts).
  *
  * @module
  */
 import { invalidArgument } from "../errors";
+import { parseOptions } from "./options";
 import { parseTerraformArgs, type TerraformInstallArgs } from "./terraform-args";
 
 /** Options of `sandbox-iac serve`. */
@@ -48,6 +50,7 @@ and prints how to point Terraform at it.
 `;
 
 const OPERATION = "cli";
+const SERVE_OPTIONS = ["host", "port", "data-dir", "api-key", "agent-dir"] as const;
 
 /** Parses `argv` (without `node` and the script). */
 export function parseArgs(argv: string[]): CliArgs {
@@ -63,51 +66,17 @@ export function parseArgs(argv: string[]): CliArgs {
       "serve or terraform",
       "run `sandbox-iac --help`",
     );
-  const out: ServeArgs = { command: "serve", host: "127.0.0.1", port: 3000 };
-  for (let i = 0; i < rest.length; i++) {
-    const raw = rest[i];
-    const eq = raw.indexOf("=");
-    const flag = eq > 0 ? raw.slice(0, eq) : raw;
-    const value = eq > 0 ? raw.slice(eq + 1) : rest[++i];
-    if (value === undefined)
-      throw invalidArgument(
-        OPERATION,
-        flag,
-        value,
-        "followed by a value",
-        "run `sandbox-iac --help`",
-      );
-    switch (flag) {
-      case "--host":
-        out.host = value;
-        break;
-      case "--port": {
-        const port = Number(value);
-        if (!/^\d+$/.test(value) || port > 65535)
-          throw invalidArgument(OPERATION, "--port", value, "an integer from 0 to 65535");
-        out.port = port;
-        break;
-      }
-      case "--data-dir":
-        out.dataDir = value;
-        break;
-      case "--api-key":
-        if (value === "")
-          throw invalidArgument(OPERATION, "--api-key", value, "a non-empty key such as e2b_<hex>");
-        out.apiKey = value;
-        break;
-      case "--agent-dir":
-        out.agentDir = value;
-        break;
-      default:
-        throw invalidArgument(
-          OPERATION,
-          "option",
-          flag,
-          "one of --host, --port, --data-dir, --api-key, --agent-dir",
-          "run `sandbox-iac --help`",
-        );
-    }
-  }
-  return out;
+  const values = parseOptions(rest, SERVE_OPTIONS, "run `sandbox-iac --help`");
+  if (values.port !== undefined && (!/^\d+$/.test(values.port) || Number(values.port) > 65535))
+    throw invalidArgument(OPERATION, "--port", values.port, "an integer from 0 to 65535");
+  if (values["api-key"] === "")
+    throw invalidArgument(OPERATION, "--api-key", "", "a non-empty key such as e2b_<hex>");
+  return {
+    command: "serve",
+    host: values.host ?? "127.0.0.1",
+    port: values.port === undefined ? 3000 : Number(values.port),
+    dataDir: values["data-dir"],
+    apiKey: values["api-key"],
+    agentDir: values["agent-dir"],
+  };
 }

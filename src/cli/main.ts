@@ -20,8 +20,8 @@ async function serve(args: ServeArgs): Promise<void> {
     port: args.port,
     host: args.host,
     dataDir: args.dataDir ?? defaultDataDir(),
-    ...(args.apiKey ? { apiKey: args.apiKey } : {}),
-    ...(args.agentDir ? { agentBundleDir: args.agentDir } : {}),
+    apiKey: args.apiKey,
+    agentBundleDir: args.agentDir,
     log: logLine,
   });
   // The one line with the key in clear: it is the user's own terminal.

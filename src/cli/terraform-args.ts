@@ -1,12 +1,13 @@
 /**
- * Arguments of `sandbox-iac terraform ...`, parsed with `node:util.parseArgs`.
+ * Arguments of `sandbox-iac terraform ...` (options read by `node:util.parseArgs`,
+ * see options.ts).
  *
  * @module
  */
 import * as os from "node:os";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
 import { invalidArgument } from "../errors";
+import { parseOptions } from "./options";
 
 /** Options of `sandbox-iac terraform install`. */
 export interface TerraformInstallArgs {
@@ -33,23 +34,7 @@ export function parseTerraformArgs(argv: string[]): TerraformInstallArgs {
       "run `sandbox-iac terraform install [--dir DIR]`",
     );
   }
-  let values: { dir?: string | undefined };
-  try {
-    ({ values } = parseArgs({
-      args: rest,
-      options: { dir: { type: "string" } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw invalidArgument(
-      "cli",
-      "terraform install options",
-      rest.join(" "),
-      "only --dir DIR",
-      err instanceof Error ? err.message : undefined,
-    );
-  }
+  const values = parseOptions(rest, ["dir"], "run `sandbox-iac terraform install [--dir DIR]`");
   if (values.dir === "") {
     throw invalidArgument("cli", "--dir", values.dir, "a directory path");
   }

@@ -13,7 +13,7 @@
 import { CONTROL_HEADERS } from "../wire/control";
 
 /** HTTP statuses worth another attempt of an idempotent call. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** Error codes of Node sockets that mean "the connection failed", not "the request was wrong". */
 const CONNECTION_ERROR_CODES = new Set([
@@ -65,7 +65,7 @@ export type RetryDecision =
     };
 
 /** Told before each retry. */
-export interface RetryNotice {
+interface RetryNotice {
   /** The attempt that just failed, 1-based. */
   attempt: number;
   /** Total attempts allowed. */
@@ -189,7 +189,7 @@ export function parseRetryAfter(
 }
 
 /** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortReason(signal));

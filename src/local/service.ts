@@ -50,17 +50,17 @@ export interface LocalServiceOptions {
    * The API key clients must send in `X-API-Key`.
    * @default a key `e2b_` + 40 hex generated on first start and kept in `<dataDir>/api-key` (mode 0600)
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Receives one line per notable event; never carries secrets in clear.
    * @default lines are dropped
    */
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
   /**
    * Directory holding the agent bundle `agent.js`.
    * @default the `dist/agent` built by `npm run build`
    */
-  agentBundleDir?: string;
+  agentBundleDir?: string | undefined;
 }
 
 /** A started local service. */
@@ -110,7 +110,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
   const runtime = await createRuntime({
     dataDir,
-    logger: log,
+    log,
     ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
   });
   log(runtime.isolation);

@@ -1,12 +1,12 @@
 /**
  * Names used by the Pulumi adapter: stack-config keys, the preview sentinel,
- * the package module the plugin loads, and the resource type tokens.
+ * and the resource type tokens.
  *
  * @module
  */
 
 /** The config namespace of this provider (`sandbox-iac:apiKey`, ...). */
-export const CONFIG_NAMESPACE = "sandbox-iac";
+const CONFIG_NAMESPACE = "sandbox-iac";
 
 /** Stack-config keys read by `configure()`; all optional (environment variables are the fallback). */
 export const CONFIG_KEYS = {
@@ -19,13 +19,6 @@ export const CONFIG_KEYS = {
 
 /** The value Pulumi passes, during preview, for inputs not known yet. */
 export const UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/**
- * The module the serialized provider `require()`s in the plugin. It resolves
- * from the plugin's working directory (the program directory), where the
- * package is installed.
- */
-export const PROVIDER_MODULE = "sandbox-iac/pulumi";
 
 /** The dynamic-resource module of every type token: `pulumi-nodejs:dynamic/sandbox-iac:<Type>`. */
 export const TYPE_MODULE = CONFIG_NAMESPACE;

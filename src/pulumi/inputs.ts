@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /** `T` with every field, at any depth, accepting a `pulumi.Input`. */
-export type DeepInput<T> = T extends string | number | boolean | null | undefined
+type DeepInput<T> = T extends string | number | boolean | null | undefined
   ? pulumi.Input<T>
   : T extends ReadonlyArray<infer U>
     ? pulumi.Input<Array<DeepInput<U>>>

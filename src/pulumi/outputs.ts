@@ -10,14 +10,14 @@ import type * as pulumi from "@pulumi/pulumi";
 import { deletesFirst, outputNames, resourceDescriptor } from "../resources/registry";
 
 /** `args` plus each of `outputNames` set to `undefined` (an output Pulumi will fill). */
-export function propsWithOutputs(args: object, names: readonly string[]): pulumi.Inputs {
+function propsWithOutputs(args: object, names: readonly string[]): pulumi.Inputs {
   const props: Record<string, unknown> = { ...args };
   for (const name of names) if (!(name in props)) props[name] = undefined;
   return props;
 }
 
 /** `opts` with `secrets` added to `additionalSecretOutputs`. */
-export function withSecretOutputs(
+function withSecretOutputs(
   opts: pulumi.CustomResourceOptions | undefined,
   secrets: readonly string[],
 ): pulumi.CustomResourceOptions {

@@ -72,7 +72,7 @@ export function packageVersion(): string {
 }
 
 /** The platform folder Terraform looks for (`linux_amd64`, `darwin_arm64`, ...). */
-export function platform(): string {
+function platform(): string {
   const arch = { x64: "amd64", arm64: "arm64", ia32: "386", arm: "arm" }[os.arch()] ?? os.arch();
   return `${process.platform}_${arch}`;
 }

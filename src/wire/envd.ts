@@ -21,7 +21,7 @@ export const ENVD_HEADERS = {
   /** The sandbox access token (`envdAccessToken`). */
   accessToken: "X-Access-Token",
   /** Routing: the sandbox to reach when one URL serves every sandbox. */
-  sandboxId: "E2b-Sandbox-Id",
+  sandboxID: "E2b-Sandbox-Id",
   /** Routing: the port inside the sandbox. */
   sandboxPort: "E2b-Sandbox-Port",
   /** The `trafficAccessToken` of a sandbox created with `network.allowPublicTraffic: false`. */

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 
 /** Prefix of every `/files` URL signature. */
-export const FILES_SIGNATURE_PREFIX = "v1_";
+const FILES_SIGNATURE_PREFIX = "v1_";
 
 /** What a signature covers. */
 export interface FilesSignatureInput {

@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startService, type TestService } from "../support/service";
 
-const CLI = path.resolve(__dirname, "..", "..", "node_modules", "@e2b", "cli", "dist", "index.js");
+const CLI = path.join(path.dirname(require.resolve("@e2b/cli/package.json")), "dist", "index.js");
 
 let svc: TestService;
 let home: string;

@@ -76,7 +76,7 @@ describe("file transfer", () => {
           }),
         );
       }
-      const res = await fetch(input, { ...init, body });
+      const res = await fetch(input, { ...init, body: body ?? null });
       seen.responseEncoding = res.headers.get("content-encoding") ?? "";
       return res;
     };

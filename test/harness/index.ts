@@ -14,10 +14,9 @@ import { buildSync } from "esbuild";
 import { SandboxIacError } from "../../src/errors";
 import { PLUGIN_PID_FILE, type Command, type HarnessResult, type RunnerArgs } from "./result";
 
-export type { Command, HarnessResult, Operation, OperationKind } from "./result";
-export type { HarnessState, ResourceOptions, ResourceRecord } from "./state";
+export type { Command, HarnessResult } from "./result";
 export { readState } from "./state";
-export { isSecret, stripSecrets, SECRET_SIG, SPECIAL_SIG_KEY, UNKNOWN } from "./secrets";
+export { isSecret, UNKNOWN } from "./secrets";
 
 /** Options of every harness command. */
 export interface RunOptions {

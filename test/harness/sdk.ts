@@ -37,7 +37,7 @@ export interface Sdk {
 }
 
 /** Resolves the `@pulumi/pulumi` package directory the program at `programDir` would load. */
-export function sdkDir(programDir: string): string {
+function sdkDir(programDir: string): string {
   return path.dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [programDir] }));
 }
 

@@ -11,7 +11,7 @@ export const SPECIAL_SIG_KEY = "4dabf18193072939515e22adb298388d";
 /** The special-key value of a secret: `{ [SPECIAL_SIG_KEY]: SECRET_SIG, value }`. */
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 /** The special-key value of a resource reference: `{ urn, id, packageVersion }`. */
-export const RESOURCE_REF_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
+const RESOURCE_REF_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 /** The plain string standing for a value not known yet (preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
@@ -30,7 +30,7 @@ export function isSecret(v: unknown): v is { value: Wire } {
 }
 
 /** Wraps `v` as a secret, unless it already is one. */
-export function makeSecret(v: Wire): Wire {
+function makeSecret(v: Wire): Wire {
   return isSecret(v) ? v : { [SPECIAL_SIG_KEY]: SECRET_SIG, value: v };
 }
 

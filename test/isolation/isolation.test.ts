@@ -8,9 +8,9 @@ let t: TestRuntime;
 let a: RuntimeSandbox;
 let b: RuntimeSandbox;
 
-function spec(sandboxId: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+function spec(sandboxID: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
   return {
-    sandboxId,
+    sandboxID,
     layers: [t.runtime.baseLayerId],
     cpuCount: 1,
     memoryMB: 256,

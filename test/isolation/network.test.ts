@@ -16,9 +16,9 @@ let t: TestRuntime;
 let inet: StandIn;
 const started: RuntimeSandbox[] = [];
 
-async function start(sandboxId: string, overrides: Partial<SandboxSpec> = {}) {
+async function start(sandboxID: string, overrides: Partial<SandboxSpec> = {}) {
   const sbx = await t.runtime.start({
-    sandboxId,
+    sandboxID,
     layers: [t.runtime.baseLayerId],
     cpuCount: 1,
     memoryMB: 256,

@@ -18,7 +18,7 @@ export interface FixtureEnv {
 }
 
 /** A create that fails at the service: its inputs, the error code, and what it would leave behind. */
-export interface Failing {
+interface Failing {
   inputs: Inputs;
   code: string;
   leftovers: () => Promise<unknown[]>;

@@ -69,7 +69,7 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     return (res.body as Array<{ tag: string }>).map((t) => t.tag);
   }
 
-  async function sandboxIds(): Promise<string[]> {
+  async function sandboxIDs(): Promise<string[]> {
     const res = await svc.call("GET", "/sandboxes");
     return (res.body as Array<{ sandboxID: string }>).map((s) => s.sandboxID);
   }
@@ -115,7 +115,7 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
       expect.arrayContaining(["tf-tools-ready", "tf-tools-again"]),
     );
     const kept = ws.resource("sandboxiac_provisioner.setup")!.kept_sandbox_id as string;
-    expect(await sandboxIds()).toEqual([kept]);
+    expect(await sandboxIDs()).toEqual([kept]);
 
     // The volume holds its seed file and what the writer's sandbox wrote; the reader's
     // sandbox, created after the writer's, found that file (its grep fails the apply otherwise).
@@ -139,7 +139,7 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     expect(await volumeNames()).toEqual([]);
     expect((await templateNames()).filter((n) => n.startsWith("tf-tools"))).toEqual([]);
     expect((await snapshotNames()).filter((n) => n.startsWith("tf-tools"))).toEqual([]);
-    expect(await sandboxIds()).not.toContain(kept);
+    expect(await sandboxIDs()).not.toContain(kept);
     expect(ws.stateText()).not.toContain(svc.apiKey);
   });
 

@@ -20,7 +20,7 @@ import { AGENT_TEMP_PREFIX, noteReplace } from "./replaced-files";
  * Prefix of the temporary files; short and fixed so that a 255-byte file name
  * still gets a valid temporary name next to it.
  */
-export const UPLOAD_TEMP_PREFIX = `${AGENT_TEMP_PREFIX}upload-`;
+const UPLOAD_TEMP_PREFIX = `${AGENT_TEMP_PREFIX}upload-`;
 
 /**
  * Bytes a file write may queue: socket reads arrive in 64 KiB chunks, and a

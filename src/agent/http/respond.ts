@@ -49,11 +49,6 @@ export async function readJson(req: IncomingMessage, limit = 1 << 20): Promise<u
   }
 }
 
-/** The HTTP status for a filesystem error; 500 only for errors that are not the caller's. */
-export function statusForErrno(err: unknown): number {
-  return errnoReport(err)?.status ?? 500;
-}
-
 /** An {@link HttpError} naming `what` and the errno's reason; 500 only for unknown errors. */
 export function httpFsError(err: unknown, what: string): HttpError {
   if (err instanceof HttpError) return err;

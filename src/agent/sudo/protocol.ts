@@ -68,7 +68,7 @@ export function encodeFrame(type: number, payload: Uint8Array | string): Buffer 
 }
 
 /** Raised for a frame that breaks the protocol; the connection is dropped. */
-export class FrameError extends Error {}
+class FrameError extends Error {}
 
 /**
  * Splits a byte stream into frames. `maxBytes(type)` bounds each type's

@@ -40,7 +40,7 @@ function exchange(socket: string, bytes: Buffer[], onStdout?: (s: string) => voi
           onStdout?.(reply.stdout);
         } else if (f.type === FRAME.stderr) reply.stderr += f.payload.toString();
         else if (f.type === FRAME.exit)
-          reply.exit = JSON.parse(f.payload.toString()) as Reply["exit"];
+          reply.exit = JSON.parse(f.payload.toString()) as NonNullable<Reply["exit"]>;
       }
     });
     sock.on("error", reject);
@@ -114,7 +114,7 @@ describe("the sudo socket", () => {
             sent = true;
             sock!.write(encodeFrame(FRAME.signal, "SIGTERM"));
           } else if (f.type === FRAME.exit)
-            r.exit = JSON.parse(f.payload.toString()) as Reply["exit"];
+            r.exit = JSON.parse(f.payload.toString()) as NonNullable<Reply["exit"]>;
         }
       });
       sock.on("error", reject);

@@ -35,13 +35,13 @@ import {
 import { parseArgs } from "./validate";
 
 /** A non-empty identifier. */
-export const id = z.string().min(1);
+const id = z.string().min(1);
 /** Page size: 1..100. */
-export const limit = z.int().min(1).max(100);
+const limit = z.int().min(1).max(100);
 /** Unix seconds or milliseconds: an integer >= 0. */
-export const unixTime = z.int().min(0);
+const unixTime = z.int().min(0);
 /** A pagination cursor. */
-export const nextToken = z.string().min(1);
+const nextToken = z.string().min(1);
 const stringMap = z.record(z.string(), z.string());
 
 /** A sandbox ID as control API paths take it (the legacy `-<clientID>` included). */

@@ -57,7 +57,7 @@ export interface CallContext {
 /** What is sent to openapi-fetch for one attempt. */
 export interface AttemptInit {
   signal: AbortSignal;
-  headers: Record<string, string> | undefined;
+  headers: Record<string, string>;
 }
 
 /** What openapi-fetch answers. */
@@ -108,7 +108,7 @@ export async function invoke<S extends z.ZodType | undefined>(
   let result: RawResult;
   try {
     result = await withRetries(
-      () => send({ signal, headers: options?.headers }),
+      () => send({ signal, headers: options?.headers ?? {} }),
       (outcome: AttemptOutcome<RawResult>) =>
         outcome.ok ? classifyResponse(outcome.value.response) : classifyError(outcome.error),
       {

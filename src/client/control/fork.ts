@@ -34,8 +34,8 @@ const ForkArgs = z.object({
 });
 
 const ForkResultSchema: z.ZodType<ForkResult> = z.looseObject({
-  sandbox: SandboxSchema.optional(),
-  error: z.looseObject({ code: z.number().int(), message: z.string() }).optional(),
+  sandbox: SandboxSchema.exactOptional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string() }).exactOptional(),
 });
 
 /** Fork methods of the control client. */

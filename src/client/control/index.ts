@@ -8,6 +8,7 @@ export { createControlClient } from "./client";
 export type { ControlClient, ControlClientOptions } from "./client";
 export type { CallOptions } from "./call";
 export type { SandboxMethods, ConnectedSandbox } from "./sandboxes";
+export type { ForkBody, ForkMethods, ForkResult } from "./fork";
 export type {
   SandboxListMethods,
   ListSandboxesQuery,

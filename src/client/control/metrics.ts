@@ -37,7 +37,7 @@ export interface MetricsMethods {
    */
   getSandboxMetrics(
     sandboxID: string,
-    query?: { start?: number; end?: number },
+    query?: { start?: number | undefined; end?: number | undefined },
     options?: CallOptions,
   ): Promise<SandboxMetric[]>;
   /** `GET /sandboxes/metrics`: the latest metric of each of 1..100 unique sandboxes. */

@@ -12,7 +12,7 @@ import { type CallContext, type CallOptions, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import { ListedSandboxSchema } from "./sandbox.schemas";
 import type { ListedSandbox, Page, SandboxState } from "./types";
-import { parseArgs } from "./validate";
+import { defined, parseArgs } from "./validate";
 
 /** Filters of the sandbox lists. */
 export interface ListSandboxesQuery {
@@ -107,7 +107,7 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/v2/sandboxes", {
         params: {
-          query: {
+          query: defined({
             metadata: q.metadata ? encodeMetadataFilter(q.metadata) : undefined,
             state: q.state,
             order: q.order,
@@ -116,7 +116,7 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
             template: q.template,
             nextToken: q.nextToken,
             limit: q.limit,
-          },
+          }),
         },
         ...init,
       }),
@@ -140,7 +140,7 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes", {
           params: {
-            query: { metadata: q.metadata ? encodeMetadataFilter(q.metadata) : undefined },
+            query: defined({ metadata: q.metadata ? encodeMetadataFilter(q.metadata) : undefined }),
           },
           ...init,
         }),

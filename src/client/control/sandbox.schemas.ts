@@ -27,18 +27,18 @@ const state = z.enum(["running", "paused"]);
 export const SandboxSchema: z.ZodType<Sandbox> = z.looseObject({
   templateID: z.string(),
   sandboxID: z.string().min(1),
-  alias: z.string().optional(),
+  alias: z.string().exactOptional(),
   clientID: z.string(),
   envdVersion: z.string(),
-  envdAccessToken: z.string().optional(),
-  trafficAccessToken: z.string().nullable().optional(),
-  domain: z.string().nullable().optional(),
+  envdAccessToken: z.string().exactOptional(),
+  trafficAccessToken: z.string().nullable().exactOptional(),
+  domain: z.string().nullable().exactOptional(),
 });
 
 const listedFields = {
   templateID: z.string(),
   sandboxID: z.string().min(1),
-  alias: z.string().optional(),
+  alias: z.string().exactOptional(),
   clientID: z.string(),
   startedAt: dateTime,
   endAt: dateTime,
@@ -46,9 +46,9 @@ const listedFields = {
   cpuCount: z.int().min(1),
   memoryMB: z.int().min(128),
   diskSizeMB: z.int().min(0),
-  metadata: stringMap.optional(),
+  metadata: stringMap.exactOptional(),
   state,
-  volumeMounts: z.array(volumeMount).optional(),
+  volumeMounts: z.array(volumeMount).exactOptional(),
 };
 
 /** `ListedSandbox`. */
@@ -57,13 +57,13 @@ export const ListedSandboxSchema: z.ZodType<ListedSandbox> = z.looseObject(liste
 /** `SandboxDetail`. */
 export const SandboxDetailSchema: z.ZodType<SandboxDetail> = z.looseObject({
   ...listedFields,
-  envdAccessToken: z.string().nullable().optional(),
-  allowInternetAccess: z.boolean().nullable().optional(),
-  domain: z.string().nullable().optional(),
-  network: z.looseObject({}).optional(),
+  envdAccessToken: z.string().nullable().exactOptional(),
+  allowInternetAccess: z.boolean().nullable().exactOptional(),
+  domain: z.string().nullable().exactOptional(),
+  network: z.looseObject({}).exactOptional(),
   lifecycle: z
     .looseObject({ autoResume: z.boolean(), onTimeout: z.enum(["kill", "pause"]) })
-    .optional(),
+    .exactOptional(),
 });
 
 /** `SandboxMetric`. */
@@ -85,7 +85,7 @@ export const SandboxesWithMetricsSchema: z.ZodType<SandboxesWithMetrics> = z.loo
 });
 
 /** `SandboxLogEntry`. */
-export const SandboxLogEntrySchema: z.ZodType<SandboxLogEntry> = z.looseObject({
+const SandboxLogEntrySchema: z.ZodType<SandboxLogEntry> = z.looseObject({
   timestamp: dateTime,
   level: logLevel,
   message: z.string(),

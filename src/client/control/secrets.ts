@@ -68,7 +68,7 @@ function checkValue(operation: string, value: unknown): string {
 /** Builds the {@link SecretMethods} over `ctx`. */
 export function secretMethods(ctx: CallContext): SecretMethods {
   const listPage = async (
-    query: { nextToken?: string; limit?: number } | undefined,
+    query: { nextToken?: string | undefined; limit?: number | undefined } | undefined,
     options?: CallOptions,
   ): Promise<Page<SecretInfo>> => {
     const q = parseArgs(ListQuery, query ?? {}, "secrets.list");
@@ -86,8 +86,11 @@ export function secretMethods(ctx: CallContext): SecretMethods {
     async createSecret(name, value, metadata, options) {
       const op = "secrets.create";
       const n = parseArgs(Name, { name }, op).name;
-      const m = parseArgs(Metadata, { metadata }, op).metadata;
-      const body = { name: n, value: checkValue(op, value), ...(m ? { metadata: m } : {}) };
+      const body = {
+        name: n,
+        value: checkValue(op, value),
+        ...parseArgs(Metadata, { metadata }, op),
+      };
       const spec = { operation: op, success: [201], schema: SecretSchema } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/secrets", { body, ...init }),
@@ -97,8 +100,7 @@ export function secretMethods(ctx: CallContext): SecretMethods {
     async updateSecret(idOrName, value, metadata, options) {
       const op = "secrets.update";
       const id = checkId(op, "secretID", idOrName);
-      const m = parseArgs(Metadata, { metadata }, op).metadata;
-      const body = { value: checkValue(op, value), ...(m ? { metadata: m } : {}) };
+      const body = { value: checkValue(op, value), ...parseArgs(Metadata, { metadata }, op) };
       const spec = { operation: op, resourceId: id, success: [200], schema: SecretSchema } as const;
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/secrets/{secretID}", { params: { path: { secretID: id } }, body, ...init }),

@@ -61,11 +61,11 @@ export const TemplateWithBuildsSchema: z.ZodType<TemplateWithBuilds> = z.looseOb
       status: buildStatus,
       createdAt: dateTime,
       updatedAt: dateTime,
-      finishedAt: dateTime.optional(),
+      finishedAt: dateTime.exactOptional(),
       cpuCount: z.int().min(1),
       memoryMB: z.int().min(128),
-      diskSizeMB: z.int().min(0).optional(),
-      envdVersion: z.string().optional(),
+      diskSizeMB: z.int().min(0).exactOptional(),
+      envdVersion: z.string().exactOptional(),
     }),
   ),
 });
@@ -84,8 +84,8 @@ export const TemplateRequestResponseV3Schema: z.ZodType<TemplateRequestResponseV
 export const TemplateBuildFileUploadSchema: z.ZodType<TemplateBuildFileUpload> = z
   .looseObject({
     present: z.boolean(),
-    url: z.string().optional(),
-    headers: z.record(z.string(), z.string()).optional(),
+    url: z.string().exactOptional(),
+    headers: z.record(z.string(), z.string()).exactOptional(),
   })
   .refine((v) => v.present || (typeof v.url === "string" && v.url !== ""), {
     path: ["url"],
@@ -93,11 +93,11 @@ export const TemplateBuildFileUploadSchema: z.ZodType<TemplateBuildFileUpload> =
   });
 
 /** `BuildLogEntry`. */
-export const BuildLogEntrySchema: z.ZodType<BuildLogEntry> = z.looseObject({
+const BuildLogEntrySchema: z.ZodType<BuildLogEntry> = z.looseObject({
   timestamp: dateTime,
   message: z.string(),
   level: logLevel,
-  step: z.string().optional(),
+  step: z.string().exactOptional(),
 });
 
 /** `TemplateBuildInfo`. */
@@ -110,10 +110,10 @@ export const TemplateBuildInfoSchema: z.ZodType<TemplateBuildInfo> = z.looseObje
   reason: z
     .looseObject({
       message: z.string(),
-      step: z.string().optional(),
-      logEntries: z.array(BuildLogEntrySchema).optional(),
+      step: z.string().exactOptional(),
+      logEntries: z.array(BuildLogEntrySchema).exactOptional(),
     })
-    .optional(),
+    .exactOptional(),
 });
 
 /** `TemplateBuildLogsResponse`. */

@@ -10,14 +10,25 @@ import { describeValue, invalidArgument, SandboxIacError } from "../../errors";
 
 type Issue = z.core.$ZodIssue;
 
-/** Parses the caller's arguments; the first issue becomes an `invalid_argument` naming the field. */
+/**
+ * An object's optional properties without `undefined`: what {@link parseArgs}
+ * returns, and what the generated request types (`prop?: T`) accept.
+ */
+export type Defined<T> = T extends object ? { [K in keyof T]: Exclude<T[K], undefined> } : T;
+
+/**
+ * Parses the caller's arguments; the first issue becomes an `invalid_argument`
+ * naming the field. A top-level property the caller set to `undefined` is
+ * dropped, as leaving it out would do (JSON and query strings have no
+ * `undefined`), so the result fits the generated request types.
+ */
 export function parseArgs<S extends z.ZodType>(
   schema: S,
   value: unknown,
   operation: string,
-): z.output<S> {
+): Defined<z.output<S>> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) return defined(result.data);
   const issue: Issue = result.error.issues[0];
   const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "arguments";
   throw invalidArgument(operation, field, valueAt(value, issue.path), allowedBy(issue));
@@ -45,6 +56,17 @@ export function parseResponse<S extends z.ZodType>(
       { ...call, field },
     ),
   );
+}
+
+/**
+ * `value` without its top-level `undefined` properties: a request object built
+ * from optional values, made to fit the generated types (`prop?: T`).
+ */
+export function defined<T>(value: T): Defined<T> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return value as Defined<T>;
+  }
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Defined<T>;
 }
 
 function fail(error: SandboxIacError): never {

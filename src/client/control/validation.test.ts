@@ -107,3 +107,21 @@ describe("control client argument validation", () => {
     });
   });
 });
+
+describe("control client arguments set to undefined", () => {
+  it("sends them as if they were left out", async () => {
+    const seen: Request[] = [];
+    const api = createControlClient({
+      config: resolveConfig({ apiUrl: "http://127.0.0.1:9", env: {} }),
+      fetch: async (input: string | URL | Request) => {
+        seen.push(input as Request);
+        return new Response("[]", { status: 200, headers: { "Content-Type": "application/json" } });
+      },
+      log: () => undefined,
+    });
+    await api.listSnapshotsPage({ sandboxID: undefined, name: "snap", limit: undefined });
+    expect(new URL(seen[0].url).search).toBe("?name=snap");
+    await api.createSecret("token", "s3cret", undefined).catch(() => undefined);
+    expect(await seen[1].json()).toEqual({ name: "token", value: "s3cret" });
+  });
+});

@@ -29,7 +29,7 @@ export const VolumeAndTokenSchema: z.ZodType<VolumeAndToken> = z.looseObject({
   volumeID: z.string().min(1),
   name: z.string().min(1),
   token: z.string().min(1),
-  domain: z.string().optional(),
+  domain: z.string().exactOptional(),
 });
 
 /** `VolumeEntryStat`. */
@@ -44,7 +44,7 @@ export const VolumeEntryStatSchema: z.ZodType<VolumeEntryStat> = z.looseObject({
   atime: dateTime,
   mtime: dateTime,
   ctime: dateTime,
-  target: z.string().optional(),
+  target: z.string().exactOptional(),
 });
 
 /** `Secret`. */

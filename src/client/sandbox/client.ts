@@ -14,7 +14,7 @@ import { sandboxIDProblem } from "../../wire/ids";
 import { createComposeApi, type ComposeApi } from "./compose";
 import { DEFAULT_REQUEST_TIMEOUT_MS, OPS } from "./constants";
 import type { SandboxContext } from "./context";
-import { createFilesTransferApi, type FilesTransferApi } from "./files-transfer";
+import { type Chmod, createFilesTransferApi, type FilesTransferApi } from "./files-transfer";
 import { createFilesystemApi, type FilesystemApi } from "./filesystem";
 import { baseHeaders } from "./headers";
 import { createProcessApi, type ProcessApi } from "./process";
@@ -133,16 +133,8 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     filesystem: createClient(Filesystem, transport),
   };
   const processApi = createProcessApi(ctx);
-  const chmod = async (
-    path: string,
-    mode: number,
-    callOptions: { user?: string; signal?: AbortSignal },
-  ) => {
-    await processApi.run("chmod", {
-      args: [mode.toString(8), path],
-      user: callOptions.user,
-      signal: callOptions.signal,
-    });
+  const chmod: Chmod = async (path, mode, { user, signal }) => {
+    await processApi.run("chmod", { args: [mode.toString(8), path], user, signal });
   };
   return {
     sandboxID,

@@ -16,11 +16,11 @@ import { checkPath, checkTimeoutMs, checkUser } from "./validate";
 /** Options of {@link ComposeApi.compose}. */
 export interface ComposeOptions {
   /** Owner of the result and base of relative paths. @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** Aborts the call. @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline in milliseconds; 0 means none. @default the client's timeoutMs */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** The compose part of the sandbox client. */

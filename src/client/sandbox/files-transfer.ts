@@ -37,11 +37,11 @@ export interface WrittenFile {
 /** Options shared by transfers. */
 export interface TransferOptions {
   /** Act as this user (owner of written files, base of relative paths). @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** Aborts the transfer. @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline for the whole transfer in milliseconds; 0 means none. @default 0 for uploadFile/downloadFile, the client's timeoutMs otherwise */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Options of {@link FilesTransferApi.uploadFile}. */
@@ -49,13 +49,13 @@ export interface UploadFileOptions extends TransferOptions {
   /** Compress on the fly (`Content-Encoding: gzip`). @default false */
   gzip?: boolean;
   /** Permission bits to set after the upload, e.g. 0o755. @default unchanged (new files get envd's default, 0644) */
-  mode?: number;
+  mode?: number | undefined;
   /**
    * Upload only this byte range of the local file, inclusive at both ends
    * (how large files go up in parallel parts, joined later with compose).
    * @default the whole file
    */
-  range?: { start: number; end: number };
+  range?: { start: number; end: number } | undefined;
 }
 
 /** Options of {@link FilesTransferApi.downloadFile}. */

@@ -16,11 +16,11 @@ import { checkDepth, checkPath, checkUser } from "./validate";
 /** Options shared by filesystem calls. */
 export interface FsCallOptions {
   /** Resolve relative paths and check permissions as this user. @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** Aborts the call. @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline in milliseconds; 0 means none. @default the client's timeoutMs */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Options of {@link listDir}. */

@@ -33,7 +33,7 @@ export interface BaseHeaderInput {
  */
 export function baseHeaders(input: BaseHeaderInput): HeaderRecord {
   const out: HeaderRecord = {
-    [ENVD_HEADERS.sandboxId]: input.sandboxID,
+    [ENVD_HEADERS.sandboxID]: input.sandboxID,
     [ENVD_HEADERS.sandboxPort]: String(ENVD_PORT),
   };
   if (input.accessToken) out[ENVD_HEADERS.accessToken] = input.accessToken;

@@ -68,7 +68,7 @@ export async function httpRequest(ctx: SandboxContext, input: HttpRequestInput):
     const init: RequestInit & { duplex?: "half" } = {
       method: input.method,
       headers: mergeHeaders(ctx.headers, input.headers),
-      signal,
+      signal: signal ?? null,
     };
     if (input.body !== undefined) {
       init.body = input.body;

@@ -58,7 +58,7 @@ export interface ProcessHandle extends AsyncIterable<ProcessEvent> {
 }
 
 /** Maps one protobuf event; undefined for keepalives and empty members. */
-export function toProcessEvent(pb: PbProcessEvent): ProcessEvent | "start" | undefined {
+function toProcessEvent(pb: PbProcessEvent): ProcessEvent | "start" | undefined {
   const e = pb.event;
   switch (e.case) {
     case "start":

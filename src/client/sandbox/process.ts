@@ -34,11 +34,11 @@ export interface StartOptions {
    */
   args?: string[];
   /** Extra environment variables; they win over the sandbox's. @default none */
-  envs?: Record<string, string>;
+  envs?: Record<string, string> | undefined;
   /** Working directory; relative paths resolve against the user's home. @default the sandbox's default workdir, else the user's home */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Run as this user. @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** A tag to find the process by later (`{ tag }` selectors). @default none */
   tag?: string;
   /** Keep stdin open as a pipe for sendInput/streamInput. @default false: stdin is /dev/null */
@@ -48,9 +48,9 @@ export interface StartOptions {
    * when this expires and the call fails with `timeout`. 0 means no limit.
    * @default 0, no limit
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops waiting (the process keeps running). @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A process as listed by {@link ProcessApi.list}. */
@@ -69,13 +69,13 @@ export type ProcessSignal = "SIGTERM" | "SIGKILL";
 /** Options of calls that only address an existing process. */
 export interface ProcessCallOptions {
   /** Aborts the call. @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of {@link ProcessApi.connect}. */
 export interface ConnectOptions extends ProcessCallOptions {
   /** Deadline of the attached stream in milliseconds (the process is not killed). @default 0, no limit */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** The process part of the sandbox client. */

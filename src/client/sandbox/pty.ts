@@ -34,13 +34,13 @@ export interface PtyOptions extends PtySize {
   /** Working directory. @default the sandbox's default workdir, else the user's home */
   cwd?: string;
   /** Run as this user. @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** A tag to find the terminal by later. @default none */
   tag?: string;
   /** Lifetime of the shell in milliseconds; envd kills it then. @default 0, no limit */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops receiving output (the shell keeps running). @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The terminal part of the sandbox client. */

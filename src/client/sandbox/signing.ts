@@ -40,7 +40,7 @@ export function fileSignature(input: SignatureInput): string {
 /** Options of signed URLs. */
 export interface SignedUrlOptions {
   /** The user the URL acts as. @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** Seconds from now until the URL stops working. @default never expires */
   expiresInSeconds?: number;
   /** The clock, in Unix milliseconds; for tests. @default Date.now */

@@ -33,7 +33,7 @@ export interface SandboxMetrics {
 /** Options of the sandbox-level reads. */
 export interface StatsCallOptions {
   /** Aborts the call. @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The sandbox-level part of the sandbox client. */
@@ -59,7 +59,7 @@ interface WireMetrics {
 }
 
 /** Maps envd's snake_case metrics; absent fields (protojson-style omission) are 0. */
-export function toSandboxMetrics(wire: WireMetrics): SandboxMetrics {
+function toSandboxMetrics(wire: WireMetrics): SandboxMetrics {
   return {
     timestamp: new Date((wire.ts ?? 0) * 1000),
     cpuCount: wire.cpu_count ?? 0,

@@ -21,11 +21,11 @@ export interface WatchOptions {
   /** Attach the entry's info to create, write and chmod events. @default false */
   includeEntry?: boolean;
   /** Act as this user. @default the client's user, else the sandbox's default user */
-  user?: string;
+  user?: string | undefined;
   /** Stops the watch (watchDir) or aborts the call (createWatcher). @default none */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline in milliseconds; for watchDir the whole watch ends then. @default none for watchDir, the client's timeoutMs otherwise */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** A running directory watch: iterate it for events; `close()` ends it. */

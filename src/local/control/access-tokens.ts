@@ -16,7 +16,7 @@ import { safeEqual } from "../../wire/safe-equal";
 const TOKEN_LIFETIME_SEC = 365 * 24 * 3600;
 
 /** The one team of the local service, as `GET /teams` lists it. */
-export const LOCAL_TEAM = { teamID: "local", name: "local", email: "local@sandbox-iac" };
+const LOCAL_TEAM = { teamID: "local", name: "local", email: "local@sandbox-iac" };
 
 function signingKey(apiKey: string): Buffer {
   return createHash("sha256").update(`sandbox-iac access token:${apiKey}`).digest();
@@ -25,7 +25,7 @@ function signingKey(apiKey: string): Buffer {
 const b64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
 
 /** Mints an access token for the holder of `apiKey`. */
-export function mintAccessToken(apiKey: string, nowMs = Date.now()): string {
+function mintAccessToken(apiKey: string, nowMs = Date.now()): string {
   const iat = Math.floor(nowMs / 1000);
   const head = b64url(JSON.stringify({ alg: "HS256", typ: "JWT" }));
   const body = b64url(

@@ -60,7 +60,7 @@ export interface ControlResponse {
 }
 
 /** A route handler. */
-export type Handler = (req: ControlRequest) => Promise<ControlResponse>;
+type Handler = (req: ControlRequest) => Promise<ControlResponse>;
 
 /** One control-API route. */
 export interface Route {

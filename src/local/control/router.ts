@@ -21,7 +21,7 @@ import {
 import { accessTokenValid, bearerToken } from "./access-tokens";
 
 /** The body of a 401 for a missing or wrong API key (wire-protocol.md 2.2). */
-export const INVALID_API_KEY_MESSAGE =
+const INVALID_API_KEY_MESSAGE =
   "Invalid API key, please visit https://e2b.dev/docs/api-key for more information.";
 
 /** JSON bodies above this size are refused; control bodies are small. */
@@ -173,14 +173,14 @@ export function errorResponse(
 }
 
 /** The control-API error body `{code, message, error_code?}`. */
-export function jsonError(status: number, message: string, errorCode?: string): ControlResponse {
+function jsonError(status: number, message: string, errorCode?: string): ControlResponse {
   const body: Record<string, unknown> = { code: status, message: redact(message) };
   if (errorCode) body.error_code = errorCode;
   return { status, body };
 }
 
 /** Writes a {@link ControlResponse}; JSON bodies get the charset content type. */
-export function writeResponse(res: ServerResponse, response: ControlResponse): void {
+function writeResponse(res: ServerResponse, response: ControlResponse): void {
   if (res.headersSent || res.destroyed) {
     response.stream?.destroy();
     return;

@@ -26,7 +26,7 @@ export interface SandboxAddress {
 
 /** The sandbox a request is addressed to by header or Host, if any. */
 export function sandboxAddress(req: IncomingMessage): SandboxAddress | undefined {
-  const idHeader = req.headers[ENVD_HEADERS.sandboxId.toLowerCase()];
+  const idHeader = req.headers[ENVD_HEADERS.sandboxID.toLowerCase()];
   if (typeof idHeader === "string" && idHeader !== "") {
     const portHeader = req.headers[ENVD_HEADERS.sandboxPort.toLowerCase()];
     const port =
@@ -116,6 +116,6 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
   return {
     kind: "error",
     status: 400,
-    message: `${running.length} sandboxes are running and this /files request names none: send the ${ENVD_HEADERS.sandboxId} header or use a signed URL`,
+    message: `${running.length} sandboxes are running and this /files request names none: send the ${ENVD_HEADERS.sandboxID} header or use a signed URL`,
   };
 }

@@ -19,7 +19,7 @@ import { writeSudoShim } from "./sudo-shim";
  * Version of the recipe below. Bump it whenever the skeleton changes so that
  * existing data dirs rebuild their base layer on the next start.
  */
-export const BASE_RECIPE_VERSION = "4";
+const BASE_RECIPE_VERSION = "4";
 
 const OPERATION = "runtime.baseLayer";
 

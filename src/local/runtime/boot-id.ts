@@ -12,7 +12,7 @@ import * as fs from "node:fs/promises";
 import { STAGING_DIR } from "./constants";
 
 /** Where the kernel shows its boot id. */
-export const BOOT_ID_IN_SANDBOX = "/proc/sys/kernel/random/boot_id";
+const BOOT_ID_IN_SANDBOX = "/proc/sys/kernel/random/boot_id";
 
 /** Where, in the holder's mount namespace (see mounts.ts), the boot id file is staged. */
 const BOOT_ID_STAGED = `${STAGING_DIR}/boot_id`;

@@ -25,7 +25,7 @@ export interface Holder {
 const NS_WAIT_MS = 5_000;
 
 /** Starts the holder as host uid `idBase` and maps inside 0..65535 onto `idBase`... */
-export async function startHolder(idBase: number, sandboxId: string): Promise<Holder> {
+export async function startHolder(idBase: number, sandboxID: string): Promise<Holder> {
   const child: ChildProcess = spawn(
     "setpriv",
     [
@@ -59,7 +59,7 @@ export async function startHolder(idBase: number, sandboxId: string): Promise<Ho
     child.kill("SIGKILL");
     throw new SandboxIacError("internal", `${why}${stderr ? `: ${stderr.trim()}` : ""}`, {
       operation: "runtime.start",
-      resourceId: sandboxId,
+      resourceId: sandboxID,
     });
   };
   if (pid === undefined) return fail("starting the namespace holder (setpriv, unshare) failed");

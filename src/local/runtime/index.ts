@@ -6,12 +6,3 @@
  * @module
  */
 export { createRuntime } from "./runtime";
-export type { RuntimeOptions } from "./runtime";
-export type {
-  EgressRules,
-  NetworkSettings,
-  RuntimeSandbox,
-  SandboxRuntime,
-  SandboxSpec,
-  SandboxStats,
-} from "./types";

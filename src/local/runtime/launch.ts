@@ -33,7 +33,7 @@ const USERNS_FD = 5;
 
 /** Everything the launch command depends on. */
 export interface LaunchPlan {
-  sandboxId: string;
+  sandboxID: string;
   /** `cgroup.procs` files to join before anything else runs. */
   cgroupProcsFiles: readonly string[];
   /** Pid of the holder owning the sandbox's namespaces. */
@@ -98,7 +98,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "--unshare-uts",
     "--unshare-cgroup-try",
     "--hostname",
-    plan.sandboxId,
+    plan.sandboxID,
     "--die-with-parent",
     "--cap-drop",
     "ALL",
@@ -115,7 +115,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "root",
     "--setenv",
     "HOSTNAME",
-    plan.sandboxId,
+    plan.sandboxID,
     "--chdir",
     "/",
     "--",

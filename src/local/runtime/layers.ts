@@ -22,11 +22,11 @@ import { layerPaths, sandboxPaths } from "./paths";
  */
 export async function captureLayer(
   dataDir: string,
-  sandboxId: string,
+  sandboxID: string,
   holderPid: number | undefined,
 ): Promise<string> {
   const operation = "runtime.captureLayer";
-  const sbx = sandboxPaths(dataDir, sandboxId);
+  const sbx = sandboxPaths(dataDir, sandboxID);
   const present = await fs.stat(sbx.disk).then(
     () => true,
     () => false,
@@ -34,7 +34,7 @@ export async function captureLayer(
   if (!present) {
     throw new SandboxIacError("not_found", `no disk at ${sbx.disk}: start the sandbox first`, {
       operation,
-      resourceId: sandboxId,
+      resourceId: sandboxID,
     });
   }
   const layerId = randomBytes(8).toString("hex");

@@ -34,9 +34,9 @@ export interface LayerPaths {
   usr: string;
 }
 
-/** Paths of the sandbox `sandboxId` under `dataDir`. */
-export function sandboxPaths(dataDir: string, sandboxId: string): SandboxPaths {
-  const dir = path.join(dataDir, SANDBOXES_DIR, sandboxId);
+/** Paths of the sandbox `sandboxID` under `dataDir`. */
+export function sandboxPaths(dataDir: string, sandboxID: string): SandboxPaths {
+  const dir = path.join(dataDir, SANDBOXES_DIR, sandboxID);
   return {
     dir,
     disk: path.join(dir, "disk.img"),

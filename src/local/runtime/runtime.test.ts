@@ -14,8 +14,8 @@ afterAll(async () => {
   await t?.dispose();
 });
 
-function spec(sandboxId: string, layers = [t.runtime.baseLayerId]): SandboxSpec {
-  return { sandboxId, layers, cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
+function spec(sandboxID: string, layers = [t.runtime.baseLayerId]): SandboxSpec {
+  return { sandboxID, layers, cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
 }
 
 describe("createRuntime()", () => {

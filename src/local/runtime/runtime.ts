@@ -39,7 +39,7 @@ export interface RuntimeOptions {
    * Receives one line per notable event (sandbox launched, stale state cleaned).
    * @default lines are dropped
    */
-  logger?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
   /**
    * Host directory holding the agent bundle `agent.js`, bound read-only at `/.sandbox-iac/agent`.
    * @default agentBundleDirOnHost(): the `dist/agent` built by `npm run build`
@@ -70,7 +70,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     );
   }
   const dataDir = path.resolve(options.dataDir);
-  const log = options.logger ?? (() => undefined);
+  const log = options.log ?? (() => undefined);
   await fs.mkdir(path.join(dataDir, LAYERS_DIR), { recursive: true });
   await fs.mkdir(path.join(dataDir, SANDBOXES_DIR), { recursive: true });
   const cgroups = await detectCgroups();
@@ -106,19 +106,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         operation: op,
       });
     await validateSpec(op, dataDir, spec);
-    if (running.has(spec.sandboxId) || starting.has(spec.sandboxId)) {
+    if (running.has(spec.sandboxID) || starting.has(spec.sandboxID)) {
       throw new SandboxIacError("conflict", "the sandbox is already running; stop it first", {
         operation: op,
-        resourceId: spec.sandboxId,
+        resourceId: spec.sandboxID,
       });
     }
-    starting.add(spec.sandboxId);
+    starting.add(spec.sandboxID);
     try {
       let stopped = false;
       const sandbox: RuntimeSandbox = await launchSandbox(spec, {
         dataDir,
         cgroups,
-        cgroupName: `${cgroupPrefix}${spec.sandboxId}`,
+        cgroupName: `${cgroupPrefix}${spec.sandboxID}`,
         nodeBinary,
         agentBundleDir,
         seccompFile,
@@ -129,31 +129,31 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         onStopped: () => {
           stopped = true;
           // One sandbox per id is ever registered; during its own start it is not registered yet.
-          if (!starting.has(spec.sandboxId)) running.delete(spec.sandboxId);
+          if (!starting.has(spec.sandboxID)) running.delete(spec.sandboxID);
         },
       });
       // It may already have died between its health answer and here.
-      if (!stopped) running.set(spec.sandboxId, sandbox);
+      if (!stopped) running.set(spec.sandboxID, sandbox);
       return sandbox;
     } finally {
-      starting.delete(spec.sandboxId);
+      starting.delete(spec.sandboxID);
     }
   }
 
-  async function destroy(sandboxId: string): Promise<void> {
+  async function destroy(sandboxID: string): Promise<void> {
     const op = "runtime.destroy";
-    assertId(op, "sandboxId", sandboxId);
-    if (running.has(sandboxId) || starting.has(sandboxId)) {
+    assertId(op, "sandboxID", sandboxID);
+    if (running.has(sandboxID) || starting.has(sandboxID)) {
       throw new SandboxIacError(
         "conflict",
         "the sandbox is running; stop it before destroying it",
         {
           operation: op,
-          resourceId: sandboxId,
+          resourceId: sandboxID,
         },
       );
     }
-    await fs.rm(sandboxPaths(dataDir, sandboxId).dir, { recursive: true, force: true });
+    await fs.rm(sandboxPaths(dataDir, sandboxID).dir, { recursive: true, force: true });
   }
 
   async function deleteLayer(layerId: string): Promise<void> {
@@ -184,10 +184,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     baseLayerId: BASE_LAYER_ID,
     start,
     isolation,
-    captureLayer: async (sandboxId: string) => {
-      assertId("runtime.captureLayer", "sandboxId", sandboxId);
-      const live = running.get(sandboxId) as { holderPid?: number } | undefined;
-      return captureLayer(dataDir, sandboxId, live?.holderPid);
+    captureLayer: async (sandboxID: string) => {
+      assertId("runtime.captureLayer", "sandboxID", sandboxID);
+      const live = running.get(sandboxID) as { holderPid?: number } | undefined;
+      return captureLayer(dataDir, sandboxID, live?.holderPid);
     },
     destroy,
     deleteLayer,
@@ -196,7 +196,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
 }
 
 async function validateSpec(operation: string, dataDir: string, spec: SandboxSpec): Promise<void> {
-  assertId(operation, "sandboxId", spec.sandboxId);
+  assertId(operation, "sandboxID", spec.sandboxID);
   if (!Number.isInteger(spec.cpuCount) || spec.cpuCount < 1) {
     throw invalidArgument(operation, "cpuCount", spec.cpuCount, "an integer >= 1");
   }
@@ -228,7 +228,7 @@ async function validateSpec(operation: string, dataDir: string, spec: SandboxSpe
         `layer ${JSON.stringify(id)} does not exist under ${path.join(dataDir, LAYERS_DIR)}`,
         {
           operation,
-          resourceId: spec.sandboxId,
+          resourceId: spec.sandboxID,
           field: "layers",
         },
       );

@@ -61,9 +61,7 @@ interface SandboxHooks {
 }
 
 /** The rules a spec asks for. */
-export function egressRulesOf(
-  spec: Pick<SandboxSpec, "allowInternetAccess" | "network">,
-): EgressRules {
+function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network">): EgressRules {
   return {
     internet: spec.allowInternetAccess,
     allowOut: spec.network?.allowOut ?? [],
@@ -100,7 +98,7 @@ export async function launchSandbox(
   spec: SandboxSpec,
   ctx: LaunchContext,
 ): Promise<RuntimeSandbox> {
-  const paths = sandboxPaths(ctx.dataDir, spec.sandboxId);
+  const paths = sandboxPaths(ctx.dataDir, spec.sandboxID);
   const t0 = performance.now();
   const phases: string[] = [];
   const phase = (name: string) => phases.push(`${name} ${(performance.now() - t0).toFixed(0)}`);
@@ -109,14 +107,14 @@ export async function launchSandbox(
   const diskReady = (async () => {
     if (await ensureDisk(paths.disk, spec.diskSizeMB ?? DEFAULT_DISK_SIZE_MB)) {
       if (await migrateOldUpper(paths.dir, paths.disk))
-        ctx.log(`sandbox ${spec.sandboxId}: moved its writable layer into its new disk image`);
+        ctx.log(`sandbox ${spec.sandboxID}: moved its writable layer into its new disk image`);
     }
     phase("disk");
   })();
   diskReady.catch(() => undefined);
   let slot: Slot;
   try {
-    slot = await claimSlot(spec.sandboxId);
+    slot = await claimSlot(spec.sandboxID);
   } catch (err) {
     await diskReady.catch(() => undefined);
     throw err;
@@ -125,7 +123,7 @@ export async function launchSandbox(
   let cgroup: SandboxCgroup | undefined;
   let listener: net.Server | undefined;
   try {
-    holder = await startHolder(slot.idBase, spec.sandboxId);
+    holder = await startHolder(slot.idBase, spec.sandboxID);
     phase("namespaces");
     await diskReady;
     const rules = egressRulesOf(spec);
@@ -164,7 +162,7 @@ export async function launchSandbox(
     throw err;
   }
   const cmd = buildLaunchCommand({
-    sandboxId: spec.sandboxId,
+    sandboxID: spec.sandboxID,
     cgroupProcsFiles: cgroup.procsFiles,
     holderPid: holder.pid,
     idBase: slot.idBase,
@@ -196,7 +194,7 @@ export async function launchSandbox(
   const health = await waitForHealth(paths.socket, ctx.startTimeoutMs, processExited);
   phase("agent");
   ctx.log(
-    `sandbox ${spec.sandboxId}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}`,
+    `sandbox ${spec.sandboxID}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}`,
   );
   if (health !== true) {
     await sandbox.stop();
@@ -207,7 +205,7 @@ export async function launchSandbox(
     throw new SandboxIacError(
       "unavailable",
       `${why}; sandbox output (${paths.log}):\n${agentLog.tail().trim() || "(none)"}`,
-      { operation: "runtime.start", resourceId: spec.sandboxId },
+      { operation: "runtime.start", resourceId: spec.sandboxID },
     );
   }
   return sandbox;
@@ -243,8 +241,8 @@ class LinuxSandbox implements RuntimeSandbox {
     this.exited.catch(() => undefined);
   }
 
-  get sandboxId(): string {
-    return this.spec.sandboxId;
+  get sandboxID(): string {
+    return this.spec.sandboxID;
   }
 
   async freeze(): Promise<void> {
@@ -329,7 +327,7 @@ class LinuxSandbox implements RuntimeSandbox {
     if (this.stopping) {
       throw new SandboxIacError("conflict", "the sandbox is stopped; start it again first", {
         operation,
-        resourceId: this.spec.sandboxId,
+        resourceId: this.spec.sandboxID,
       });
     }
   }

@@ -23,7 +23,7 @@ import { SandboxIacError } from "../../errors";
 import { SYSTEM_PYTHON } from "./constants";
 
 /** Syscalls refused with EPERM (Docker's default profile without CAP_SYS_ADMIN, plus io_uring). */
-export const DENIED_SYSCALLS = [
+const DENIED_SYSCALLS = [
   "acct",
   "add_key",
   "bpf",

@@ -26,7 +26,7 @@ export interface Slot {
 }
 
 /** The slot `index` (no claim made). */
-export function slotAt(index: number): Slot {
+function slotAt(index: number): Slot {
   const net = index * 4;
   const prefix = `10.200.${net >> 8}.`;
   return {
@@ -54,10 +54,10 @@ async function ownerOf(dir: string): Promise<number | undefined> {
 }
 
 /**
- * Claims the lowest free slot for `sandboxId`. A claim directory without an
+ * Claims the lowest free slot for `sandboxID`. A claim directory without an
  * owner file is being written by another process and is left alone.
  */
-export async function claimSlot(sandboxId: string): Promise<Slot> {
+export async function claimSlot(sandboxID: string): Promise<Slot> {
   await fs.mkdir(SLOTS_DIR, { recursive: true, mode: 0o700 });
   for (let i = 0; i < MAX_SLOTS; i++) {
     const dir = path.join(SLOTS_DIR, String(i));
@@ -85,13 +85,13 @@ export async function claimSlot(sandboxId: string): Promise<Slot> {
       )
         continue;
     }
-    await fs.writeFile(path.join(dir, "owner"), `${process.pid} ${sandboxId}\n`);
+    await fs.writeFile(path.join(dir, "owner"), `${process.pid} ${sandboxID}\n`);
     return slotAt(i);
   }
   throw new SandboxIacError(
     "unavailable",
     `all ${MAX_SLOTS} sandbox slots of this host are in use: stop or pause sandboxes first`,
-    { operation: "runtime.start", resourceId: sandboxId },
+    { operation: "runtime.start", resourceId: sandboxID },
   );
 }
 

@@ -16,7 +16,7 @@ import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../../wire/sandb
 const SHIM_IN_USR = path.join("local", "bin", "sudo");
 
 /** The shim: root runs the command itself (unless it asks for another user or a shell); anyone else asks the agent. */
-export const SUDO_SHIM = `#!/bin/sh
+const SUDO_SHIM = `#!/bin/sh
 # sandbox-iac: see src/local/runtime/sudo-shim.ts
 agent() { exec ${AGENT_NODE_IN_SANDBOX} ${AGENT_BUNDLE_IN_SANDBOX} --sudo "$@"; }
 [ "$(id -u)" = 0 ] || agent "$@"

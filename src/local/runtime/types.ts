@@ -12,7 +12,7 @@
  * - `layers/<layerId>/{root,usr}`: immutable filesystem layers. A template is an
  *   ordered list of layer ids. `root` is overlaid on `/`, `usr` on `/usr`, with
  *   the host's `/usr` as the lowest `usr` layer (the built-in `base`).
- * - `sandboxes/<sandboxId>/`: the sandbox's disk image `disk.img` (an ext4
+ * - `sandboxes/<sandboxID>/`: the sandbox's disk image `disk.img` (an ext4
  *   filesystem holding its writable layer `upper/`, `work/`) and the agent socket. It survives restarts until `destroy`.
  *
  * @module
@@ -21,7 +21,7 @@
 /** What to start. */
 export interface SandboxSpec {
   /** The sandbox id, `^[a-z0-9]+$`; also the hostname inside. */
-  sandboxId: string;
+  sandboxID: string;
   /** Layer ids from the lowest (oldest) to the highest; the writable layer goes on top. */
   layers: string[];
   /** CPU cores: the cgroup CPU quota is `cpuCount` cores. */
@@ -98,7 +98,7 @@ export interface SandboxStats {
 
 /** A started sandbox. */
 export interface RuntimeSandbox {
-  readonly sandboxId: string;
+  readonly sandboxID: string;
   /**
    * Absolute host path of the agent's Unix socket; HTTP/1.1 is served on it.
    * It lives in a host directory only root can write and the sandbox does not
@@ -130,12 +130,12 @@ export interface SandboxRuntime {
    */
   start(spec: SandboxSpec): Promise<RuntimeSandbox>;
   /**
-   * Copies the writable layer of `sandboxId` into a new immutable layer and
+   * Copies the writable layer of `sandboxID` into a new immutable layer and
    * returns its id. The caller freezes the sandbox around the call when it runs.
    */
-  captureLayer(sandboxId: string): Promise<string>;
+  captureLayer(sandboxID: string): Promise<string>;
   /** Deletes the writable layer of a stopped sandbox. */
-  destroy(sandboxId: string): Promise<void>;
+  destroy(sandboxID: string): Promise<void>;
   /** Deletes an immutable layer no template uses any more. */
   deleteLayer(layerId: string): Promise<void>;
   /** One line saying what isolation every sandbox gets (the service prints it at start). */

@@ -7,7 +7,7 @@
 import type { ChangeRule, DiffResult } from "./lifecycle";
 
 /** Structural equality of JSON-like values (key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") {
     // An absent value and an explicit undefined are the same input.

@@ -43,7 +43,7 @@ export function isArchivable(remotePath: string): boolean {
 }
 
 /** Runs the functions given to it one after the other, in the order given. */
-export type OneAtATime = <T>(fn: () => Promise<T>) => Promise<T>;
+type OneAtATime = <T>(fn: () => Promise<T>) => Promise<T>;
 
 /**
  * The lanes archives of one sync share: packing (local CPU) one at a time,
@@ -62,7 +62,7 @@ export function archiveLanes(): ArchiveLanes {
 }
 
 /** A new {@link OneAtATime} lane. */
-export function oneAtATime(): OneAtATime {
+function oneAtATime(): OneAtATime {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(fn: () => Promise<T>): Promise<T> => {
     const run = tail.then(fn, fn);

@@ -11,7 +11,7 @@ import { SandboxIacError } from "../../errors";
 import type { CommandSpec } from "./provisioner.args";
 
 /** Default command timeout, in seconds. */
-export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 
 /** What one command printed and how it ended. */
 export interface CommandOutcome {
@@ -19,7 +19,7 @@ export interface CommandOutcome {
 }
 
 /** A printable form of a command, for logs and errors. */
-export function describeCommand(spec: CommandSpec): string {
+function describeCommand(spec: CommandSpec): string {
   return spec.run ?? [spec.cmd, ...(spec.args ?? [])].join(" ");
 }
 
@@ -59,11 +59,11 @@ export async function runCommands(
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
     const handle = await sandbox.start(spec.run ?? spec.cmd!, {
       ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
-      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
-      ...(spec.envs !== undefined ? { envs: spec.envs } : {}),
-      ...(spec.user !== undefined ? { user: spec.user } : {}),
+      cwd: spec.cwd,
+      envs: spec.envs,
+      user: spec.user,
       timeoutMs: timeoutSeconds * 1000,
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const out = splitLines("  | ", log);
     const err = splitLines("  ! ", log);

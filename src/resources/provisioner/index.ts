@@ -6,16 +6,8 @@
 export { provisionerDescriptor } from "./provisioner.descriptor";
 export { provisionerLifecycle } from "./provisioner.lifecycle";
 export {
-  commandSpecSchema,
-  fileSpecSchema,
   provisionerArgsSchema,
   provisionerChangeRules,
-  provisionerOutputRules,
   provisionerOutputsSchema,
 } from "./provisioner.args";
-export type {
-  CommandSpec,
-  FileSpec,
-  ProvisionerArgs,
-  ProvisionerOutputs,
-} from "./provisioner.args";
+export type { ProvisionerArgs, ProvisionerOutputs } from "./provisioner.args";

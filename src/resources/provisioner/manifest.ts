@@ -58,11 +58,6 @@ const HASH_CONCURRENCY = 8;
  */
 const READ_CHUNK_BYTES = 1 << 20;
 
-/** Hashes a file by streaming it (never holding it in memory). */
-export async function hashFile(file: string): Promise<string> {
-  return (await hashAndStat(file)).sha256;
-}
-
 /**
  * Opens `file` once and returns its content hash with the size and mode of
  * the very file hashed (fstat of the open descriptor: no separate stat, and

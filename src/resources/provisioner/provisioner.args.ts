@@ -17,7 +17,7 @@ const sandboxPath = z
   .refine((p) => !p.includes("\0"), "must not contain NUL bytes");
 
 /** One file or directory to upload. */
-export const fileSpecSchema = z.strictObject({
+const fileSpecSchema = z.strictObject({
   source: z.string().min(1, "must be a local file or directory path").meta({
     description:
       "A local file or directory: absolute, or relative to the base directory (the Pulumi program or Terraform module directory).",
@@ -34,7 +34,7 @@ export const fileSpecSchema = z.strictObject({
 });
 
 /** One setup command. Exactly one of `run` (a shell line) and `cmd` is given. */
-export const commandSpecSchema = z
+const commandSpecSchema = z
   .strictObject({
     run: z
       .string()
@@ -170,7 +170,7 @@ export type FileSpec = z.infer<typeof fileSpecSchema>;
 export type CommandSpec = z.infer<typeof commandSpecSchema>;
 
 /** Content hash, mode and size of one uploaded file. */
-export const fileDigestEntrySchema = z.strictObject({
+const fileDigestEntrySchema = z.strictObject({
   sha256: z.string().meta({ description: "Hex SHA-256 of the content." }),
   mode: z.number().meta({ description: "Permission bits, e.g. 420 (0o644)." }),
   size: z.number().meta({ description: "Size in bytes." }),

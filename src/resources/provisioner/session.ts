@@ -11,7 +11,7 @@ import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
 
 /** Default lifetime of a sandbox created for provisioning, in seconds. */
-export const DEFAULT_SANDBOX_TIMEOUT_SECONDS = 3600;
+const DEFAULT_SANDBOX_TIMEOUT_SECONDS = 3600;
 
 /** An open working sandbox. */
 export interface WorkSession {

@@ -182,7 +182,7 @@ async function upload(
   await sandbox.uploadFile(unit.entry.localPath, unit.remotePath, {
     user: unit.entry.user,
     signal,
-    ...(unit.range ? { range: unit.range } : {}),
+    range: unit.range,
   });
   return unit.range ? unit.range.end - unit.range.start + 1 : unit.entry.size;
 }

@@ -8,13 +8,6 @@ export { sandboxReaderLifecycle } from "./sandbox-reader.lifecycle";
 export {
   sandboxReaderArgsSchema,
   sandboxReaderChangeRules,
-  sandboxReaderOutputRules,
   sandboxReaderOutputsSchema,
-  sandboxReaderSecretOutputs,
 } from "./sandbox-reader.args";
-export type {
-  SandboxReaderArgs,
-  SandboxReaderInputs,
-  SandboxReaderMetrics,
-  SandboxReaderOutputs,
-} from "./sandbox-reader.args";
+export type { SandboxReaderArgs, SandboxReaderOutputs } from "./sandbox-reader.args";

@@ -12,7 +12,6 @@ import {
   sandboxDataArgsSchema,
   sandboxFieldsSchema,
   type SandboxFields,
-  type SandboxMetricSample,
 } from "../data/sandbox/sandbox.args";
 
 /** The zod schema of the SandboxReader inputs: `sandboxID` and `includeMetrics`. */
@@ -22,8 +21,6 @@ export const sandboxReaderArgsSchema = sandboxDataArgsSchema;
 export type SandboxReaderInputs = z.infer<typeof sandboxReaderArgsSchema>;
 /** SandboxReader inputs as a user writes them. */
 export type SandboxReaderArgs = SandboxReaderInputs;
-/** The latest metric sample of a sandbox. */
-export type SandboxReaderMetrics = SandboxMetricSample;
 
 /** The outputs besides the inputs: every field of the sandbox. */
 export const sandboxReaderOutputsSchema = sandboxFieldsSchema;

@@ -5,10 +5,5 @@
  */
 export { secretDescriptor } from "./secret.descriptor";
 export { secretLifecycle } from "./secret.lifecycle";
-export {
-  secretArgsSchema,
-  secretChangeRules,
-  secretOutputRules,
-  secretOutputsSchema,
-} from "./secret.args";
-export type { SecretArgs, SecretInputs, SecretOutputs } from "./secret.args";
+export { secretArgsSchema, secretChangeRules, secretOutputsSchema } from "./secret.args";
+export type { SecretArgs, SecretOutputs } from "./secret.args";

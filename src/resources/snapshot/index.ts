@@ -5,10 +5,5 @@
  */
 export { snapshotDescriptor } from "./snapshot.descriptor";
 export { snapshotLifecycle } from "./snapshot.lifecycle";
-export {
-  snapshotArgsSchema,
-  snapshotChangeRules,
-  snapshotOutputRules,
-  snapshotOutputsSchema,
-} from "./snapshot.args";
-export type { SnapshotArgs, SnapshotInputs, SnapshotOutputs } from "./snapshot.args";
+export { snapshotArgsSchema, snapshotChangeRules, snapshotOutputsSchema } from "./snapshot.args";
+export type { SnapshotArgs, SnapshotOutputs } from "./snapshot.args";

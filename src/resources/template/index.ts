@@ -5,12 +5,5 @@
  */
 export { templateDescriptor } from "./template.descriptor";
 export { templateLifecycle } from "./template.lifecycle";
-export {
-  normaliseTemplateInputs,
-  templateArgsSchema,
-  templateChangeRules,
-  templateOutputRules,
-  templateOutputsSchema,
-} from "./template.args";
-export type { TemplateArgs, TemplateInputs, TemplateOutputs } from "./template.args";
-export { calculateFilesHash, resolveCopySource } from "./template.files";
+export { templateArgsSchema, templateChangeRules, templateOutputsSchema } from "./template.args";
+export type { TemplateArgs, TemplateOutputs } from "./template.args";

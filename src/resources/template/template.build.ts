@@ -19,7 +19,7 @@ const POLL_INTERVAL_MS = 200;
 const LOG_TAIL = 10;
 
 /** Renders a build log entry as one line. */
-export function formatLogEntry(entry: BuildLogEntry): string {
+function formatLogEntry(entry: BuildLogEntry): string {
   const step = entry.step ? ` [${entry.step}]` : "";
   return `${entry.timestamp} ${entry.level}${step} ${entry.message}`;
 }

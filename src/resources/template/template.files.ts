@@ -52,7 +52,7 @@ interface ListedFile {
  * for a directory, everything below it. Symbolic links are listed, never followed
  * (the SDK's default, `resolveSymlinks: false`).
  */
-export function listCopyFiles(source: CopySource): ListedFile[] {
+function listCopyFiles(source: CopySource): ListedFile[] {
   const root = path.join(source.contextDir, source.src);
   const rootStat = lstatSync(root, { throwIfNoEntry: false });
   if (!rootStat) {

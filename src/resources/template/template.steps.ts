@@ -22,7 +22,7 @@ export interface ResolvedCopy {
 }
 
 /** Renders a mode the way the SDK's `padOctal` does (`0755`). */
-export function modeArg(mode: number | string | undefined): string {
+function modeArg(mode: number | string | undefined): string {
   if (mode === undefined) return "";
   const value = typeof mode === "number" ? mode : parseInt(mode, 8);
   // The SDK drops a zero mode (`options.mode ? ... : ""`); do the same.

@@ -5,11 +5,5 @@
  */
 export { volumeDescriptor } from "./volume.descriptor";
 export { volumeLifecycle } from "./volume.lifecycle";
-export {
-  volumeArgsSchema,
-  volumeChangeRules,
-  volumeFileSchema,
-  volumeOutputRules,
-  volumeOutputsSchema,
-} from "./volume.args";
-export type { VolumeArgs, VolumeInputs, VolumeOutputs } from "./volume.args";
+export { volumeArgsSchema, volumeChangeRules, volumeOutputsSchema } from "./volume.args";
+export type { VolumeArgs, VolumeOutputs } from "./volume.args";

@@ -11,7 +11,7 @@ import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 
 /** One seed file: a local file uploaded to a path in the volume. */
-export const volumeFileSchema = z.strictObject({
+const volumeFileSchema = z.strictObject({
   source: z.string({ error: "must be a string" }).min(1).meta({
     description:
       "Local file to upload, relative to the program (Pulumi) or module (Terraform) directory.",

@@ -57,13 +57,7 @@ export async function syncSeedFiles(
     const body = Readable.toWeb(
       createReadStream(path.resolve(baseDir, f.source)),
     ) as unknown as ReadableStream<Uint8Array>;
-    await client.writeVolumeFile(
-      vol,
-      f.destination,
-      body,
-      { force: true, ...(f.mode !== undefined ? { mode: f.mode } : {}) },
-      options,
-    );
+    await client.writeVolumeFile(vol, f.destination, body, { force: true, mode: f.mode }, options);
     log(`volume ${vol.volumeID}: uploaded ${f.destination}`);
   }
   for (const gone of Object.keys(previous)) {

@@ -16,9 +16,9 @@ export const CLIENT_CERT_ENV = "PLUGIN_CLIENT_CERT";
 /** Where go-plugin asks for the unix socket to be created, when it does. */
 export const SOCKET_DIR_ENV = "PLUGIN_UNIX_SOCKET_DIR";
 /** go-plugin's core protocol version. */
-export const CORE_PROTOCOL_VERSION = 1;
+const CORE_PROTOCOL_VERSION = 1;
 /** The Terraform plugin protocol version served. */
-export const PLUGIN_PROTOCOL_VERSION = 6;
+const PLUGIN_PROTOCOL_VERSION = 6;
 
 /** The message printed when the provider is run by hand. */
 export const NOT_BY_HAND =

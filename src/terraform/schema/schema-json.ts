@@ -11,7 +11,7 @@ import { ctyType, nesting, type TfAttribute, type TfBlock } from "./model";
 import { PROVIDER_ADDRESS } from "./names";
 
 /** One attribute as `providers schema -json` prints it. */
-export interface AttributeJson {
+interface AttributeJson {
   type?: unknown;
   nested_type?: { attributes: Record<string, AttributeJson>; nesting_mode: string };
   description?: string;
@@ -23,7 +23,7 @@ export interface AttributeJson {
 }
 
 /** One schema (provider, resource or data source) as `providers schema -json` prints it. */
-export interface SchemaJson {
+interface SchemaJson {
   version: number;
   block: {
     attributes: Record<string, AttributeJson>;

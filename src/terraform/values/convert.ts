@@ -19,7 +19,7 @@ import { type TfValue, UNKNOWN, isUnknown } from "./dynamic-value";
 export type CoreValue = unknown;
 
 /** A Terraform value of type `type` as the core value (names in camelCase, nulls dropped). */
-export function toCore(type: TfType, value: TfValue | undefined): CoreValue {
+function toCore(type: TfType, value: TfValue | undefined): CoreValue {
   if (value === null || value === undefined) return undefined;
   if (isUnknown(value)) return UNKNOWN;
   switch (type.kind) {

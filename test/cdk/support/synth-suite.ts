@@ -23,11 +23,11 @@ export interface CdkFlavour {
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");
 /** The example app directory: relative local paths are read from its cdktf.json's directory. */
-export const EXAMPLE_DIR = path.join(ROOT, "examples", "cdktn-basic");
+const EXAMPLE_DIR = path.join(ROOT, "examples", "cdktn-basic");
 const SECRET = "e2b_0123456789abcdef0123456789abcdef01234567";
 
 /** The issue's stack, built in `scope` with the flavour's classes. */
-export function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): void {
+function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): void {
   new bindings.SandboxiacProvider(scope, "sandboxiac", {});
   const tools = new bindings.Template(scope, "tools", {
     name: "cdk-tools",
@@ -72,7 +72,7 @@ export function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): voi
 }
 
 /** A stack in an app whose cdktf.json is the example's (so `files/...` resolves there). */
-export function exampleStack(flavour: CdkFlavour): CdktnLib.TerraformStack {
+function exampleStack(flavour: CdkFlavour): CdktnLib.TerraformStack {
   const app = flavour.lib.Testing.app({
     context: { cdktfJsonPath: path.join(EXAMPLE_DIR, "cdktf.json") },
   });

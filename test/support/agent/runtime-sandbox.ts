@@ -13,7 +13,7 @@ export async function startRuntimeSandbox(): Promise<TestSandbox> {
   const rt = await createTestRuntime();
   try {
     const sbx = await rt.runtime.start({
-      sandboxId: `agt${randomBytes(6).toString("hex")}`,
+      sandboxID: `agt${randomBytes(6).toString("hex")}`,
       layers: ["base"],
       cpuCount: 1,
       memoryMB: 1024,

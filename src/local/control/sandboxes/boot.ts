@@ -13,11 +13,11 @@ import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
 
 /** The process tag of the template's start command. */
-export const START_CMD_TAG = "start_cmd";
+const START_CMD_TAG = "start_cmd";
 /** Pause between two runs of the ready command. */
 const READY_POLL_MS = 200;
 /** How long the ready command may keep failing before create gives up. */
-export const READY_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = 60_000;
 /** One run of the ready command may take at most this long. */
 const READY_RUN_TIMEOUT_MS = 10_000;
 
@@ -48,7 +48,7 @@ export async function bootSandbox(
   const rt =
     opts.started ??
     (await opts.runtime.start({
-      sandboxId: record.sandboxID,
+      sandboxID: record.sandboxID,
       layers: record.layers,
       cpuCount: record.cpuCount,
       memoryMB: record.memoryMB,

@@ -49,9 +49,7 @@ import { PRIMED_TEMPLATE, warmSpec, warmUpAgent } from "./warm-up";
 
 export type {
   CreateSandboxInput,
-  ResolvedTemplate,
   SandboxManagerOptions,
-  SandboxManagerView,
   TemplateLookup,
 } from "./manager-contracts";
 export { notFound } from "./live";
@@ -78,7 +76,7 @@ export class SandboxManager implements SandboxManagerView {
       newId: newSandboxID,
       log: opts.log,
       warmUp: warmUpAgent,
-      ...(opts.warmPoolSize !== undefined ? { size: opts.warmPoolSize } : {}),
+      size: opts.warmPoolSize,
     });
     this.writer = sandboxesStateWriter(opts.dataDir, () =>
       [...this.live.values()].map((l) => l.record),

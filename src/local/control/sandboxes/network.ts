@@ -39,14 +39,14 @@ const cidrList = (field: string) =>
 const UNSUPPORTED = ["egressProxy", "rules", "maskRequestHost", "httpsPorts"] as const;
 
 /** `SandboxNetworkConfig` of the create body. */
-export const networkConfigSchema = z.object({
+const networkConfigSchema = z.object({
   allowPublicTraffic: z.boolean().nullish(),
   allowOut: cidrList("allowOut"),
   denyOut: cidrList("denyOut"),
 });
 
 /** The body of `PUT /sandboxes/:id/network`. */
-export const networkUpdateSchema = z.object({
+const networkUpdateSchema = z.object({
   allowOut: cidrList("allowOut"),
   denyOut: cidrList("denyOut"),
   allow_internet_access: z.boolean().nullish(),

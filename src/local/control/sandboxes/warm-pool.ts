@@ -32,7 +32,7 @@
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
 
 /** What a pool member is started with: a {@link SandboxSpec} without its id. */
-export type WarmSpec = Omit<SandboxSpec, "sandboxId">;
+export type WarmSpec = Omit<SandboxSpec, "sandboxID">;
 
 /** Options of {@link WarmPool}. */
 export interface WarmPoolOptions {
@@ -102,10 +102,10 @@ export const DEFAULT_WARM_POOL_CONCURRENCY = 2;
 /** Default quiet time after which a grown key shrinks back. */
 export const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
 /** Default number of keys kept warm. */
-export const DEFAULT_WARM_POOL_KEYS = 3;
+const DEFAULT_WARM_POOL_KEYS = 3;
 
 /** The pool key of a spec: everything fixed when a sandbox starts. */
-export function warmKey(spec: WarmSpec): string {
+function warmKey(spec: WarmSpec): string {
   return JSON.stringify([spec.layers, spec.cpuCount, spec.memoryMB, spec.allowInternetAccess]);
 }
 
@@ -195,7 +195,7 @@ export class WarmPool {
   /** Ids of the ready members (they are no sandbox of the API yet). */
   readyIds(): string[] {
     return [...this.slots.values()].flatMap((s) =>
-      s.ready.filter((m) => !m.dead).map((m) => m.rt.sandboxId),
+      s.ready.filter((m) => !m.dead).map((m) => m.rt.sandboxID),
     );
   }
 
@@ -316,9 +316,9 @@ export class WarmPool {
     m.dead = true;
     try {
       await m.rt.stop();
-      await this.opts.runtime.destroy(m.rt.sandboxId);
+      await this.opts.runtime.destroy(m.rt.sandboxID);
     } catch (err) {
-      this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxId} failed: ${String(err)}`);
+      this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxID} failed: ${String(err)}`);
     }
   }
 }

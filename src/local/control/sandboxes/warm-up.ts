@@ -21,10 +21,10 @@ export async function warmUpAgent(rt: RuntimeSandbox): Promise<void> {
   if (res.exitCode !== 0) {
     throw new SandboxIacError(
       "command_failed",
-      `warming up pool sandbox ${rt.sandboxId}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
+      `warming up pool sandbox ${rt.sandboxID}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
       {
         operation: "sandboxes.warmPool",
-        resourceId: rt.sandboxId,
+        resourceId: rt.sandboxID,
       },
     );
   }

@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { loadOrCreateSecret } from "../tokens";
 
 /** File in the data dir holding the secret-store key (hex, mode 0600). */
-export const SECRETS_KEY_FILE = "secrets.key";
+const SECRETS_KEY_FILE = "secrets.key";
 
 /** One encrypted value, base64 fields. */
 export interface SealedValue {

@@ -179,7 +179,7 @@ function objectBody(body: unknown): Record<string, unknown> {
 }
 
 /** The canonical (lower-case) name; 400 naming what is allowed. */
-export function secretName(name: unknown): string {
+function secretName(name: unknown): string {
   if (
     typeof name !== "string" ||
     name.length === 0 ||

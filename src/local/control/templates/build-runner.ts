@@ -131,7 +131,7 @@ export class BuildRunner {
     try {
       if (cancelled.aborted) throw new StepFailure("the build was cancelled");
       sandbox = await this.runtime.start({
-        sandboxId,
+        sandboxID,
         layers: plan.from.layers,
         cpuCount: b.cpuCount,
         memoryMB: b.memoryMB,
@@ -162,7 +162,7 @@ export class BuildRunner {
       logLine("info", "Capturing the template filesystem", step);
       await sandbox.stop();
       stopped = true;
-      const layer = await this.runtime.captureLayer(sandboxId);
+      const layer = await this.runtime.captureLayer(sandboxID);
       const output: BuildOutput = {
         layers: [...plan.from.layers, layer],
         envs: state.envs,
@@ -192,7 +192,7 @@ export class BuildRunner {
             ),
           );
       await this.runtime
-        .destroy(sandboxId)
+        .destroy(sandboxID)
         .catch((e: unknown) =>
           this.log(
             `templates: destroying ${sandboxId}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,

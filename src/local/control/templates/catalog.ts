@@ -283,7 +283,7 @@ export class TemplateCatalog {
 }
 
 /** The view of a ready build that sandboxes start from. */
-export function toResolved(t: TemplateRecord, b: BuildRecord): ResolvedTemplate {
+function toResolved(t: TemplateRecord, b: BuildRecord): ResolvedTemplate {
   const out = b.output ?? { layers: [], envs: {}, defaultUser: DEFAULT_USER };
   return {
     templateID: t.templateID,

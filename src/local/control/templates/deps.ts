@@ -8,7 +8,7 @@ import type { SandboxManagerView } from "../sandboxes/manager-contracts";
 import type { TemplateRegistry } from "./registry";
 
 /** The sandboxes side as the templates side needs it (the manager's own view). */
-export type SandboxesView = SandboxManagerView;
+type SandboxesView = SandboxManagerView;
 
 /** Dependencies of {@link templateRoutes}. */
 export interface TemplateRouteDeps {

@@ -3,11 +3,5 @@
  *
  * @module
  */
-export {
-  createTemplateRegistry,
-  type ResolvedTemplate,
-  type TemplateRegistry,
-  type TemplateRegistryOptions,
-} from "./registry";
+export { createTemplateRegistry } from "./registry";
 export { templateRoutes } from "./routes";
-export type { SandboxesView, TemplateRouteDeps } from "./deps";

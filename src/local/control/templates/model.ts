@@ -19,7 +19,7 @@ export type LogLevel = components["schemas"]["LogLevel"];
 export type BuildLogEntry = components["schemas"]["BuildLogEntry"];
 
 /** Why a build failed (`BuildStatusReason`). */
-export interface BuildFailure {
+interface BuildFailure {
   message: string;
   /** The SDK's step name of the failing step. */
   step?: string;
@@ -57,7 +57,7 @@ export interface BuildRecord {
 }
 
 /** One assignment of a tag to a build. */
-export interface TagAssignment {
+interface TagAssignment {
   buildID: string;
   createdAt: string;
 }

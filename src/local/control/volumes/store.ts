@@ -162,7 +162,7 @@ export function assertVolumeID(id: string): void {
 }
 
 /** Throws a 400 unless `name` is a valid volume name. */
-export function assertVolumeName(name: unknown): asserts name is string {
+function assertVolumeName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !VOLUME_NAME_PATTERN.test(name) || name.length > VOLUME_NAME_MAX)
     throw serviceError(
       "invalid_argument",

@@ -21,7 +21,7 @@ export const sandboxMetricsDataArgsSchema = z.strictObject({
 });
 
 /** One metric sample. */
-export const metricSampleSchema = z.strictObject({
+const metricSampleSchema = z.strictObject({
   timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
   timestamp: z.string().meta({ description: "When the sample was taken (RFC 3339)." }),
   cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),

@@ -13,10 +13,7 @@ export async function readSandboxMetrics(
   ctx: ResourceContext,
 ): Promise<SandboxMetricsDataResult> {
   const client = createControlClient({ config: ctx.config });
-  const range = {
-    ...(args.start !== undefined ? { start: args.start } : {}),
-    ...(args.end !== undefined ? { end: args.end } : {}),
-  };
+  const range = { start: args.start, end: args.end };
   const samples = await client.getSandboxMetrics(args.sandboxID, range, { signal: ctx.signal });
   return {
     metrics: samples.map((s) => ({

@@ -12,7 +12,7 @@ import { unlessNotFound } from "../../core/not-found";
 import type { SandboxDataArgs, SandboxFields, SandboxMetricSample } from "./sandbox.args";
 
 /** The fields of `sandbox` as outputs: absent lists and maps as empty, no domain as null. */
-export function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
+function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
   const fields: SandboxFields = {
     templateID: sandbox.templateID,
     clientID: sandbox.clientID,

@@ -4,10 +4,4 @@
  * @module
  */
 export { sandboxesDataSource } from "./sandboxes.descriptor";
-export {
-  listedSandboxSchema,
-  sandboxesDataArgsSchema,
-  sandboxesDataResultSchema,
-} from "./sandboxes.args";
 export type { ListedSandboxFields, SandboxesDataArgs, SandboxesDataResult } from "./sandboxes.args";
-export { readSandboxes } from "./sandboxes.read";

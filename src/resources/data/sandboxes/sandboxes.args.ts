@@ -18,7 +18,7 @@ export const sandboxesDataArgsSchema = z.strictObject({
 });
 
 /** One listed sandbox. */
-export const listedSandboxSchema = z.strictObject({
+const listedSandboxSchema = z.strictObject({
   sandboxID: z.string().meta({ description: "The sandbox ID." }),
   templateID: z.string().meta({ description: "The template the sandbox was created from." }),
   alias: z.string().optional().meta({ description: "The template's alias, when it has one." }),

@@ -33,10 +33,7 @@ export async function readSandboxes(
 ): Promise<SandboxesDataResult> {
   const client = createControlClient({ config: ctx.config });
   const sandboxes: ListedSandboxFields[] = [];
-  const query = {
-    ...(args.metadata !== undefined ? { metadata: args.metadata } : {}),
-    ...(args.state !== undefined ? { state: args.state } : {}),
-  };
+  const query = { metadata: args.metadata, state: args.state };
   for await (const sandbox of client.listSandboxesV2(query, { signal: ctx.signal }))
     sandboxes.push(fieldsOf(sandbox));
   return { sandboxes };

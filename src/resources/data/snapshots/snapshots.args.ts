@@ -19,7 +19,7 @@ export const snapshotsDataArgsSchema = z.strictObject({
 });
 
 /** One snapshot. */
-export const snapshotInfoSchema = z.strictObject({
+const snapshotInfoSchema = z.strictObject({
   snapshotID: z.string().meta({
     description: "The snapshot ID (e.g. my-app-ready:default); usable as a template.",
   }),

@@ -13,10 +13,7 @@ export async function readSnapshots(
   ctx: ResourceContext,
 ): Promise<SnapshotsDataResult> {
   const client = createControlClient({ config: ctx.config });
-  const query = {
-    ...(args.sandboxID !== undefined ? { sandboxID: args.sandboxID } : {}),
-    ...(args.name !== undefined ? { name: args.name } : {}),
-  };
+  const query = { sandboxID: args.sandboxID, name: args.name };
   const snapshots: SnapshotsDataResult["snapshots"] = [];
   for await (const s of client.listSnapshots(query, { signal: ctx.signal }))
     snapshots.push({ snapshotID: s.snapshotID, names: s.names });

@@ -1,0 +1,158 @@
+import { SandboxIacError } from "../errors";
+import { parseArgs } from "./args";
+import { defaultPluginDir } from "./terraform-args";
+
+/** The `invalid_argument` error `argv` is refused with. */
+function refusal(argv: string[]): SandboxIacError {
+  try {
+    parseArgs(argv);
+  } catch (err) {
+    if (SandboxIacError.hasCode(err, "invalid_argument")) return err;
+    throw err;
+  }
+  throw new Error(`${JSON.stringify(argv)} was accepted`);
+}
+
+describe("sandbox-iac serve", () => {
+  it("listens on 127.0.0.1:3000 when no option is given", () => {
+    expect(parseArgs(["serve"])).toEqual({
+      command: "serve",
+      host: "127.0.0.1",
+      port: 3000,
+      dataDir: undefined,
+      apiKey: undefined,
+      agentDir: undefined,
+    });
+  });
+
+  it("reads every option as --name VALUE and as --name=VALUE", () => {
+    const spaced = parseArgs([
+      "serve",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+      "--data-dir",
+      "/var/lib/s",
+      "--api-key",
+      "e2b_ab",
+      "--agent-dir",
+      "/opt/agent",
+    ]);
+    const joined = parseArgs([
+      "serve",
+      "--host=0.0.0.0",
+      "--port=0",
+      "--data-dir=/var/lib/s",
+      "--api-key=e2b_ab",
+      "--agent-dir=/opt/agent",
+    ]);
+    const expected = {
+      command: "serve",
+      host: "0.0.0.0",
+      port: 0,
+      dataDir: "/var/lib/s",
+      apiKey: "e2b_ab",
+      agentDir: "/opt/agent",
+    };
+    expect(spaced).toEqual(expected);
+    expect(joined).toEqual(expected);
+  });
+
+  it("keeps the last of a repeated option", () => {
+    expect(parseArgs(["serve", "--port", "1", "--port", "2"])).toMatchObject({ port: 2 });
+  });
+
+  it.each([["-1"], ["65536"], ["80x"], [""], ["--host"]])("refuses --port %j", (port) => {
+    const err = refusal(["serve", "--port", port]);
+    expect(err.message).toBe(
+      `cli failed: --port must be an integer from 0 to 65535, got ${JSON.stringify(port)}`,
+    );
+    expect(err.field).toBe("--port");
+  });
+
+  it("refuses an empty API key", () => {
+    expect(refusal(["serve", "--api-key="]).message).toBe(
+      'cli failed: --api-key must be a non-empty key such as e2b_<hex>, got ""',
+    );
+  });
+
+  it("names an unknown option, lists the known ones and says how to get help", () => {
+    const err = refusal(["serve", "--prot", "80"]);
+    expect(err.message).toBe(
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --agent-dir, got "--prot": run `sandbox-iac --help`',
+    );
+    expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
+    expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
+  });
+
+  it("says an option at the end lacks its value", () => {
+    expect(refusal(["serve", "--data-dir"]).message).toBe(
+      "cli failed: --data-dir must be followed by a value, got nothing: run `sandbox-iac --help`",
+    );
+  });
+
+  it("refuses a stray argument", () => {
+    expect(refusal(["serve", "8080"]).message).toBe(
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --agent-dir), got "8080": run `sandbox-iac --help`',
+    );
+  });
+
+  it("refuses an unknown command", () => {
+    expect(refusal(["start"]).message).toBe(
+      'cli failed: command must be serve or terraform, got "start": run `sandbox-iac --help`',
+    );
+  });
+
+  it.each([[[]], [["help"]], [["--help"]], [["serve", "-h"]], [["serve", "--bogus", "--help"]]])(
+    "shows the help for %j",
+    (argv) => {
+      expect(parseArgs(argv)).toEqual({ command: "help" });
+    },
+  );
+});
+
+describe("sandbox-iac terraform install", () => {
+  it("installs into the default plugin directory", () => {
+    expect(parseArgs(["terraform", "install"])).toEqual({
+      command: "terraform-install",
+      dir: defaultPluginDir(),
+    });
+  });
+
+  it("reads --dir DIR and --dir=DIR", () => {
+    for (const argv of [
+      ["terraform", "install", "--dir", "/p"],
+      ["terraform", "install", "--dir=/p"],
+    ]) {
+      expect(parseArgs(argv)).toEqual({ command: "terraform-install", dir: "/p" });
+    }
+  });
+
+  it("refuses an unknown subcommand", () => {
+    expect(refusal(["terraform", "init"]).message).toBe(
+      'cli failed: terraform subcommand must be install, got "init": run `sandbox-iac terraform install [--dir DIR]`',
+    );
+  });
+
+  it("names an unknown option and the one it accepts", () => {
+    expect(refusal(["terraform", "install", "--directory", "/p"]).message).toBe(
+      'cli failed: option must be one of --dir, got "--directory": run `sandbox-iac terraform install [--dir DIR]`',
+    );
+  });
+
+  it("says --dir lacks its value, or that it is empty", () => {
+    expect(refusal(["terraform", "install", "--dir"]).message).toBe(
+      "cli failed: --dir must be followed by a value, got nothing: run `sandbox-iac terraform install [--dir DIR]`",
+    );
+    expect(refusal(["terraform", "install", "--dir="]).message).toBe(
+      'cli failed: --dir must be a directory path, got ""',
+    );
+  });
+
+  it("refuses a stray argument", () => {
+    expect(refusal(["terraform", "install", "/p"]).message).toContain(
+      'argument must be an option (--dir), got "/p"',
+    );
+  });
+});
