@@ -7,17 +7,18 @@
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as net from "node:net";
-import type { LocalService } from "../../src/local";
 import { sandboxPaths } from "../../src/local/runtime/paths";
 import { ENVD_HEADERS, ENVD_ROUTES, FILES_QUERY } from "../../src/wire/envd";
-import { createSandbox, eventually, startService, tempDataDir } from "./support";
+import { eventually } from "../support/eventually";
+import { startService, tempDataDir, type TestService } from "../support/service";
+import { createSandbox } from "./support";
 
-let svc: LocalService;
+let svc: TestService;
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = tempDataDir();
-  svc = await startService(dataDir);
+  svc = await startService({ dataDir });
 });
 
 afterAll(async () => {
@@ -51,7 +52,7 @@ function exchange(
         path: `${ENVD_ROUTES.files}?${query.toString()}`,
         agent,
         headers: {
-          [ENVD_HEADERS.sandboxId]: sandboxID,
+          [ENVD_HEADERS.sandboxID]: sandboxID,
           ...(body ? { "content-type": "application/octet-stream" } : {}),
         },
       },
@@ -190,7 +191,7 @@ describe("proxy relay", () => {
     try {
       const res = await fetch(
         `${svc.sandboxUrl}${ENVD_ROUTES.files}?${FILES_QUERY.path}=/etc/hostname`,
-        { headers: { [ENVD_HEADERS.sandboxId]: hostile.sandboxID } },
+        { headers: { [ENVD_HEADERS.sandboxID]: hostile.sandboxID } },
       );
       // Headers were relayed; the body must fail, never end cleanly short.
       await expect(res.text()).rejects.toThrow();

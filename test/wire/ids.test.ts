@@ -10,10 +10,10 @@ import { createControlClient } from "../../src/client/control";
 import { createSandboxClient } from "../../src/client/sandbox/client";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
-import type { LocalService } from "../../src/local";
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
 import { checkWithSchema } from "../../src/resources/core/check";
-import { call, startService, tempDataDir } from "../local/support";
+import { call } from "../local/support";
+import { startService, tempDataDir, type TestService } from "../support/service";
 
 const canonical = ["i0123456789abcdefghij", "abc", "0"];
 const legacy = ["abc-x", "i0123456789abcdefghij-6532622b"];
@@ -94,12 +94,12 @@ describe("the sandbox ID grammar", () => {
 });
 
 describe("the sandbox ID grammar on the local service", () => {
-  let svc: LocalService;
+  let svc: TestService;
   let dataDir: string;
 
   beforeAll(async () => {
     dataDir = tempDataDir();
-    svc = await startService(dataDir);
+    svc = await startService({ dataDir });
   });
 
   afterAll(async () => {

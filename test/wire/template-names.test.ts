@@ -5,10 +5,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { LocalService } from "../../src/local";
 import { checkWithSchema } from "../../src/resources/core/check";
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
-import { call, startService, tempDataDir } from "../local/support";
+import { call } from "../local/support";
+import { startService, tempDataDir, type TestService } from "../support/service";
 
 const valid = ["tools", "team/tools", "team/tools:v1.2", "a-b_c", " My-Tools ", "n".repeat(128)];
 const invalid: [string, RegExp][] = [
@@ -63,12 +63,12 @@ describe("the template-name grammar in the resources", () => {
 });
 
 describe("the template-name grammar on the local service", () => {
-  let svc: LocalService;
+  let svc: TestService;
   let dataDir: string;
 
   beforeAll(async () => {
     dataDir = tempDataDir();
-    svc = await startService(dataDir);
+    svc = await startService({ dataDir });
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { agentClients, rawRequest } from "../testing/clients";
-import { collect } from "../testing/collect";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { agentClients, rawRequest } from "../../../test/support/agent/clients";
+import { collect } from "../../../test/support/agent/collect";
 
 // File metadata lives in `user.e2b.*` xattrs, read by the agent's native addon.
 describe("file metadata in Stat and ListDir", () => {

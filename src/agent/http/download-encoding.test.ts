@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as zlib from "node:zlib";
-import { startTestSandbox, type TestSandbox } from "../testing/bwrap-sandbox";
-import { rawRequest } from "../testing/clients";
+import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
+import { rawRequest } from "../../../test/support/agent/clients";
 import { downloadEncoding } from "./download-encoding";
 
 describe("downloadEncoding", () => {

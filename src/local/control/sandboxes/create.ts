@@ -43,7 +43,7 @@ export async function startSandbox(
   const started = input.volumeMounts?.length
     ? undefined
     : ctx.pool.claim(warmSpec(tpl, input.allowInternetAccess));
-  const sandboxID = started?.sandboxId ?? newSandboxID();
+  const sandboxID = started?.sandboxID ?? newSandboxID();
   const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
   let rt: RuntimeSandbox;
   try {

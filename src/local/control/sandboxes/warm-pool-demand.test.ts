@@ -5,7 +5,7 @@
  * exact; warm-pool.test.ts covers the pool on the real runtime.
  */
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
-import { eventually } from "../../../../test/local/support";
+import { eventually } from "../../../../test/support/eventually";
 import { WarmPool, type WarmSpec } from "./warm-pool";
 
 /** A runtime whose starts stay pending until `finishStarts()`. */
@@ -31,9 +31,9 @@ class HeldRuntime {
   /** Completes every pending start. */
   finishStarts(): void {
     for (const { spec, done } of this.pending.splice(0)) {
-      const id = spec.sandboxId;
+      const id = spec.sandboxID;
       done({
-        sandboxId: id,
+        sandboxID: id,
         exited: new Promise<void>(() => undefined),
         stop: () => {
           this.stopped.push(id);
@@ -66,8 +66,7 @@ async function fillTo(rt: HeldRuntime, p: WarmPool, count: number): Promise<void
       rt.finishStarts();
       return Promise.resolve(p.readyCount === count && rt.pending.length === 0);
     },
-    5_000,
-    5,
+    { timeoutMs: 5_000, intervalMs: 5 },
   );
 }
 
@@ -118,9 +117,15 @@ describe("the warm pool's refill", () => {
     p.claim(SPEC);
     p.claim(SPEC);
     await fillTo(rt, p, 4);
-    await eventually(() => Promise.resolve(p.readyCount === 2), 5_000, 10);
+    await eventually(() => Promise.resolve(p.readyCount === 2), {
+      timeoutMs: 5_000,
+      intervalMs: 10,
+    });
     // The extra members are stopped and their layers destroyed.
-    await eventually(() => Promise.resolve(rt.destroyed.length === 2), 5_000, 10);
+    await eventually(() => Promise.resolve(rt.destroyed.length === 2), {
+      timeoutMs: 5_000,
+      intervalMs: 10,
+    });
     expect(rt.stopped).toEqual(rt.destroyed);
     await p.close();
   });

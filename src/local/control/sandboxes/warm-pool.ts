@@ -255,7 +255,7 @@ export class WarmPool {
     const id = this.opts.newId();
     let rt: RuntimeSandbox | undefined;
     try {
-      rt = await this.opts.runtime.start({ ...slot.spec, sandboxId: id });
+      rt = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
       await this.opts.warmUp?.(rt);
     } catch (err) {
       await rt?.stop().catch(() => undefined);
@@ -274,7 +274,7 @@ export class WarmPool {
       const idx = slot.ready.indexOf(member);
       if (idx >= 0) {
         slot.ready.splice(idx, 1);
-        void this.opts.runtime.destroy(rt.sandboxId).catch(() => undefined);
+        void this.opts.runtime.destroy(rt.sandboxID).catch(() => undefined);
       }
     });
     if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {

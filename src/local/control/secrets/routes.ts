@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
+import { serviceError, parseWith, type Route } from "../http";
 import { SECRET_ID_PREFIX } from "../../../wire/ids";
 import type { SecretStore } from "./store";
 

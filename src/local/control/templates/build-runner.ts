@@ -117,8 +117,8 @@ export class BuildRunner {
     plan: BuildPlan,
     cancelled: AbortSignal,
   ): Promise<void> {
-    const sandboxId = `b${randomID(20)}`;
-    b.buildSandboxId = sandboxId;
+    const sandboxID = `b${randomID(20)}`;
+    b.buildSandboxId = sandboxID;
     await this.catalog.save();
     const logLine = (level: LogLevel, message: string, step?: string) =>
       this.catalog.logs.append(b.buildID, level, message, step);
@@ -188,14 +188,14 @@ export class BuildRunner {
           .stop()
           .catch((e: unknown) =>
             this.log(
-              `templates: stopping ${sandboxId}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
+              `templates: stopping ${sandboxID}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
             ),
           );
       await this.runtime
         .destroy(sandboxID)
         .catch((e: unknown) =>
           this.log(
-            `templates: destroying ${sandboxId}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
+            `templates: destroying ${sandboxID}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
           ),
         );
       await this.catalog.logs.flush(b.buildID);

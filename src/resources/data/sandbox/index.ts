@@ -4,6 +4,6 @@
  * @module
  */
 export { sandboxDataSource } from "./sandbox.descriptor";
-export { sandboxDataArgsSchema, sandboxFieldsSchema, sandboxMetricSchema } from "./sandbox.args";
+export { sandboxDataArgsSchema, sandboxFieldsSchema } from "./sandbox.args";
 export type { SandboxDataArgs, SandboxFields, SandboxMetricSample } from "./sandbox.args";
 export { readSandbox } from "./sandbox.read";
