@@ -2,7 +2,7 @@
  * The simulated Pulumi engine: step generation for registrations (Check and
  * Diff one at a time), same / create / update / replace steps, deletes in
  * dependency antichains, refresh and destroy, over the harness state file.
- * The rules are those of doc section 2.4 and 4.1.
+ * The rules are those of docs/pulumi-provider.md#per-call-semantics.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * The real `@pulumi/pulumi/cmd/dynamic-provider` plugin process, spawned the
- * way the CLI spawns `pulumi-resource-pulumi-nodejs` (doc section 2.1), and a
+ * way the CLI spawns `pulumi-resource-pulumi-nodejs` (docs/pulumi-provider.md#how-the-plugin-runs), and a
  * typed client for the calls the engine makes.
  *
  * @module
@@ -53,7 +53,7 @@ export class DynamicProviderPlugin {
       [dynamicProviderEntry(opts.programDir), DEAD_ENGINE_ADDRESS],
       {
         cwd: opts.programDir,
-        // The CLI passes only the `pulumi-nodejs:` namespace here: never the stack config (gotcha 6).
+        // The CLI passes only the `pulumi-nodejs:` namespace here: never the stack config (docs/pulumi-provider.md#engine-harness, gotcha 6).
         env: {
           ...opts.env,
           PULUMI_NODEJS_PROJECT: opts.project,
@@ -86,7 +86,7 @@ export class DynamicProviderPlugin {
     return this.child.pid;
   }
 
-  /** `Configure` with the whole namespaced stack config, secret values wrapped (doc section 2.6). */
+  /** `Configure` with the whole namespaced stack config, secret values wrapped (docs/pulumi-provider.md#configuration-and-the-configure-race). */
   async configure(config: Record<string, string>, secretKeys: readonly string[]): Promise<void> {
     const args: WireMap = {};
     for (const [k, v] of Object.entries(config)) {

@@ -44,7 +44,7 @@ async function main(argsFile: string): Promise<number> {
 
   const diagnostics = new DiagnosticCollector();
   let started: Promise<DynamicProviderPlugin> | undefined;
-  // Cache the promise, not the plugin: registrations arrive concurrently (gotcha 2).
+  // Cache the promise, not the plugin: registrations arrive concurrently (docs/pulumi-provider.md#engine-harness, gotcha 2).
   const plugin = (): Promise<DynamicProviderPlugin> =>
     (started ??= DynamicProviderPlugin.start({
       sdk,

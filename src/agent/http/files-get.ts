@@ -1,6 +1,6 @@
 /**
  * `GET /files`: the raw bytes of a file, streamed from disk, gzipped on
- * request, with single-range support (wire-protocol.md 8.1).
+ * request, with single-range support (docs/envd.md#files-and-compose).
  *
  * @module
  */

@@ -5,7 +5,7 @@
  *
  * HTTP statuses are first turned into the Connect code they stand for, so a
  * single table ({@link ERROR_CODE_BY_RPC_CODE}) decides the project code.
- * Reference: wire-protocol.md section 9.
+ * Reference: docs/envd.md#connect-protocol-on-the-wire.
  *
  * @module
  */

@@ -5,7 +5,7 @@
  * The control API is served with plain `node:http`; handlers receive a
  * {@link ControlRequest} and return a {@link ControlResponse}. Any
  * {@link ApiError} thrown by a handler becomes the JSON error body of
- * wire-protocol.md 2.3 (`{code, message}`), with `code` equal to the status.
+ * docs/control-api.md#error-body (`{code, message}`), with `code` equal to the status.
  *
  * @module
  */

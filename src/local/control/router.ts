@@ -1,7 +1,7 @@
 /**
  * Dispatches control-API requests to {@link Route}s: path matching, API-key
  * authentication, JSON body parsing and the JSON error shape of
- * wire-protocol.md 2.3. It never lets a handler failure crash the server.
+ * docs/control-api.md#error-body. It never lets a handler failure crash the server.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import { ApiError, type ControlRequest, type ControlResponse, type Route } from 
 import { accessTokenValid, bearerToken } from "./access-tokens";
 import { safeEqual } from "./tokens";
 
-/** The body of a 401 for a missing or wrong API key (wire-protocol.md 2.2). */
+/** The body of a 401 for a missing or wrong API key (docs/control-api.md#authentication). */
 export const INVALID_API_KEY_MESSAGE =
   "Invalid API key, please visit https://e2b.dev/docs/api-key for more information.";
 

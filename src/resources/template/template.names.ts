@@ -1,5 +1,5 @@
 /**
- * Template names `[namespace/]alias[:tag]` and tags, per wire-protocol.md 2.4:
+ * Template names `[namespace/]alias[:tag]` and tags, per docs/control-api.md#ids-and-names:
  * trimmed and lower-cased, namespace and alias `^[a-z0-9-_]+$`, a tag
  * `^[a-z0-9-_.]+$` that is not a UUID, `default` being the implicit tag.
  *

@@ -1,5 +1,5 @@
 /**
- * Sandbox ids (wire-protocol.md 2.4): `i` + 20 characters of `[a-z0-9]`; paths
+ * Sandbox ids (docs/control-api.md#ids-and-names): `i` + 20 characters of `[a-z0-9]`; paths
  * also accept the legacy `<sandboxID>-<clientID>` form.
  *
  * @module

@@ -75,7 +75,7 @@ export function dropConnections(l: Live): void {
   for (const e of exchanges) e.cut();
 }
 
-/** The 404 of an unknown sandbox (wire-protocol.md 3). */
+/** The 404 of an unknown sandbox (docs/control-api.md#sandbox-endpoints). */
 export function notFound(sandboxID: string): ApiError {
   return new ApiError(404, `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`);
 }

@@ -1,5 +1,5 @@
 /**
- * zod schemas of the sandbox endpoints' request bodies (wire-protocol.md 3.1).
+ * zod schemas of the sandbox endpoints' request bodies (docs/control-api.md#sandbox-schemas).
  * Unknown fields are ignored, as the real API does.
  *
  * @module

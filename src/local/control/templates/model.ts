@@ -5,10 +5,10 @@
  * @module
  */
 
-/** `TemplateBuildStatus` (wire-protocol.md 5). */
+/** `TemplateBuildStatus` (docs/control-api.md#enums). */
 export type BuildStatus = "waiting" | "building" | "ready" | "error";
 
-/** `LogLevel` (wire-protocol.md 5), lowest first. */
+/** `LogLevel` (docs/control-api.md#enums), lowest first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
 /** One of {@link LOG_LEVELS}. */

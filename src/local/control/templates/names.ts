@@ -1,6 +1,6 @@
 /**
  * Template names (`[namespace/]alias[:tag]`) and generated identifiers.
- * Rules: wire-protocol.md 2.4.
+ * Rules: docs/control-api.md#ids-and-names.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * zod schemas of the template and snapshot request bodies and queries
- * (wire-protocol.md 4 and 4.1). Objects drop unknown fields: the SDK puts
+ * (docs/control-api.md#template-endpoints and docs/control-api.md#template-schemas). Objects drop unknown fields: the SDK puts
  * client-only fields (`forceUpload`, `gzip`, `minFreeDiskMb`…) in them.
  *
  * @module
