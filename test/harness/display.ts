@@ -117,7 +117,8 @@ function table(result: HarnessResult, shown: Operation[]): string[] {
     type: ROOT_STACK_TYPE,
     name: `${project}-${stack}`,
   };
-  const info = result.diagnostics.length > 0 ? `${result.diagnostics.length} messages` : "";
+  const n = result.diagnostics.length;
+  const info = n > 0 ? `${n} message${n === 1 ? "" : "s"}` : "";
   const lines: [string, string, string, string, string][] = [
     ["", "Type", "Name", "Status", "Info"],
     [STEPS[stackOp.op].symbol, stackOp.type, stackOp.name, statusOf(stackOp, command), info],
