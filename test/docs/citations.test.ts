@@ -82,15 +82,20 @@ describe("citations of docs/", () => {
   });
 
   it("cites no reference document from outside the repository", () => {
-    const outside = scanned.flatMap((file) =>
-      readFileSync(path.join(REPO, file), "utf8")
-        .split("\n")
-        .flatMap((line, i) =>
-          OUTSIDE_DOCS.test(line)
-            ? [`${file}:${i + 1}: ${line.trim()} (cite the document under docs/ instead)`]
-            : [],
-        ),
-    );
+    // docs/README.md names them once, in the table of what each one became.
+    const outside = scanned
+      .filter((file) => file !== path.join("docs", "README.md"))
+      .flatMap((file) =>
+        readFileSync(path.join(REPO, file), "utf8")
+          .split("\n")
+          .flatMap((line, i) =>
+            OUTSIDE_DOCS.test(line)
+              ? [
+                  `${file}:${i + 1}: ${line.trim()} (cite docs/: see docs/README.md#former-citations)`,
+                ]
+              : [],
+          ),
+      );
     expect(outside).toEqual([]);
   });
 
