@@ -54,11 +54,20 @@ export function toWire<T>(value: T): T {
  * Who a log line is about. The plugin's output reaches `pulumi up` without the
  * resource's URN (docs/pulumi-provider.md#provider-output-and-diagnostics), and
  * steps run concurrently: each line names the type and the resource's `name`
- * input or id, when it has one.
+ * input (else its snapshot's name, its sandbox or its id), when it has one.
  */
 function labelOf(typeName: string, inputs: Record<string, unknown>, id?: string): string {
-  const name = typeof inputs["name"] === "string" ? inputs["name"] : undefined;
-  const which = name ?? id;
+  const text = (value: unknown): string | undefined =>
+    typeof value === "string" && value !== "" ? value : undefined;
+  const snapshot = inputs["snapshot"];
+  const which =
+    text(inputs["name"]) ??
+    // A Provisioner has no name: its snapshot's name, or the sandbox it works in, tells it apart.
+    (typeof snapshot === "object" && snapshot !== null
+      ? text((snapshot as Record<string, unknown>)["name"])
+      : undefined) ??
+    text(inputs["sandboxID"]) ??
+    id;
   return which ? `${typeName} ${which}` : typeName;
 }
 
