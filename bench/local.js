@@ -1,5 +1,5 @@
 // npm run bench:local — the local sandbox service against the machine's own
-// floors, each baseline measured in the same run (docs: baselines.md).
+// floors, each baseline measured in the same run (docs/benchmarks.md#baselines).
 "use strict";
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");

@@ -1,6 +1,6 @@
 // The Provisioner's uploads against the official e2b SDK's files.write, both
 // against the same local service in the same run, and a no-op re-provision
-// against plain hashing of the same tree (docs: baselines.md).
+// against plain hashing of the same tree (docs/benchmarks.md#baselines).
 //
 // Baselines give the SDK its best honest shot:
 // - 1 GiB file: files.write(path, ReadableStream) from fs.createReadStream via

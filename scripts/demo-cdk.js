@@ -7,11 +7,13 @@
  *   2. `sandbox-iac terraform install --dir <plugins>`,
  *   3. in cdktf.out/stacks/sandboxes: `terraform init -plugin-dir <plugins>`,
  *      `apply`, `plan -detailed-exitcode` (no changes expected), `destroy`,
- * printing what happened. The examples are copied to a temporary directory,
+ * printing what happened, with `TF_LOG_PROVIDER=INFO` so that the provider's
+ * log lines (build log, setup command output) show among terraform's own. The examples are copied to a temporary directory,
  * so the checkout stays clean. Expects `npm run build` to have run (the npm
  * script does). `--runtime cdktn` or `--runtime cdktf` runs only one.
  */
 "use strict";
+const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -35,6 +37,22 @@ function loadExampleSteps() {
   return require(outfile);
 }
 
+/**
+ * Runs terraform with its stdout and stderr in one stream, in the order they
+ * came: the provider's log lines (stderr) then sit between terraform's own
+ * "Creating..." and "Creation complete" lines (stdout), as in a terminal.
+ */
+function terraformRun(terraform, args, cwd, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(terraform, args, { cwd, env });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", (err) => reject(new Error(`cannot run terraform: ${err.message}`)));
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
 function indent(text) {
   return text
     .trim()
@@ -45,13 +63,15 @@ function indent(text) {
 
 async function demo(steps, runtime, service, terraform) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `sandbox-iac-demo-${runtime}-`));
-  const env = steps.terraformEnv(service, work);
+  // TF_LOG_PROVIDER=INFO: how a user asks terraform to show the provider's log
+  // (build log lines, setup command output) among its own output.
+  const env = { ...steps.terraformEnv(service, work), TF_LOG_PROVIDER: "INFO" };
   let stackDir;
   // `only` keeps the lines worth reading of a long output (e.g. destroy's summary).
   const tf = async (title, args, okCodes = [0], only) => {
     console.log(`\n--- terraform ${args.join(" ")}   (${title})`);
-    const ran = await steps.run(terraform, [...args, "-no-color"], stackDir, env);
-    const lines = (ran.stdout + ran.stderr).split("\n");
+    const ran = await terraformRun(terraform, [...args, "-no-color"], stackDir, env);
+    const lines = ran.output.split("\n");
     console.log(indent((only ? lines.filter((l) => only.test(l)) : lines).join("\n")));
     if (!okCodes.includes(ran.code)) throw new Error(`terraform ${args[0]} exited ${ran.code}`);
     return ran;

@@ -2,8 +2,11 @@
  * `npm run demo:terraform`: starts a fresh local service, installs the
  * provider into a temporary plugin directory, and runs examples/terraform-basic
  * with the real terraform binary: init, apply, a plan that must report no
- * changes (-detailed-exitcode 0), and destroy, printing each step. Expects
- * `npm run build` to have run (the npm script does).
+ * changes (-detailed-exitcode 0), and destroy, printing terraform's output as
+ * a user sees it with `TF_LOG_PROVIDER=INFO`: the provider's log lines (the
+ * template's build log, setup command output) between terraform's own
+ * "Creating..." and "Creation complete after Ns" lines. Expects `npm run build`
+ * to have run (the npm script does).
  */
 "use strict";
 const { spawn, spawnSync } = require("node:child_process");
@@ -66,6 +69,9 @@ async function main() {
       TF_IN_AUTOMATION: "1",
       // An empty CLI configuration: nothing from the user's ~/.terraformrc.
       TF_CLI_CONFIG_FILE: "/dev/null",
+      // Terraform prints a provider's log lines (build log, setup command
+      // output, durations) only when asked: this is how a user asks.
+      TF_LOG_PROVIDER: "INFO",
     };
     await terraform(["init", "-input=false", `-plugin-dir=${plugins}`], dir, env);
     await terraform(["apply", "-auto-approve", "-input=false"], dir, env);

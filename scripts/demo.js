@@ -1,8 +1,11 @@
 /**
  * `npm run demo`: starts the local service, then runs examples/pulumi-basic
  * through the Pulumi engine harness (no Pulumi CLI needed): `up`, a second
- * `up` that changes nothing, and `destroy`, printing the operations and the
- * stack outputs of each. Expects `npm run build` to have run (the npm script does).
+ * `up` that changes nothing, and `destroy`, each printed the way `pulumi up`
+ * prints it: the resource table with each step's duration, the provider's
+ * diagnostics (build log lines, setup command output, how long each call took),
+ * the outputs (secrets masked) and the change counts. Expects `npm run build` to
+ * have run (the npm script does).
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -41,13 +44,9 @@ function compileExample() {
   );
 }
 
-function show(title, result) {
-  console.log(`\n=== ${title}`);
-  for (const op of result.operations) console.log(`  ${op.op.padEnd(16)} ${op.type} ${op.name}`);
-  const outputs = { ...result.outputs };
-  // Secret outputs are shown the way the Pulumi CLI shows them.
-  for (const key of result.secretOutputs ?? []) outputs[key] = "[secret]";
-  console.log("  outputs:", JSON.stringify(outputs, null, 2).replace(/\n/g, "\n  "));
+function show(title, result, harness) {
+  console.log(`\n=== ${title}\n`);
+  console.log(harness.renderResult(result));
 }
 
 async function main() {
@@ -64,12 +63,13 @@ async function main() {
     timeoutMs: 600_000,
   };
   try {
-    show("pulumi up", await harness.up(EXAMPLE, opts));
-    show("pulumi up (again: no changes expected)", await harness.up(EXAMPLE, opts));
-    show("pulumi destroy", await harness.destroy(EXAMPLE, opts));
+    show("pulumi up", await harness.up(EXAMPLE, opts), harness);
+    show("pulumi up (again: no changes expected)", await harness.up(EXAMPLE, opts), harness);
+    show("pulumi destroy", await harness.destroy(EXAMPLE, opts), harness);
   } catch (err) {
-    console.error(err.message);
-    if (err.result) console.error(err.result.log.split("\n").slice(-40).join("\n"));
+    // A failed run prints what `pulumi up` would: the table so far and the diagnostics.
+    if (err.result) console.error(harness.renderResult(err.result));
+    else console.error(err.message);
     process.exitCode = 1;
   } finally {
     await service.close();

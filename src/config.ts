@@ -4,7 +4,7 @@
  *
  * Precedence for every value: the explicit option, then the environment
  * variable ({@link ENV_VARS}), then the embedded default (the local service at
- * {@link LOCAL_DEFAULT_API_URL}). Reference: docs wire-protocol.md section 2.1.
+ * {@link LOCAL_DEFAULT_API_URL}). Reference: docs/control-api.md#hosts-and-urls.
  *
  * @module
  */

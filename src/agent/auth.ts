@@ -1,5 +1,5 @@
 /**
- * The access-token check and `/files` URL signatures (wire-protocol.md 8.2).
+ * The access-token check and `/files` URL signatures (docs/envd.md#authentication-users-and-headers).
  *
  * @module
  */

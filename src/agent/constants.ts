@@ -40,6 +40,6 @@ export const RPC_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Prefix of the Connect routes, used to tell RPC from plain HTTP. */
 export const RPC_PATH_PREFIXES = ["/process.Process/", "/filesystem.Filesystem/"] as const;
 
-/** The 401 body of the access-token check (wire-protocol.md 8.2). */
+/** The 401 body of the access-token check (docs/envd.md#authentication-users-and-headers). */
 export const UNAUTHORIZED_MESSAGE =
   "unauthorized access, please provide a valid access token or method signing if supported";

@@ -1,5 +1,5 @@
 /**
- * Builds envd's `EntryInfo` from lstat (wire-protocol.md 7.2).
+ * Builds envd's `EntryInfo` from lstat (docs/envd.md#filesystem-behaviour).
  *
  * @module
  */

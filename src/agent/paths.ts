@@ -1,5 +1,5 @@
 /**
- * The one path rule of envd (wire-protocol.md 7.2 and 11): empty means the
+ * The one path rule of envd (docs/envd.md#path-rule): empty means the
  * default workdir, `~` means HOME, relative paths are joined to HOME.
  *
  * @module

@@ -119,7 +119,7 @@ export interface AgentHandlerOptions {
   log?: (message: string) => void;
 }
 
-/** The access check of wire-protocol.md 8.2; returns the 401 message, or undefined when allowed. */
+/** The access check of docs/envd.md#authentication-users-and-headers; returns the 401 message, or undefined when allowed. */
 function denied(
   state: AgentState,
   key: string,

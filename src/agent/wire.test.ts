@@ -2,7 +2,7 @@ import { type TestSandbox } from "../../test/support/agent/bwrap-sandbox";
 import { startRuntimeSandbox as startTestSandbox } from "../../test/support/agent/runtime-sandbox";
 import { rawRequest } from "../../test/support/agent/clients";
 
-// Exact bytes on the wire (wire-protocol.md 9), read without a Connect client.
+// Exact bytes on the wire (docs/envd.md#connect-protocol-on-the-wire), read without a Connect client.
 let sbx: TestSandbox;
 beforeAll(async () => {
   sbx = await startTestSandbox();

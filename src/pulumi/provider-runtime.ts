@@ -50,13 +50,46 @@ export function toWire<T>(value: T): T {
   ) as T;
 }
 
-function context(settings: ProviderSettings | undefined): ResourceContext {
+/**
+ * Who a log line is about. The plugin's output reaches `pulumi up` without the
+ * resource's URN (docs/pulumi-provider.md#provider-output-and-diagnostics), and
+ * steps run concurrently: each line names the type and the resource's `name`
+ * input (else its snapshot's name, its sandbox or its id), when it has one.
+ */
+function labelOf(typeName: string, inputs: Record<string, unknown>, id?: string): string {
+  const text = (value: unknown): string | undefined =>
+    typeof value === "string" && value !== "" ? value : undefined;
+  const snapshot = inputs["snapshot"];
+  const which =
+    text(inputs["name"]) ??
+    // A Provisioner has no name: its snapshot's name, or the sandbox it works in, tells it apart.
+    (typeof snapshot === "object" && snapshot !== null
+      ? text((snapshot as Record<string, unknown>)["name"])
+      : undefined) ??
+    text(inputs["sandboxID"]) ??
+    id;
+  return which ? `${typeName} ${which}` : typeName;
+}
+
+function context(settings: ProviderSettings | undefined, label: string): ResourceContext {
   return {
     config: configFromSettings(settings),
     baseDir: programDir(),
-    // The plugin's stdout reaches the user as info diagnostics.
-    log: (line) => console.log(redact(line)),
+    // The plugin's stdout reaches the user as info diagnostics (the CLI forwards it).
+    log: (line) => console.log(redact(`${label}: ${line}`)),
   };
+}
+
+/** Runs one provider call and then says how long it took (`pulumi up` shows it among the diagnostics). */
+async function timed<T>(
+  ctx: ResourceContext,
+  done: (result: T) => string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  const result = await fn();
+  ctx.log(`${done(result)} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
+  return result;
 }
 
 /** Pulumi `check`: every failure with its property path; unknown values tolerated. */
@@ -92,9 +125,12 @@ export async function create(
   settings: ProviderSettings | undefined,
   inputs: Record<string, unknown>,
 ): Promise<{ id: string; outs: Record<string, unknown> }> {
-  const { id, outputs } = await lifecycleOf(typeName).create(
-    withoutProvider(inputs),
-    context(settings),
+  const args = withoutProvider(inputs);
+  const ctx = context(settings, labelOf(typeName, args));
+  const { id, outputs } = await timed(
+    ctx,
+    (created) => `created ${created.id}`,
+    () => lifecycleOf(typeName).create(args, ctx),
   );
   return { id, outs: toWire(outputs) };
 }
@@ -113,7 +149,7 @@ export async function read(
   const found = await lifecycleOf(typeName).read(
     id,
     Object.keys(olds).length > 0 ? olds : undefined,
-    context(settings),
+    context(settings, labelOf(typeName, olds, id)),
   );
   return found ? { id: found.id, props: toWire(found.outputs) } : { id: "", props: {} };
 }
@@ -126,11 +162,12 @@ export async function update(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<{ outs: Record<string, unknown> }> {
-  const outs = await lifecycleOf(typeName).update(
-    id,
-    withoutProvider(olds),
-    withoutProvider(news),
-    context(settings),
+  const args = withoutProvider(news);
+  const ctx = context(settings, labelOf(typeName, args, id));
+  const outs = await timed(
+    ctx,
+    () => "updated",
+    () => lifecycleOf(typeName).update(id, withoutProvider(olds), args, ctx),
   );
   return { outs: toWire(outs) };
 }
@@ -142,5 +179,11 @@ export async function remove(
   id: string,
   olds: Record<string, unknown>,
 ): Promise<void> {
-  await lifecycleOf(typeName).delete(id, withoutProvider(olds), context(settings));
+  const state = withoutProvider(olds);
+  const ctx = context(settings, labelOf(typeName, state, id));
+  await timed(
+    ctx,
+    () => "deleted",
+    () => lifecycleOf(typeName).delete(id, state, ctx),
+  );
 }

@@ -19,9 +19,22 @@ import { servePlugin } from "./plugin/server";
 import { providerService } from "./provider/service";
 import { ProviderRuntime } from "./provider/runtime";
 
+/**
+ * One progress line (a build log line, a setup command's output, a duration)
+ * as an hclog JSON line on stderr, the format terraform-plugin-log writes:
+ * go-plugin logs it at its level, so Terraform shows it with
+ * `TF_LOG_PROVIDER=INFO` (or `TF_LOG=INFO`); a plain line would only show at
+ * DEBUG (docs/terraform-provider.md#provider-logs).
+ */
 function log(line: string): void {
-  // go-plugin shows the plugin's stderr in Terraform's log (TF_LOG).
-  process.stderr.write(`${redact(line)}\n`);
+  const entry = {
+    "@level": "info",
+    "@message": redact(line),
+    "@module": "sandboxiac",
+    // go-plugin parses exactly six fractional digits, else it treats the line as plain text.
+    "@timestamp": new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z"),
+  };
+  process.stderr.write(`${JSON.stringify(entry)}\n`);
 }
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * Wire names of the control API: headers, environment variables and defaults.
  * Every header or environment-variable literal for the control API lives here.
- * Reference: docs wire-protocol.md sections 2 to 5.
+ * Reference: docs/control-api.md.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * Wire names of the in-sandbox interface (envd): headers, routes, ports and the
  * reported version. Every header or route literal for envd lives here.
- * Reference: docs wire-protocol.md sections 6 to 9.
+ * Reference: docs/envd.md.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The signature of a `/files` URL (wire-protocol.md section 8.2), shared by the
+ * The signature of a `/files` URL (docs/envd.md#authentication-users-and-headers), shared by the
  * client that signs links, the agent that checks them, and the local service
  * that routes unrouted links by them.
  *

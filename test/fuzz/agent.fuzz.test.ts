@@ -21,7 +21,7 @@ const STREAM_READ_MS = 1_500;
 
 /**
  * Answers envd itself gives with `internal`/`unknown` for these client
- * mistakes (wire-protocol.md 6.2); kept for parity, so allowed by message.
+ * mistakes (docs/envd.md#process-behaviour); kept for parity, so allowed by message.
  */
 const ENVD_PARITY_5XX = [
   /^process has (a|no) pty/,

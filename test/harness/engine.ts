@@ -2,7 +2,7 @@
  * The simulated Pulumi engine: step generation for registrations (Check and
  * Diff one at a time), same / create / update / replace steps, deletes in
  * dependency antichains, refresh and destroy, over the harness state file.
- * The rules are those of doc section 2.4 and 4.1.
+ * The rules are those of docs/pulumi-provider.md#per-call-semantics.
  *
  * @module
  */
@@ -115,6 +115,7 @@ export class Engine {
     const records = [...this.current.values(), ...this.pending];
     const errors = await forEachBounded(records, this.opts.parallel, async (old) => {
       const plugin = await this.opts.plugin();
+      const started = performance.now();
       const read = await plugin
         .read(old.urn, old.id, plain(old.outputs), plain(old.inputs))
         .catch((e: unknown) => {
@@ -122,13 +123,13 @@ export class Engine {
         });
       if (!read.id) {
         this.forget(old);
-        return this.record("refresh-deleted", old);
+        return this.record("refresh-deleted", old, performance.now() - started);
       }
       const inputs = read.inputs ? annotateSecrets(read.inputs, old.inputs) : old.inputs;
       const outputs = annotateSecrets(read.outputs, inputs, old.options.additionalSecretOutputs);
       const changed = !wireEqual(plain(outputs), plain(old.outputs));
       Object.assign(old, { id: read.id, inputs, outputs });
-      this.record(changed ? "refresh-update" : "same", old);
+      this.record(changed ? "refresh-update" : "same", old, performance.now() - started);
     });
     if (errors.length > 0) throw errors[0];
   }
@@ -176,6 +177,7 @@ export class Engine {
 
   private async apply(reg: Registration, plan: Plan): Promise<ResourceRecord> {
     const plugin = await this.opts.plugin();
+    const started = performance.now();
     const base = {
       urn: reg.urn,
       type: reg.type,
@@ -219,7 +221,7 @@ export class Engine {
     }
     this.current.delete(reg.urn);
     this.current.set(reg.urn, record);
-    this.record(plan.kind, record);
+    this.record(plan.kind, record, plan.kind === "same" ? undefined : performance.now() - started);
     return record;
   }
 
@@ -248,16 +250,19 @@ export class Engine {
         ),
       );
     }
+    let durationMs: number | undefined;
     if (!this.opts.preview && !old.options.retainOnDelete) {
       const plugin = await this.opts.plugin();
+      const started = performance.now();
       await plugin
         .delete(old.urn, old.id, plain(old.outputs), plain(old.inputs))
         .catch((e: unknown) => {
           throw this.fail("delete", old.urn, e);
         });
+      durationMs = performance.now() - started;
     }
     if (!this.opts.preview) this.forget(old);
-    this.record("delete", old);
+    this.record("delete", old, durationMs);
   }
 
   private forget(old: ResourceRecord): void {
@@ -265,8 +270,15 @@ export class Engine {
     this.pending = this.pending.filter((r) => r !== old);
   }
 
-  private record(op: OperationKind, r: { urn: string; type: string }): void {
-    this.operations.push({ op, urn: r.urn, type: r.type, name: nameOf(r.urn) });
+  /** `durationMs`: how long the step's provider calls took, as the CLI shows it ("created (12s)"). */
+  private record(op: OperationKind, r: { urn: string; type: string }, durationMs?: number): void {
+    this.operations.push({
+      op,
+      urn: r.urn,
+      type: r.type,
+      name: nameOf(r.urn),
+      ...(durationMs !== undefined ? { durationMs: Math.round(durationMs) } : {}),
+    });
   }
 
   private fail(step: string, urn: string, cause: unknown): SandboxIacError {

@@ -54,7 +54,7 @@ function workspace(): Workspace {
 const ops = (r: HarnessResult): string[] => r.operations.map((o) => `${o.op} ${o.name}`);
 const newCalls = (before: string[], after: string[]): string[] => after.slice(before.length);
 
-describe("harness lifecycle (doc section 4.2)", () => {
+describe("harness lifecycle (docs/pulumi-provider.md#engine-harness)", () => {
   // Made in beforeAll, so a describe skipped by -t leaves no directory behind.
   let ws: Workspace;
   beforeAll(() => {

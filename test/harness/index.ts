@@ -14,7 +14,9 @@ import { buildSync } from "esbuild";
 import { SandboxIacError } from "../../src/errors";
 import { PLUGIN_PID_FILE, type Command, type HarnessResult, type RunnerArgs } from "./result";
 
-export type { Command, HarnessResult } from "./result";
+export type { Command, Diagnostic, HarnessResult, Operation, OperationKind } from "./result";
+export { formatDuration, renderResult } from "./display";
+export type { HarnessState, ResourceOptions, ResourceRecord } from "./state";
 export { readState } from "./state";
 export { isSecret, UNKNOWN } from "./secrets";
 
@@ -71,6 +73,7 @@ export const destroy = (programDir: string, opts: RunOptions): Promise<HarnessRe
 
 async function run(command: Command, programDir: string, opts: RunOptions): Promise<HarnessResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-harness-"));
+  const started = performance.now();
   try {
     const project = opts.project ?? projectName(programDir);
     const stack = opts.stack ?? "test";
@@ -104,7 +107,7 @@ async function run(command: Command, programDir: string, opts: RunOptions): Prom
       logLevel: "error",
     });
     const { code, log } = await spawnRunner(dir, opts);
-    const partial: Omit<HarnessResult, "log"> = fs.existsSync(args.resultFile)
+    const partial: Omit<HarnessResult, "log" | "run"> = fs.existsSync(args.resultFile)
       ? JSON.parse(fs.readFileSync(args.resultFile, "utf8"))
       : {
           operations: [],
@@ -112,8 +115,10 @@ async function run(command: Command, programDir: string, opts: RunOptions): Prom
           secretOutputs: [],
           state: { resources: [] },
           errors: [`the runner exited with ${code} before reporting`],
+          diagnostics: [],
         };
-    const result: HarnessResult = { ...partial, log };
+    const durationMs = Math.round(performance.now() - started);
+    const result: HarnessResult = { ...partial, log, run: { command, project, stack, durationMs } };
     if (code !== 0 || result.errors.length > 0) throw new HarnessRunError(command, result);
     return result;
   } finally {

@@ -1,6 +1,6 @@
 /**
  * The real `@pulumi/pulumi/cmd/dynamic-provider` plugin process, spawned the
- * way the CLI spawns `pulumi-resource-pulumi-nodejs` (doc section 2.1), and a
+ * way the CLI spawns `pulumi-resource-pulumi-nodejs` (docs/pulumi-provider.md#how-the-plugin-runs), and a
  * typed client for the calls the engine makes.
  *
  * @module
@@ -31,8 +31,8 @@ export interface PluginOptions {
   project: string;
   /** The CLI's environment, inherited by the plugin. */
   env: NodeJS.ProcessEnv;
-  /** Receives the plugin's stdout (after the port line) and stderr. */
-  log: (text: string) => void;
+  /** Receives the plugin's stdout (after the port line) and stderr, chunk by chunk. */
+  log: (text: string, stream: "stdout" | "stderr") => void;
 }
 
 type Callback = (err: (Error & { details?: string }) | null, res: unknown) => void;
@@ -53,7 +53,7 @@ export class DynamicProviderPlugin {
       [dynamicProviderEntry(opts.programDir), DEAD_ENGINE_ADDRESS],
       {
         cwd: opts.programDir,
-        // The CLI passes only the `pulumi-nodejs:` namespace here: never the stack config (gotcha 6).
+        // The CLI passes only the `pulumi-nodejs:` namespace here: never the stack config (docs/pulumi-provider.md#engine-harness, gotcha 6).
         env: {
           ...opts.env,
           PULUMI_NODEJS_PROJECT: opts.project,
@@ -67,7 +67,7 @@ export class DynamicProviderPlugin {
     const killOnExit = (): void => killGroup(child);
     process.once("exit", killOnExit);
     child.once("exit", () => process.removeListener("exit", killOnExit));
-    child.stderr.on("data", (d: Buffer) => opts.log(d.toString()));
+    child.stderr.on("data", (d: Buffer) => opts.log(d.toString(), "stderr"));
     try {
       const port = await readPort(child, opts.log);
       const client = new opts.sdk.providerGrpc.ResourceProviderClient(
@@ -86,7 +86,7 @@ export class DynamicProviderPlugin {
     return this.child.pid;
   }
 
-  /** `Configure` with the whole namespaced stack config, secret values wrapped (doc section 2.6). */
+  /** `Configure` with the whole namespaced stack config, secret values wrapped (docs/pulumi-provider.md#configuration-and-the-configure-race). */
   async configure(config: Record<string, string>, secretKeys: readonly string[]): Promise<void> {
     const args: WireMap = {};
     for (const [k, v] of Object.entries(config)) {
@@ -237,17 +237,20 @@ function killGroup(child: ChildProcess): void {
 }
 
 /** Reads the first stdout line (the port), then keeps draining stdout into the log. */
-function readPort(child: ChildProcess, log: (text: string) => void): Promise<number> {
+function readPort(
+  child: ChildProcess,
+  log: (text: string, stream: "stdout") => void,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     let buffered = "";
     let port: number | undefined;
     child.stdout!.on("data", (d: Buffer) => {
-      if (port !== undefined) return log(d.toString());
+      if (port !== undefined) return log(d.toString(), "stdout");
       buffered += d.toString();
       const newline = buffered.indexOf("\n");
       if (newline < 0) return;
       port = Number(buffered.slice(0, newline).trim());
-      if (buffered.length > newline + 1) log(buffered.slice(newline + 1));
+      if (buffered.length > newline + 1) log(buffered.slice(newline + 1), "stdout");
       if (Number.isInteger(port) && port > 0) resolve(port);
       else
         reject(

@@ -23,6 +23,22 @@ export interface Operation {
   urn: string;
   type: string;
   name: string;
+  /**
+   * How long the step's provider calls took, in ms; absent for a `same` step
+   * of `up` (no call is made). The CLI shows it as "created (12s)".
+   */
+  durationMs?: number | undefined;
+}
+
+/**
+ * One line the dynamic-provider plugin printed. The CLI forwards the plugin's
+ * stdout as `info` and its stderr as `info#err` diagnostics, with no URN (the
+ * plugin never dials the engine), so `pulumi up` lists them under the stack in
+ * its "Diagnostics:" section (docs/pulumi-provider.md#provider-output-and-diagnostics).
+ */
+export interface Diagnostic {
+  severity: "info" | "info#err";
+  message: string;
 }
 
 /** The simulated commands. */
@@ -42,8 +58,12 @@ export interface HarnessResult {
   state: HarnessState;
   /** Failures, each naming the step and the resource; empty on success. */
   errors: string[];
+  /** What the provider printed, line by line, in the order received: what `pulumi up` shows. */
+  diagnostics: Diagnostic[];
   /** Plugin and program stdout/stderr, interleaved as received. */
   log: string;
+  /** Which command ran on which stack, and how long it took end to end (ms). */
+  run: { command: Command; project: string; stack: string; durationMs: number };
 }
 
 /** What the test process hands the runner process. */

@@ -3,7 +3,7 @@
  * keeps global state, so a process per run is the honest option). It runs the
  * program under the SDK's mocks, routes every dynamic-resource registration to
  * the {@link Engine}, which drives the real plugin, then saves the state file
- * and writes a {@link HarnessResult} (without `log`) to the result file.
+ * and writes a {@link HarnessResult} (without `log` and `run`) to the result file.
  *
  * Usage: `node runner.js <args.json>`; exits 1 when the command failed.
  *
@@ -17,6 +17,7 @@ import type {
   RegisterResourceRequest,
   RegisterResourceResponse,
 } from "@pulumi/pulumi/proto/resource_pb";
+import { DiagnosticCollector } from "./diagnostics";
 import { Engine, type Registration } from "./engine";
 import { DynamicProviderPlugin } from "./plugin";
 import { PLUGIN_PID_FILE, type HarnessResult, type RunnerArgs } from "./result";
@@ -41,15 +42,19 @@ async function main(argsFile: string): Promise<number> {
   process.on("unhandledRejection", onProgramError);
   process.on("uncaughtException", onProgramError);
 
+  const diagnostics = new DiagnosticCollector();
   let started: Promise<DynamicProviderPlugin> | undefined;
-  // Cache the promise, not the plugin: registrations arrive concurrently (gotcha 2).
+  // Cache the promise, not the plugin: registrations arrive concurrently (docs/pulumi-provider.md#engine-harness, gotcha 2).
   const plugin = (): Promise<DynamicProviderPlugin> =>
     (started ??= DynamicProviderPlugin.start({
       sdk,
       programDir: args.programDir,
       project: args.project,
       env: process.env,
-      log: (text) => process.stderr.write(text),
+      log: (text, stream) => {
+        diagnostics.push(text, stream);
+        process.stderr.write(text);
+      },
     }).then(async (p) => {
       fs.writeFileSync(path.join(path.dirname(argsFile), PLUGIN_PID_FILE), String(p.pid));
       await p.configure(args.config, args.secretKeys);
@@ -78,12 +83,13 @@ async function main(argsFile: string): Promise<number> {
   // Registration failures also surface in the program; report them once, from the engine.
   const errors = engine.errors.length > 0 ? engine.errors : [...new Set(programErrors)];
   if (!preview) writeState(args.stateFile, engine.state());
-  const result: Omit<HarnessResult, "log"> = {
+  const result: Omit<HarnessResult, "log" | "run"> = {
     operations: engine.operations,
     outputs: stripSecrets(stackOutputs),
     secretOutputs: Object.keys(stackOutputs).filter((k) => containsSecret(stackOutputs[k])),
     state: engine.state(),
     errors,
+    diagnostics: diagnostics.flush(),
   };
   fs.writeFileSync(args.resultFile, JSON.stringify(result));
   return errors.length > 0 ? 1 : 0;

@@ -4,7 +4,7 @@
  *
  * The runner, the program and the gRPC stubs must share ONE SDK instance: a
  * second copy would make `setMocks` patch a module the program never sees
- * (doc section 4.3, gotcha 5), and `Struct` objects from another
+ * (docs/pulumi-provider.md#engine-harness, gotcha 5), and `Struct` objects from another
  * `google-protobuf` fail identity checks. So nothing here is imported
  * statically; every module is resolved from the program directory at run time.
  *

@@ -96,7 +96,7 @@ export function annotateSecrets(
   return out;
 }
 
-/** Passes a value through JSON, so `undefined` never reaches `Struct.fromJavaScript` (gotcha 1). */
+/** Passes a value through JSON, so `undefined` never reaches `Struct.fromJavaScript` (docs/pulumi-provider.md#engine-harness, gotcha 1). */
 export function toWire(v: unknown): WireMap {
   return JSON.parse(JSON.stringify(v ?? {})) as WireMap;
 }

@@ -1,6 +1,6 @@
 /**
  * `ListDir`: a pre-order, lexically sorted walk to `depth` levels
- * (wire-protocol.md 7.2). Symlinks are followed at the root only.
+ * (docs/envd.md#filesystem-behaviour). Symlinks are followed at the root only.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The `filesystem.Filesystem` Connect service (wire-protocol.md 7).
+ * The `filesystem.Filesystem` Connect service (docs/envd.md#filesystem-service).
  *
  * @module
  */

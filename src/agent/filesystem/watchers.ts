@@ -1,6 +1,6 @@
 /**
  * Watchers created by `CreateWatcher` that outlive the request, polled with
- * `GetWatcherEvents` (wire-protocol.md 7.2).
+ * `GetWatcherEvents` (docs/envd.md#filesystem-behaviour).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `POST /files/compose`: concatenates files in order into `destination`, then
- * deletes the sources (wire-protocol.md 8.1). The bytes never pass through
+ * deletes the sources (docs/envd.md#files-and-compose). The bytes never pass through
  * Node: `cat` (copy_file_range in coreutils 9) writes a temporary file next to
  * the destination, which is then renamed onto it.
  *

@@ -1,6 +1,6 @@
 /**
  * `POST /files`: multipart (field `file`, possibly repeated) or octet-stream
- * uploads, streamed to disk without buffering (wire-protocol.md 8.1). Each
+ * uploads, streamed to disk without buffering (docs/envd.md#files-and-compose). Each
  * file is written to a temporary file and renamed into place, so a crash
  * mid-upload leaves the previous version intact.
  *

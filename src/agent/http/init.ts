@@ -1,5 +1,5 @@
 /**
- * `POST /init` and `GET /envs` (wire-protocol.md 8): the control service
+ * `POST /init` and `GET /envs` (docs/envd.md#http-routes): the control service
  * configures the agent; `/init` may come again after a resume.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * `X-Metadata-<key>` upload headers (wire-protocol.md 8.1): keys are
+ * `X-Metadata-<key>` upload headers (docs/envd.md#files-and-compose): keys are
  * lower-cased printable ASCII, at most 246 bytes each and 4096 in total.
  *
  * @module

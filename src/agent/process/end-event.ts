@@ -1,6 +1,6 @@
 /**
  * The `end` event values envd derives from Go's `ProcessState`
- * (wire-protocol.md 6.2).
+ * (docs/envd.md#process-behaviour).
  *
  * @module
  */

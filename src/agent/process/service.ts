@@ -1,5 +1,5 @@
 /**
- * The `process.Process` Connect service (wire-protocol.md 6).
+ * The `process.Process` Connect service (docs/envd.md#process-service).
  *
  * @module
  */

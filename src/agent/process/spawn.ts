@@ -1,6 +1,6 @@
 /**
  * Turns a StartRequest into a running {@link ManagedProcess}: environment,
- * working directory and user exactly as envd (wire-protocol.md 6.2).
+ * working directory and user exactly as envd (docs/envd.md#process-behaviour).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Sandbox lifecycle calls: create, get, connect, resume, pause, timeout,
- * refresh, kill. Reference: docs wire-protocol.md section 3.
+ * refresh, kill. Reference: docs/control-api.md#sandbox-endpoints.
  *
  * @module
  */

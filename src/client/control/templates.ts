@@ -1,6 +1,6 @@
 /**
  * Templates: request a build (v3), the file-hash upload link, list, get,
- * update, delete and alias lookup. Reference: docs wire-protocol.md section 4.
+ * update, delete and alias lookup. Reference: docs/control-api.md#template-endpoints.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * `POST /files/compose`: concatenate files inside the sandbox (used to
  * assemble a large upload sent in parts). The sources are deleted afterwards.
- * Reference: wire-protocol.md sections 8 and 8.1.
+ * Reference: docs/envd.md#http-routes and docs/envd.md#files-and-compose.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * File transfer over envd's `/files` route: streamed uploads from disk and
  * downloads to disk (never buffering the whole file), plus small reads and
- * writes in memory. Reference: wire-protocol.md sections 8 and 8.1.
+ * writes in memory. Reference: docs/envd.md#http-routes and docs/envd.md#files-and-compose.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Many files in one multipart `POST /files` (field `file` repeated, each
- * part's filename its destination; wire-protocol.md 8.1), streamed from disk.
+ * part's filename its destination; docs/envd.md#files-and-compose), streamed from disk.
  *
  * @module
  */
@@ -137,7 +137,7 @@ export async function uploadFilesBatch(
   const scope = { operation: op, sandboxID: ctx.sandboxID, resourceId: entries[0]!.remotePath };
   let res: Response;
   try {
-    // No path query: each part's filename is its destination (wire-protocol 8.1).
+    // No path query: each part's filename is its destination (docs/envd.md#files-and-compose).
     // fetch sets the multipart Content-Type with its boundary itself.
     res = await httpRequest(ctx, {
       method: "POST",

@@ -1,6 +1,6 @@
 /**
  * Unary calls of `filesystem.Filesystem`: stat, makeDir, move, listDir,
- * remove. Reference: wire-protocol.md section 7.
+ * remove. Reference: docs/envd.md#filesystem-service.
  *
  * @module
  */

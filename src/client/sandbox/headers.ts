@@ -1,7 +1,7 @@
 /**
  * Request headers of the in-sandbox interface: routing, access token, user,
- * keepalive. Names come from `src/wire/envd.ts`; reference wire-protocol.md
- * sections 2.1 and 8.2.
+ * keepalive. Names come from `src/wire/envd.ts`; reference
+ * docs/control-api.md#hosts-and-urls and docs/envd.md#authentication-users-and-headers.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `process.Process`: start, run, connect, list, input, signals.
- * Reference: wire-protocol.md section 6.
+ * Reference: docs/envd.md#process-service.
  *
  * @module
  */

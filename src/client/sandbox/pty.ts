@@ -1,7 +1,7 @@
 /**
  * Interactive terminals: an interactive login bash on a PTY, its input and
  * resizing. Output arrives as `pty` events of the process handle.
- * Reference: wire-protocol.md section 6.2.
+ * Reference: docs/envd.md#process-behaviour.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Signed `/files` URLs: links that read or write one file without the access
- * token, e.g. for a browser or curl. Reference: wire-protocol.md section 8.2.
+ * token, e.g. for a browser or curl. Reference: docs/envd.md#authentication-users-and-headers.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Sandbox-level reads of envd: resource metrics, the global environment and
- * health. Reference: wire-protocol.md section 8.
+ * health. Reference: docs/envd.md#http-routes.
  *
  * @module
  */
@@ -72,7 +72,7 @@ function toSandboxMetrics(wire: WireMetrics): SandboxMetrics {
   };
 }
 
-/** The proxy's answer for a sandbox that is not running (wire-protocol 2.1). */
+/** The proxy's answer for a sandbox that is not running (docs/control-api.md#hosts-and-urls). */
 const SANDBOX_GONE_STATUS = 502;
 
 /** Builds the sandbox-level part over a shared context. */

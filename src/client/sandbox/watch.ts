@@ -1,7 +1,7 @@
 /**
  * Directory watches: the `WatchDir` stream, and the polling watchers
  * (`CreateWatcher` / `GetWatcherEvents` / `RemoveWatcher`) that outlive a
- * connection. Reference: wire-protocol.md section 7.2.
+ * connection. Reference: docs/envd.md#filesystem-behaviour.
  *
  * @module
  */

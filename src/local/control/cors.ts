@@ -1,5 +1,5 @@
 /**
- * Permissive CORS on sandbox routes, as envd answers it (wire-protocol.md 8.2):
+ * Permissive CORS on sandbox routes, as envd answers it (docs/envd.md#authentication-users-and-headers):
  * every origin, the usual methods, every request header, Connect headers
  * exposed, preflights cached for 2 hours.
  *

@@ -29,7 +29,7 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 
-/** envd's 401 body for a missing or wrong access token (wire-protocol.md 8.2). */
+/** envd's 401 body for a missing or wrong access token (docs/envd.md#authentication-users-and-headers). */
 const UNAUTHORIZED_MESSAGE =
   "unauthorized access, please provide a valid access token or method signing if supported";
 

@@ -1,7 +1,7 @@
 /**
  * Dispatches control-API requests to {@link Route}s: path matching, API-key
  * authentication, JSON body parsing and the JSON error shape of
- * wire-protocol.md 2.3. It never lets a handler failure crash the server.
+ * docs/control-api.md#error-body. It never lets a handler failure crash the server.
  *
  * @module
  */

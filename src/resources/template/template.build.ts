@@ -1,5 +1,5 @@
 /**
- * One template build, as the SDK runs it (wire-protocol.md 4.2): upload the
+ * One template build, as the SDK runs it (docs/control-api.md#build-flow): upload the
  * COPY archives the service lacks, start the build, then follow its status,
  * streaming each log entry as it arrives.
  *

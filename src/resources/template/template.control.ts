@@ -1,7 +1,7 @@
 /**
  * The control-API calls the Template resource makes, as a narrow port over the
  * typed control client, so the lifecycle reads as the build flow of
- * wire-protocol.md 4.2 and nothing else.
+ * docs/control-api.md#build-flow and nothing else.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Turns Template inputs into the build request the official SDK sends
- * (`TemplateBuildStartV2`, wire-protocol.md 4.1): the same step types, the
+ * (`TemplateBuildStartV2`, docs/control-api.md#template-schemas): the same step types, the
  * same `args` layout, the same files hashes.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * go-plugin's handshake: the magic cookie that tells a plugin it was started
  * by Terraform, and the one line the plugin prints on stdout to say where it
- * listens. Reference: docs terraform-and-cdktf.md section 5.2.
+ * listens. Reference: docs/terraform-provider.md#plugin-handshake.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Control routes that change a sandbox: create, kill, pause, resume, connect,
- * timeout and refreshes (wire-protocol.md 3; status codes are exact).
+ * timeout and refreshes (docs/control-api.md#sandbox-endpoints; status codes are exact).
  *
  * @module
  */

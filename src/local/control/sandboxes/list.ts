@@ -1,6 +1,6 @@
 /**
- * The list endpoints' filters and pagination (wire-protocol.md 3, official
- * SDK behaviour 3.1): the triple-encoded metadata filter, the comma-form state
+ * The list endpoints' filters and pagination (docs/control-api.md#sandbox-endpoints,
+ * docs/control-api.md#list-filters-and-paging): the triple-encoded metadata filter, the comma-form state
  * filter, ordering by start time and the opaque `X-Next-Token` cursor.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * Lifecycle logs of a sandbox (created, paused, resumed, timeout...) and the
- * two log endpoints' bodies (wire-protocol.md 3).
+ * two log endpoints' bodies (docs/control-api.md#sandbox-endpoints).
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * Resource metrics of sandboxes: samples from `RuntimeSandbox.stats()` kept
  * in memory for about an hour, and their two wire shapes (the control API's
- * `SandboxMetric` and envd's snake_case `/metrics`, wire-protocol.md 8).
+ * `SandboxMetric` and envd's snake_case `/metrics`, docs/envd.md#http-routes).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Control routes that read sandboxes: detail, the two lists, metrics and
- * lifecycle logs (wire-protocol.md 3).
+ * lifecycle logs (docs/control-api.md#sandbox-endpoints).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * The persisted record of one sandbox and its wire views (`Sandbox`,
- * `SandboxDetail`, `ListedSandbox` of wire-protocol.md 3.1).
+ * `SandboxDetail`, `ListedSandbox` of docs/control-api.md#sandbox-schemas).
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The warm pool: runtime sandboxes started ahead of time (namespaces, overlay,
  * cgroup, the agent up and healthy) so that create does not pay for a Node
- * start on its critical path (baselines.md: about 120 ms).
+ * start on its critical path (docs/benchmarks.md#baselines: about 120 ms).
  *
  * Design. A member is started with a freshly generated sandbox id; that id is
  * baked in at bwrap start (hostname, `HOSTNAME`) and becomes the sandbox's id

@@ -1,7 +1,7 @@
 /**
  * Response helpers of the template routes: offset paging with an opaque
  * `X-Next-Token` that is present only when another page exists
- * (wire-protocol.md 11.2), and explicit empty bodies.
+ * (docs/control-api.md#list-filters-and-paging), and explicit empty bodies.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `POST /sandboxes/{sandboxID}/fork`: checkpoints a sandbox's filesystem and
- * starts `count` sandboxes from it, one result per fork (wire-protocol.md 3).
+ * starts `count` sandboxes from it, one result per fork (docs/control-api.md#sandbox-endpoints).
  *
  * The runtime copies files, not memory: the parent's processes are frozen for
  * the copy and go on afterwards, and each fork boots fresh on the parent's

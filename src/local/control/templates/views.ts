@@ -1,5 +1,5 @@
 /**
- * Wire shapes of templates, builds and snapshots (wire-protocol.md 4.1),
+ * Wire shapes of templates, builds and snapshots (docs/control-api.md#template-schemas),
  * derived from the catalog records.
  *
  * @module
