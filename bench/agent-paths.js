@@ -105,10 +105,11 @@ async function compose(sbx, service) {
   const composed = [];
   const sh = (cmd) => sbx.commands.run(cmd, { timeoutMs: 600_000 });
   for (let round = 0; round < ROUNDS; round++) {
-    for (const p of parts) await sh(`head -c ${PART_MIB}M /dev/zero > ${p}`);
-    await sh(`cat ${parts.join(" ")} > /home/user/base.src && sync`);
+    await sh(`head -c ${4 * PART_MIB}M /dev/zero > /home/user/base.src && sync`);
     plain.push(await timeIt(() => sh("cp /home/user/base.src /home/user/base.copy")));
     await sh("rm -f /home/user/base.src /home/user/base.copy && sync");
+    for (const p of parts) await sh(`head -c ${PART_MIB}M /dev/zero > ${p}`);
+    await sh("sync");
     composed.push(await timeIt(() => client.compose(parts, "/home/user/joined.bin")));
     await sh("rm -f /home/user/joined.bin && sync");
   }
