@@ -1,5 +1,5 @@
 /**
- * The grammar of the identifiers on the wire (wire-protocol.md 2.4), for every
+ * The grammar of the identifiers on the wire (docs/control-api.md#ids-and-names), for every
  * part that reads or makes one: config, clients, resources, the local service.
  *
  * - A sandbox ID is `[a-z0-9]+`; the service makes `i` + 20 such characters.

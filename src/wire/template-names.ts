@@ -1,5 +1,5 @@
 /**
- * Template names `[namespace/]alias[:tag]` and tags (wire-protocol.md 2.4), for
+ * Template names `[namespace/]alias[:tag]` and tags (docs/control-api.md#ids-and-names), for
  * the resources that check them and the local service that enforces them:
  * trimmed and lower-cased first; namespace and alias `^[a-z0-9-_]+$`; a tag
  * `^[a-z0-9-_.]+$` that is not a UUID; at most 128 characters, tag included;

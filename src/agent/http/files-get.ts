@@ -1,7 +1,7 @@
 /**
  * `GET /files`: the raw bytes of a file, streamed from disk, gzipped when the
  * caller asks for it (see download-encoding.ts), with single-range support
- * (wire-protocol.md 8.1).
+ * (docs/envd.md#files-and-compose).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * The COPY archive upload: a PUT of the tar archive to the link that
- * `getTemplateFilesUploadLink` handed out (wire-protocol.md 4.2, the SDK's
+ * `getTemplateFilesUploadLink` handed out (docs/control-api.md#build-flow, the SDK's
  * `putFileStream`). It goes through the same call path as every other method
  * (deadline, retries, the status table), on the client's injected fetch.
  *

@@ -5,7 +5,7 @@
  *
  * HTTP statuses are first turned into the Connect code they stand for, so a
  * single table decides the project code; both tables are in
- * `src/wire/envd-status.ts`. Reference: wire-protocol.md section 9.
+ * `src/wire/envd-status.ts`. Reference: docs/envd.md#connect-protocol-on-the-wire.
  *
  * @module
  */

@@ -7,7 +7,7 @@
  * {@link ControlRequest} and return a {@link ControlResponse}. Handlers and
  * the domain code under them throw {@link SandboxIacError}s with a code
  * (see {@link serviceError}); the router answers the code's status from
- * `src/wire/control-status.ts` in the JSON error body of wire-protocol.md 2.3.
+ * `src/wire/control-status.ts` in the JSON error body of docs/control-api.md#error-body.
  *
  * @module
  */

@@ -20,7 +20,7 @@ import {
 } from "./http";
 import { accessTokenValid, bearerToken } from "./access-tokens";
 
-/** The body of a 401 for a missing or wrong API key (wire-protocol.md 2.2). */
+/** The body of a 401 for a missing or wrong API key (docs/control-api.md#authentication). */
 const INVALID_API_KEY_MESSAGE =
   "Invalid API key, please visit https://e2b.dev/docs/api-key for more information.";
 

@@ -1,7 +1,7 @@
 /**
  * Credentials of the local service: the API key, the per-service secret that
  * derives sandbox access tokens and `/files` URL
- * signatures (wire-protocol.md 2.4 and 8.2).
+ * signatures (docs/control-api.md#ids-and-names and docs/envd.md#authentication-users-and-headers).
  *
  * @module
  */

@@ -76,7 +76,7 @@ export function dropConnections(l: Live): void {
   for (const e of exchanges) e.cut();
 }
 
-/** The 404 of an unknown sandbox (wire-protocol.md 3). */
+/** The 404 of an unknown sandbox (docs/control-api.md#sandbox-endpoints). */
 export function notFound(sandboxID: string): SandboxIacError {
   return serviceError(
     "not_found",

@@ -1,5 +1,5 @@
 /**
- * The sandbox endpoints' request bodies (wire-protocol.md 3.1): the wire's
+ * The sandbox endpoints' request bodies (docs/control-api.md#sandbox-schemas): the wire's
  * schemas (src/wire/control-requests.ts), extended where the service is
  * deliberately more lenient. Absent fields may be `null` (the SDKs send it);
  * timeouts are any int32, so that the handler answers an out-of-range one with

@@ -6,10 +6,10 @@
  */
 import type { components } from "../../../gen/control.gen";
 
-/** `TemplateBuildStatus` (wire-protocol.md 5). */
+/** `TemplateBuildStatus` (docs/control-api.md#enums). */
 export type BuildStatus = components["schemas"]["TemplateBuildStatus"];
 
-/** `LogLevel` (wire-protocol.md 5). */
+/** `LogLevel` (docs/control-api.md#enums). */
 export type LogLevel = components["schemas"]["LogLevel"];
 
 /**
