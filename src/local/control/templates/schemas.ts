@@ -1,6 +1,6 @@
 /**
  * The template and snapshot request bodies and queries (docs/control-api.md#template-endpoints
- * and 4.1): the wire's body schemas (src/wire/control-requests.ts), extended
+ * and docs/control-api.md#template-schemas): the wire's body schemas (src/wire/control-requests.ts), extended
  * where the service is deliberately more lenient: an absent field may be
  * `null` (the SDKs send it), and names are checked by the handler so that a
  * bad one gets the grammar's own message. Unknown fields are dropped: the SDK
