@@ -49,7 +49,9 @@ describe("sandbox-iac terraform install", () => {
       dir: "/x",
     });
     expect(parseArgs(["terraform", "install"])).toMatchObject({ command: "terraform-install" });
-    expect(() => parseArgs(["terraform", "install", "--force"])).toThrow(/option must be one of --dir, got "--force"/);
+    expect(() => parseArgs(["terraform", "install", "--force"])).toThrow(
+      /option must be one of --dir, got "--force"/,
+    );
     expect(() => parseArgs(["terraform", "uninstall"])).toThrow(/must be install/);
     expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });
