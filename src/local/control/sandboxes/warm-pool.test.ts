@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../../errors";
 import { createTestRuntime, type TestRuntime } from "../../runtime/testing";
+import { eventually } from "../../../../test/local/support";
 import { agentRun } from "../agent-client";
 import {
   SANDBOXES_STATE_FILE,
@@ -46,12 +47,11 @@ function input(template: string, envVars: Record<string, string>): CreateSandbox
   };
 }
 
+/** Waits (up to 30 s) until `cond` holds; `what` names it in the failure. */
 async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
+  await eventually(async () => cond(), 30_000, 50).catch(() => {
+    throw new Error(`gave up waiting for ${what}`);
+  });
 }
 
 /** Host pids whose cgroup names `id` (the sandbox's processes). */
