@@ -113,8 +113,14 @@ async function liveRows({ opts, service }) {
       }),
     );
     const runs = [];
+    /** Each sandbox's first command pays its agent's cold code paths (a create that missed the pool). */
+    const later = [];
     for (let round = 0; round < ROUNDS; round++)
-      for (const sbx of live) runs.push(await timeIt(() => sbx.commands.run("true")));
+      for (const sbx of live) {
+        const t = await timeIt(() => sbx.commands.run("true"));
+        runs.push(t);
+        if (round > 0) later.push(t);
+      }
     // Every sandbox answered above; now sample what they cost while all are alive.
     const agents = agentPids(live.map((s) => s.sandboxId));
     const agentRss = agents.map((pid) => kib(procStatus(pid), "VmRSS"));
@@ -129,7 +135,7 @@ async function liveRows({ opts, service }) {
       `${LIVE} live: commands.run("true") p95`,
       ms(percentile(runs, 95)),
       ms(percentile(soloRuns, 95)) + " (1 live)",
-      `p50 ${ms(percentile(runs, 50))}, target p95 <= 100 ms`,
+      `p50 ${ms(percentile(runs, 50))}, p95 without first commands ${ms(percentile(later, 95))}, target p95 <= 100 ms`,
     );
     row(
       `${LIVE} live: create all (${PARALLEL} at a time)`,
