@@ -8,7 +8,7 @@ import { resolveConfig } from "../../src/config";
 import type { LocalService } from "../../src/local";
 import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle } from "../../src/resources/provisioner";
-import { templateControl } from "../../src/resources/template/template.control";
+import { templateControl } from "../../src/resources/core/template-control";
 import { syncTags } from "../../src/resources/template/template.tags";
 import { call, eventually, startService, tempDataDir } from "./support";
 

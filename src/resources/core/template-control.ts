@@ -1,7 +1,8 @@
 /**
- * The control-API calls the Template resource makes, as a narrow port over the
- * typed control client, so the lifecycle reads as the build flow of
- * wire-protocol.md 4.2 and nothing else.
+ * The control-API calls about templates, as a narrow port over the typed
+ * control client, so the Template lifecycle reads as the build flow of
+ * wire-protocol.md 4.2 and nothing else. Shared by the Template resource and
+ * the `template` data source.
  *
  * @module
  */
@@ -12,8 +13,8 @@ import {
   type TemplateBuildStartV2,
   type TemplateRequestResponseV3,
 } from "../../client/control";
-import { unlessNotFound } from "../core/not-found";
-import type { ResourceContext } from "../core/lifecycle";
+import { unlessNotFound } from "./not-found";
+import type { ResourceContext } from "./lifecycle";
 
 /** The part of `TemplateBuildInfo` (the build status answer) the resource reads. */
 export type BuildInfo = Pick<TemplateBuildInfo, "status" | "logEntries" | "reason">;
@@ -111,4 +112,17 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
       );
     },
   };
+}
+
+/** The tags the service holds for `buildID` of `templateID`, sorted. */
+export async function currentTagsOf(
+  control: TemplateControl,
+  templateID: string,
+  buildID: string,
+): Promise<string[]> {
+  const tags = await control.listTags(templateID);
+  return tags
+    .filter((t) => t.buildID === buildID)
+    .map((t) => t.tag)
+    .sort();
 }
