@@ -116,5 +116,5 @@ export function unknownKeyReason(key: string, known: readonly string[], given: s
   const nearest = nearestKey(key, known);
   const hint = nearest === undefined ? "" : `: did you mean ${JSON.stringify(nearest)}?`;
   const list = known.length > 0 ? ` Known keys: ${known.join(", ")}` : "";
-  return `unknown key ${JSON.stringify(key)} (given ${given})${hint}${list}`;
+  return `unknown key ${JSON.stringify(key)} (got ${given})${hint}${list}`;
 }
