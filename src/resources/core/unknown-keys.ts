@@ -65,6 +65,14 @@ export function knownKeysAt(schema: ZodType, path: readonly PropertyKey[]): stri
   return [...keys].sort();
 }
 
+/** What kind of value `value` is, without showing it. */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /** Case, `_` and `-` do not count: `sandbox_id` and `sandboxID` are the same word. */
 function folded(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, "");
