@@ -7,6 +7,7 @@
  * @module
  */
 import type { Construct } from "constructs";
+import { kindOf, unknownKeyReason } from "../resources/core/unknown-keys";
 import { packageLocalPath } from "./local-paths";
 import { providerProblems } from "./provider-check";
 import type { CdkRuntime } from "./runtime";
@@ -84,23 +85,64 @@ export interface ValidatedConstruct extends Construct {
   readonly terraformResourceType: string;
 }
 
+/** The construct options every Terraform resource takes besides its attributes. */
+const META_ARGUMENTS = [
+  "connection",
+  "count",
+  "dependsOn",
+  "forEach",
+  "lifecycle",
+  "provider",
+  "provisioners",
+];
+
+/**
+ * The keys `construct`'s config may hold: every input the generated binding
+ * has (it gives each an `<name>Input` getter) and the meta-arguments.
+ */
+function configKeysOf(construct: object): string[] {
+  const keys = new Set(META_ARGUMENTS);
+  for (let proto: object | null = construct; proto !== null; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name.endsWith("Input") && name.length > "Input".length)
+        keys.add(name.slice(0, -"Input".length));
+    }
+  }
+  return [...keys].sort();
+}
+
+/**
+ * The keys of `config` the construct does not know (a JavaScript caller, or a
+ * cast, can pass them; the generated binding would drop them silently), each
+ * with the nearest known key, as the provider's check names unknown keys.
+ */
+export function unknownConfigProblems(construct: object, config: object): string[] {
+  const known = configKeysOf(construct);
+  return Object.entries(config)
+    .filter(([key]) => !known.includes(key))
+    .map(([key, value]) => unknownKeyReason(key, known, kindOf(value)));
+}
+
 /**
  * Adds a synth-time validation (`node.addValidation`) that runs the provider's
  * own validation on the construct's attributes as they will be synthesized,
- * plus any `extra` problems (e.g. missing local paths). Each problem names the
+ * the keys of `config` the construct does not know, plus any `extra` problems (e.g. missing local paths). Each problem names the
  * Terraform attribute path.
  */
 export function addProviderValidation(
   construct: ValidatedConstruct,
+  config: object,
   attributes: () => Record<string, unknown>,
   runtime: CdkRuntime,
   extra: () => readonly string[] = () => [],
 ): void {
   construct.node.addValidation({
     validate: () =>
-      [...extra(), ...providerProblems(construct.terraformResourceType, attributes(), runtime)].map(
-        (problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`,
-      ),
+      [
+        ...unknownConfigProblems(construct, config),
+        ...extra(),
+        ...providerProblems(construct.terraformResourceType, attributes(), runtime),
+      ].map((problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`),
   });
 }
 

@@ -58,6 +58,7 @@ export class Template extends template.Template {
     this.putBuildAttribute(config.buildAttribute);
     addProviderValidation(
       this,
+      config,
       () => this.synthesizeAttributes(),
       RUNTIME,
       () => this.copyProblems,
@@ -86,6 +87,7 @@ export class Provisioner extends provisioner.Provisioner {
     if (config.files !== undefined) this.putFiles(config.files);
     addProviderValidation(
       this,
+      config,
       () => this.synthesizeAttributes(),
       RUNTIME,
       () => this.fileProblems,
@@ -105,7 +107,7 @@ export class Snapshot extends snapshot.Snapshot {
   /** Declares the snapshot. */
   public constructor(scope: Construct, id: string, config: snapshot.SnapshotConfig) {
     super(scope, id, config);
-    addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
+    addProviderValidation(this, config, () => this.synthesizeAttributes(), RUNTIME);
   }
 }
 
@@ -117,7 +119,7 @@ export class SandboxReader extends sandboxReader.SandboxReader {
   /** Declares the reader. */
   public constructor(scope: Construct, id: string, config: sandboxReader.SandboxReaderConfig) {
     super(scope, id, config);
-    addProviderValidation(this, () => this.synthesizeAttributes(), RUNTIME);
+    addProviderValidation(this, config, () => this.synthesizeAttributes(), RUNTIME);
   }
 }
 
@@ -135,6 +137,7 @@ export class Volume extends volume.Volume {
     if (config.files !== undefined) this.putFiles(config.files);
     addProviderValidation(
       this,
+      config,
       () => this.synthesizeAttributes(),
       RUNTIME,
       () => this.fileProblems,
@@ -160,6 +163,7 @@ export class Secret extends secret.Secret {
     super(scope, id, config);
     addProviderValidation(
       this,
+      config,
       () => this.synthesizeAttributes(),
       RUNTIME,
       () => secretValueProblems(config.value, RUNTIME),

@@ -6,7 +6,7 @@
 import { resolveConfig } from "../../src/config";
 import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle } from "../../src/resources/provisioner";
-import { templateControl } from "../../src/resources/template/template.control";
+import { templateControl } from "../../src/resources/core/template-control";
 import { syncTags } from "../../src/resources/template/template.tags";
 import { call } from "./support";
 import { startService, type TestService } from "../support/service";

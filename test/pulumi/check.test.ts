@@ -47,9 +47,9 @@ describe("check through Pulumi", () => {
     ]) {
       expect(text).toContain(property);
     }
-    expect(text).toContain('unknown key "comands" (given an array): did you mean "commands"?');
+    expect(text).toContain('unknown key "comands" (got an array): did you mean "commands"?');
     expect(text).toContain(
-      'unknown key "timeout" (given a number): did you mean "sandboxTimeoutSeconds"?',
+      'unknown key "timeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
     );
     expect(svc.requests).toEqual([]);
     expect(

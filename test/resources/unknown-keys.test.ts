@@ -22,7 +22,7 @@ describe("unknown keys", () => {
     "%s refuses a key it does not know, listing the known ones",
     (typeName) => {
       const reason = failuresOf(typeName, { notAField: 1 }).get("notAField");
-      expect(reason).toMatch(/^unknown key "notAField" \(given a number\)/);
+      expect(reason).toMatch(/^unknown key "notAField" \(got a number\)/);
       const known = Object.keys(resourceDescriptor(typeName).args.shape);
       expect(reason).toContain(`Known keys: ${[...known].sort().join(", ")}`);
     },
@@ -34,7 +34,7 @@ describe("unknown keys", () => {
       const { failures } = checkWithSchema(descriptor.args, { notAField: true });
       expect(failures).toContainEqual({
         property: "notAField",
-        reason: expect.stringMatching(/^unknown key "notAField" \(given a boolean\)/),
+        reason: expect.stringMatching(/^unknown key "notAField" \(got a boolean\)/),
       });
     },
   );
@@ -76,7 +76,7 @@ describe("unknown keys", () => {
       env: { TOKEN: "s3cret-value" },
     }).get("env");
     expect(reason).toContain('did you mean "envs"?');
-    expect(reason).toContain("(given an object)");
+    expect(reason).toContain("(got an object)");
     expect(reason).not.toContain("s3cret-value");
   });
 

@@ -306,4 +306,24 @@ resource "sandboxiac_template" "bad" {
     expect(res.output).toContain('name      = "Not A Name!"');
     expect(res.output).toContain("cpu_count = 0");
   });
+
+  it("terraform validate refuses an unknown argument, naming the nearest known one", async () => {
+    const ws = workspace(`
+terraform {
+  required_providers {
+    sandboxiac = { source = "sandbox-iac/sandboxiac" }
+  }
+}
+resource "sandboxiac_provisioner" "bad" {
+  template = "base"
+  comands  = [{ run = "true" }]
+}
+`);
+    await ws.init();
+    const res = await ws.tf("validate");
+    expect(res.code).toBe(1);
+    // Terraform checks the arguments against the provider's schema itself.
+    expect(res.output).toContain("Unsupported argument");
+    expect(res.output).toContain('Did you mean "commands"?');
+  });
 });

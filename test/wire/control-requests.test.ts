@@ -269,7 +269,7 @@ describe("one definition of each request body", () => {
   };
 
   it("lists the log levels once", () => {
-    expect(holders(/\["debug", "info", "warn", "error"\]/)).toEqual([
+    expect(holders(/\[\s*"debug",\s*"info",\s*"warn",\s*"error",?\s*\]/)).toEqual([
       path.join("wire", "control-requests.ts"),
     ]);
   });

@@ -10,6 +10,15 @@ import { createControlClient } from "../../src/client/control";
 import { createSandboxClient } from "../../src/client/sandbox/client";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
+import {
+  isBuildID,
+  NEW_SANDBOX_ID_PATTERN,
+  newBuildID,
+  newSandboxID,
+  newTemplateID,
+  SANDBOX_ID_PATTERN,
+  TEMPLATE_ID_PATTERN,
+} from "../../src/wire/ids";
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
 import { checkWithSchema } from "../../src/resources/core/check";
 import { call } from "../local/support";
@@ -52,6 +61,19 @@ function checkFailures(sandboxID: string): string[] {
     r.failures.filter((f) => f.property === "sandboxID").map((f) => f.reason),
   );
 }
+
+describe("new IDs", () => {
+  it("makes sandbox, template and build IDs of the documented shapes", () => {
+    for (let i = 0; i < 50; i++) {
+      const sandboxID = newSandboxID();
+      expect(sandboxID).toMatch(NEW_SANDBOX_ID_PATTERN);
+      expect(sandboxID).toMatch(SANDBOX_ID_PATTERN);
+      expect(newTemplateID()).toMatch(TEMPLATE_ID_PATTERN);
+      expect(isBuildID(newBuildID())).toBe(true);
+    }
+    expect(isBuildID("default")).toBe(false);
+  });
+});
 
 describe("the sandbox ID grammar", () => {
   it.each(canonical)("accepts %j in config, sandbox client, control client and resources", (id) => {

@@ -7,7 +7,7 @@
 import type { ZodType } from "zod";
 import { describeValue } from "../../errors";
 import type { CheckFailure, CheckOptions, CheckResult } from "./lifecycle";
-import { knownKeysAt, unknownKeyReason } from "./unknown-keys";
+import { kindOf, knownKeysAt, unknownKeyReason } from "./unknown-keys";
 
 /** Replaces unknown values (preview) by `undefined` deep in `value`, recording their paths. */
 function stripUnknowns(
@@ -42,14 +42,6 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
   return cur;
-}
-
-/** What kind of value `value` is, without showing it. */
-function kindOf(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**

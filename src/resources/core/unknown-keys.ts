@@ -65,6 +65,14 @@ export function knownKeysAt(schema: ZodType, path: readonly PropertyKey[]): stri
   return [...keys].sort();
 }
 
+/** What kind of value `value` is, without showing it. */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /** Case, `_` and `-` do not count: `sandbox_id` and `sandboxID` are the same word. */
 function folded(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, "");
@@ -116,5 +124,5 @@ export function unknownKeyReason(key: string, known: readonly string[], given: s
   const nearest = nearestKey(key, known);
   const hint = nearest === undefined ? "" : `: did you mean ${JSON.stringify(nearest)}?`;
   const list = known.length > 0 ? ` Known keys: ${known.join(", ")}` : "";
-  return `unknown key ${JSON.stringify(key)} (given ${given})${hint}${list}`;
+  return `unknown key ${JSON.stringify(key)} (got ${given})${hint}${list}`;
 }

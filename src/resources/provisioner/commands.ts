@@ -57,7 +57,7 @@ export async function runCommands(
     const shown = describeCommand(spec);
     const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
-    const handle = await sandbox.start(spec.run ?? spec.cmd!, {
+    const handle = await sandbox.start(spec.run !== undefined ? spec.run : spec.cmd, {
       ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
       cwd: spec.cwd,
       envs: spec.envs,

@@ -33,8 +33,34 @@ const fileSpecSchema = z.strictObject({
     .meta({ description: "Owner of the uploaded files. Default: the sandbox's default user." }),
 });
 
-/** One setup command. Exactly one of `run` (a shell line) and `cmd` is given. */
-const commandSpecSchema = z
+/** A command given as a shell line. */
+interface RunCommand {
+  run: string;
+  cmd?: undefined;
+  args?: undefined;
+}
+/** A command given as an executable and its arguments. */
+interface ExecCommand {
+  cmd: string;
+  run?: undefined;
+}
+/** A Provisioner that creates its sandbox. */
+interface FromTemplate {
+  template: string;
+  sandboxID?: undefined;
+}
+/** A Provisioner that works in an existing sandbox. */
+interface InSandbox {
+  sandboxID: string;
+  template?: undefined;
+}
+
+/**
+ * One setup command. Exactly one of `run` (a shell line) and `cmd` is given:
+ * the schema stays one object (Terraform and the CDK need one shape) and its
+ * type is the union, so that code narrows instead of asserting.
+ */
+export const commandSpecSchema = z
   .strictObject({
     run: z
       .string()
@@ -70,9 +96,11 @@ const commandSpecSchema = z
         description: "Seconds before the command is killed and the run fails. Default: 600.",
       }),
   })
-  .refine((c) => (c.run === undefined) !== (c.cmd === undefined), {
-    message: "must set exactly one of `run` (a shell line) or `cmd` (an executable)",
-  })
+  .refine(
+    (c): c is typeof c & (RunCommand | ExecCommand) =>
+      (c.run === undefined) !== (c.cmd === undefined),
+    { message: "must set exactly one of `run` (a shell line) or `cmd` (an executable)" },
+  )
   .refine((c) => c.args === undefined || c.cmd !== undefined, {
     message: "`args` goes with `cmd`; with `run`, put the arguments in the shell line",
     path: ["args"],
@@ -156,11 +184,15 @@ export const provisionerArgsSchema = z
       .optional()
       .meta({ description: "Uploads in flight at once. Default: 8." }),
   })
-  .refine((a) => (a.template === undefined) !== (a.sandboxID === undefined), {
-    message:
-      "must set exactly one of `template` (create a sandbox) or `sandboxID` (use an existing one)",
-    path: ["template"],
-  });
+  .refine(
+    (a): a is typeof a & (FromTemplate | InSandbox) =>
+      (a.template === undefined) !== (a.sandboxID === undefined),
+    {
+      message:
+        "must set exactly one of `template` (create a sandbox) or `sandboxID` (use an existing one)",
+      path: ["template"],
+    },
+  );
 
 /** The Provisioner's inputs (as given; check changes nothing). */
 export type ProvisionerArgs = z.infer<typeof provisionerArgsSchema>;
@@ -196,8 +228,11 @@ export const provisionerOutputsSchema = z.strictObject({
   bytesUploaded: z.number().meta({ description: "Bytes uploaded by the last run." }),
 });
 
+/** The Provisioner's inputs as one flat record, as state stores them and diffs compare them. */
+export type ProvisionerInputRecord = z.input<typeof provisionerArgsSchema>;
+
 /** Outputs of the Provisioner: its inputs (as given) plus what the run produced. */
-export type ProvisionerOutputs = ProvisionerArgs & z.infer<typeof provisionerOutputsSchema>;
+export type ProvisionerOutputs = ProvisionerInputRecord & z.infer<typeof provisionerOutputsSchema>;
 
 /**
  * How a change to each input is applied.

@@ -40,6 +40,7 @@ import {
   provisionerChangeRules,
   provisionerSensitiveInputs,
   type ProvisionerArgs,
+  type ProvisionerInputRecord,
   type ProvisionerOutputs,
 } from "./provisioner.args";
 import {
@@ -115,7 +116,7 @@ async function provisionIn(
 async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<WorkSession> {
   if (args.sandboxID !== undefined) return openWorkSandbox(ctx, args.sandboxID);
   return createWorkSandbox(ctx, {
-    template: args.template!,
+    template: args.template,
     timeoutSeconds: args.sandboxTimeoutSeconds,
     envs: args.envs,
     metadata: args.metadata,
@@ -182,7 +183,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       news.snapshot !== undefined &&
       (options.isUnknown?.(news.snapshot.name) === true ||
         olds.snapshot?.name === news.snapshot.name);
-    const result = diffByRules(olds, news, provisionerChangeRules, {
+    const result = diffByRules<ProvisionerInputRecord>(olds, news, provisionerChangeRules, {
       ...options,
       deleteBeforeReplace: sameSnapshot,
     });

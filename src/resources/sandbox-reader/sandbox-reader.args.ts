@@ -1,7 +1,7 @@
 /**
- * The `SandboxReader` resource's data: its inputs (those of the `sandbox` data
- * source), its outputs (the sandbox's fields), and how each behaves on a
- * change.
+ * The `SandboxReader` resource's data: its inputs (the query of one sandbox,
+ * as the `sandbox` data source takes it), its outputs (the sandbox's fields),
+ * and how each behaves on a change.
  *
  * @module
  */
@@ -9,13 +9,14 @@ import type { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 import {
-  sandboxDataArgsSchema,
   sandboxFieldsSchema,
+  sandboxQuerySchema,
   type SandboxFields,
-} from "../data/sandbox/sandbox.args";
+  type SandboxMetricSample,
+} from "../core/sandbox-fields";
 
 /** The zod schema of the SandboxReader inputs: `sandboxID` and `includeMetrics`. */
-export const sandboxReaderArgsSchema = sandboxDataArgsSchema;
+export const sandboxReaderArgsSchema = sandboxQuerySchema;
 
 /** SandboxReader inputs (as given; check changes nothing). */
 export type SandboxReaderInputs = z.infer<typeof sandboxReaderArgsSchema>;

@@ -8,7 +8,7 @@
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
-import { findSandbox, sandboxMissing } from "../data/sandbox/sandbox.read";
+import { findSandbox, sandboxMissing } from "../core/sandbox-read";
 import {
   sandboxReaderArgsSchema,
   sandboxReaderChangeRules,

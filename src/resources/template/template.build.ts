@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SandboxIacError } from "../../errors";
 import type { ResourceContext } from "../core/lifecycle";
 import type { BuildLogEntry, TemplateBuildStartV2 } from "../../client/control";
-import type { TemplateControl } from "./template.control";
+import type { TemplateControl } from "../core/template-control";
 import { spoolCopyArchive } from "./template.files";
 import type { ResolvedCopy } from "./template.steps";
 

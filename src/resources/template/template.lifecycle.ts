@@ -27,11 +27,15 @@ import {
   type TemplateOutputs,
 } from "./template.args";
 import { buildAndWait, uploadMissingFiles } from "./template.build";
-import { templateControl, type TemplateControl, type TemplateState } from "./template.control";
+import {
+  currentTagsOf,
+  templateControl,
+  type TemplateControl,
+  type TemplateState,
+} from "../core/template-control";
 import { DEFAULT_TAG, parseTemplateName } from "../../wire/template-names";
-import { desiredTags } from "./template.tags";
 import { resolveCopies, toWireBuild } from "./template.steps";
-import { currentTagsOf, syncTags, tagsDiffer } from "./template.tags";
+import { desiredTags, syncTags, tagsDiffer } from "./template.tags";
 
 /** The files hashes `inputs` (normalised) would build with now, or undefined when a source cannot be read. */
 function currentHashes(inputs: TemplateInputs, baseDir: string): string[] | undefined {

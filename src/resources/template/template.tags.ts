@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResourceContext } from "../core/lifecycle";
-import type { TemplateControl } from "./template.control";
+import { currentTagsOf, type TemplateControl } from "../core/template-control";
 import { DEFAULT_TAG, parseTemplateName } from "../../wire/template-names";
 
 /**
@@ -36,19 +36,6 @@ export function tagChanges(
 export function tagsDiffer(desired: readonly string[], current: readonly string[]): boolean {
   const { add, remove } = tagChanges(desired, current);
   return add.length + remove.length > 0;
-}
-
-/** The tags the service holds for `buildID` of `templateID`, sorted. */
-export async function currentTagsOf(
-  control: TemplateControl,
-  templateID: string,
-  buildID: string,
-): Promise<string[]> {
-  const tags = await control.listTags(templateID);
-  return tags
-    .filter((t) => t.buildID === buildID)
-    .map((t) => t.tag)
-    .sort();
 }
 
 /**

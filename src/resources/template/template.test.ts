@@ -6,9 +6,8 @@ import { templateArgsSchema, type TemplateInputs, type TemplateOutputs } from ".
 import { resolveCopySource, spoolCopyArchive } from "./template.files";
 import { templateLifecycle } from "./template.lifecycle";
 import { templateNameProblem } from "../../wire/template-names";
-import { desiredTags } from "./template.tags";
 import { resolveCopies, toWireBuild } from "./template.steps";
-import { tagChanges } from "./template.tags";
+import { desiredTags, tagChanges } from "./template.tags";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const isUnknown = (v: unknown) => v === UNKNOWN;

@@ -320,6 +320,23 @@ export function describeSynth(flavour: CdkFlavour): void {
       );
     });
 
+    it("refuses a key the construct does not know, naming the nearest known key", () => {
+      const stack = stackWithProvider(flavour);
+      // A JavaScript caller (or a cast) can pass keys the generated binding would drop.
+      new bindings.Provisioner(stack, "setup", {
+        template: "base",
+        comands: [{ run: "true" }],
+        sandboxTimeout: 60,
+      } as unknown as CdktnBindings.ProvisionerConfig);
+      const message = validationError(flavour, stack);
+      expect(message).toContain(
+        'sandboxiac_provisioner.setup: unknown key "comands" (got an array): did you mean "commands"?',
+      );
+      expect(message).toContain(
+        'sandboxiac_provisioner.setup: unknown key "sandboxTimeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
+      );
+    });
+
     it("leaves late-bound values to the provider", () => {
       const stack = stackWithProvider(flavour);
       const name = new lib.TerraformVariable(stack, "name", { type: "string" });

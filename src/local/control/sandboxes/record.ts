@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { components } from "../../../gen/control.gen";
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
 import type { SandboxNetwork } from "./network";
@@ -11,7 +12,7 @@ import type { SandboxNetwork } from "./network";
 /** One lifecycle log entry (`SandboxLogEntry`). */
 export interface LifecycleLogEntry {
   timestamp: string;
-  level: "debug" | "info" | "warn" | "error";
+  level: components["schemas"]["LogLevel"];
   message: string;
   fields: Record<string, string>;
 }

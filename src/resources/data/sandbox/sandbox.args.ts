@@ -1,74 +1,20 @@
 /**
- * The `sandbox` data source's data: its arguments and the fields of a sandbox
- * it returns. The same fields are the outputs of the `SandboxReader` resource.
+ * The `sandbox` data source's data: its arguments and the fields of the
+ * sandbox it returns (shared with the `SandboxReader` resource, in core).
  *
  * @module
  */
-import { z } from "zod";
-import { sandboxIDSchema } from "../../core/fields";
+import { sandboxQuerySchema, type SandboxQuery } from "../../core/sandbox-fields";
+
+export {
+  sandboxFieldsSchema,
+  sandboxMetricSchema,
+  sandboxSensitiveOutputs,
+  type SandboxFields,
+  type SandboxMetricSample,
+} from "../../core/sandbox-fields";
 
 /** The arguments of the `sandbox` data source. */
-export const sandboxDataArgsSchema = z.strictObject({
-  sandboxID: sandboxIDSchema.meta({ description: "The sandbox to read (running or paused)." }),
-  includeMetrics: z.boolean({ error: "must be true or false" }).optional().meta({
-    description: "Also read the latest resource metric sample. Default: false, no `metrics`.",
-  }),
-});
-
-/** The latest metric sample of a sandbox. */
-const sandboxMetricSchema = z.strictObject({
-  timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
-  cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
-  cpuUsedPct: z.number().meta({ description: "CPU use in percent." }),
-  memUsed: z.number().meta({ description: "Memory used, bytes." }),
-  memTotal: z.number().meta({ description: "Memory available, bytes." }),
-  diskUsed: z.number().meta({ description: "Disk used, bytes." }),
-  diskTotal: z.number().meta({ description: "Disk size, bytes." }),
-});
-
-/** The fields of one sandbox (`GET /sandboxes/{id}`), besides its ID. */
-export const sandboxFieldsSchema = z.strictObject({
-  templateID: z.string().meta({ description: "The template the sandbox was created from." }),
-  alias: z.string().optional().meta({ description: "The template's alias, when it has one." }),
-  clientID: z.string().meta({ description: "The client ID (deprecated by the service)." }),
-  startedAt: z.string().meta({ description: "When the sandbox started (RFC 3339)." }),
-  endAt: z
-    .string()
-    .meta({ description: "When the sandbox will be killed unless extended (RFC 3339)." }),
-  envdVersion: z.string().meta({ description: "The envd version inside the sandbox." }),
-  cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
-  memoryMB: z.number().meta({ description: "Memory of the sandbox in MiB." }),
-  diskSizeMB: z.number().meta({ description: "Disk size of the sandbox in MiB." }),
-  state: z.enum(["running", "paused"]).meta({ description: "running or paused." }),
-  metadata: z
-    .record(z.string(), z.string())
-    .meta({ description: "The sandbox's metadata pairs (empty when none)." }),
-  envdAccessToken: z.string().meta({
-    description:
-      "Token of the sandbox interface; sensitive. Empty for a sandbox created without one.",
-  }),
-  domain: z
-    .string()
-    .nullable()
-    .meta({ description: "The domain the sandbox is served on; null for the default." }),
-  volumeMounts: z
-    .array(
-      z.strictObject({
-        name: z.string().meta({ description: "The volume's name." }),
-        path: z.string().meta({ description: "Where the volume is mounted in the sandbox." }),
-      }),
-    )
-    .meta({ description: "Volumes mounted in the sandbox." }),
-  metrics: sandboxMetricSchema.optional().meta({
-    description: "The latest metric sample, with includeMetrics and when one exists.",
-  }),
-});
-
+export const sandboxDataArgsSchema = sandboxQuerySchema;
 /** The `sandbox` data source's arguments. */
-export type SandboxDataArgs = z.infer<typeof sandboxDataArgsSchema>;
-/** One sandbox's fields. */
-export type SandboxFields = z.infer<typeof sandboxFieldsSchema>;
-/** The latest metric sample of a sandbox. */
-export type SandboxMetricSample = z.infer<typeof sandboxMetricSchema>;
-/** Outputs that are secrets. */
-export const sandboxSensitiveOutputs = ["envdAccessToken"] as const;
+export type SandboxDataArgs = SandboxQuery;

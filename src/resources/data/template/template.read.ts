@@ -5,9 +5,8 @@
  */
 import { SandboxIacError } from "../../../errors";
 import type { ResourceContext } from "../../core/lifecycle";
-import { templateControl } from "../../template/template.control";
+import { currentTagsOf, templateControl } from "../../core/template-control";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
-import { currentTagsOf } from "../../template/template.tags";
 import type { TemplateDataArgs, TemplateDataResult } from "./template.args";
 
 function missing(what: string): SandboxIacError {

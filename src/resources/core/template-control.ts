@@ -1,7 +1,8 @@
 /**
- * The control-API calls the Template resource makes, as a narrow port over the
- * typed control client, so the lifecycle reads as the build flow of
- * docs/control-api.md#build-flow and nothing else.
+ * The control-API calls about templates, as a narrow port over the typed
+ * control client, so the Template lifecycle reads as the build flow of
+ * docs/control-api.md#build-flow and nothing else. Shared by the Template resource and
+ * the `template` data source.
  *
  * @module
  */
@@ -14,12 +15,19 @@ import {
 } from "../../client/control";
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { unlessNotFound } from "../core/not-found";
-import type { ResourceContext } from "../core/lifecycle";
-import type { SpooledArchive } from "./template.files";
+import { unlessNotFound } from "./not-found";
+import type { ResourceContext } from "./lifecycle";
 
 /** An archive upload ends after this long; the SDK allows one hour. */
 const UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
+
+/** A COPY archive spooled to a local file, ready to upload. */
+export interface SpooledArchiveFile {
+  /** The archive file. */
+  path: string;
+  /** Its size in bytes. */
+  size: number;
+}
 
 /** The part of `TemplateBuildInfo` (the build status answer) the resource reads. */
 export type BuildInfo = Pick<TemplateBuildInfo, "status" | "logEntries" | "reason">;
@@ -56,7 +64,7 @@ export interface TemplateControl {
     hash: string,
   ): Promise<{ present: boolean; url?: string | undefined }>;
   /** PUTs a spooled COPY archive to the link of {@link TemplateControl.fileUploadLink}. */
-  uploadFiles(url: string, archive: SpooledArchive): Promise<void>;
+  uploadFiles(url: string, archive: SpooledArchiveFile): Promise<void>;
   startBuild(templateID: string, buildID: string, body: TemplateBuildStartV2): Promise<void>;
   buildStatus(templateID: string, buildID: string, logsOffset: number): Promise<BuildInfo>;
   /** The ID of the template named `name` (without tag), `undefined` when there is none. */
@@ -128,4 +136,17 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
       );
     },
   };
+}
+
+/** The tags the service holds for `buildID` of `templateID`, sorted. */
+export async function currentTagsOf(
+  control: TemplateControl,
+  templateID: string,
+  buildID: string,
+): Promise<string[]> {
+  const tags = await control.listTags(templateID);
+  return tags
+    .filter((t) => t.buildID === buildID)
+    .map((t) => t.tag)
+    .sort();
 }
