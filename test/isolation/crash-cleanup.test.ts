@@ -100,7 +100,7 @@ describe("after kill -9 of the service", () => {
     expect(loops()).not.toContain(diskImage);
     // The kernel deletes a dead namespace's veths from a work queue, a moment later.
     const vethsGone = () => veths.every((v, k) => ifindex(v) !== indexes[k]);
-    await eventually(async () => vethsGone(), 10_000, 50).catch(() => undefined);
+    await eventually(vethsGone, { timeoutMs: 10_000, intervalMs: 50 }).catch(() => undefined);
     veths.forEach((v, k) => expect(ifindex(v)).not.toBe(indexes[k]));
 
     svc = await startService({ dataDir });

@@ -12,7 +12,6 @@ import {
   sandboxFieldsSchema,
   sandboxQuerySchema,
   type SandboxFields,
-  type SandboxMetricSample,
 } from "../core/sandbox-fields";
 
 /** The zod schema of the SandboxReader inputs: `sandboxID` and `includeMetrics`. */
