@@ -116,7 +116,7 @@ function configKeysOf(construct: object): string[] {
  * cast, can pass them; the generated binding would drop them silently), each
  * with the nearest known key, as the provider's check names unknown keys.
  */
-export function unknownConfigProblems(construct: object, config: object): string[] {
+function unknownConfigProblems(construct: object, config: object): string[] {
   const known = configKeysOf(construct);
   return Object.entries(config)
     .filter(([key]) => !known.includes(key))

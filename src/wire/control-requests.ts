@@ -40,7 +40,7 @@ export const logSource = z.enum(["temporary", "persistent"]);
 const stringMap = z.record(z.string(), z.string());
 
 /** `SandboxVolumeMount`. */
-export const SandboxVolumeMountBody = z.looseObject({
+const SandboxVolumeMountBody = z.looseObject({
   name: z.string().min(1),
   path: z.string().min(1),
 });

@@ -48,7 +48,7 @@ export const NAME_MAX_LENGTH = 128;
 export const VOLUME_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /** A secret name: a volume name's grammar, not starting with {@link SECRET_ID_PREFIX}. */
-export const SECRET_NAME_PATTERN = VOLUME_NAME_PATTERN;
+export const SECRET_NAME_PATTERN = new RegExp(VOLUME_NAME_PATTERN.source);
 
 /** Prefix of every secret ID; reserved, so no secret name starts with it (in any case). */
 export const SECRET_ID_PREFIX = "sec_";
@@ -72,7 +72,7 @@ export interface IDProblem {
 }
 
 /** What a sandbox ID that envd routing takes looks like, to follow "must be". */
-export const SANDBOX_ID_ALLOWED = `a sandbox ID of lower-case letters and digits (${SANDBOX_ID_PATTERN.source}), like ${JSON.stringify(EXAMPLE_SANDBOX_ID)}`;
+const SANDBOX_ID_ALLOWED = `a sandbox ID of lower-case letters and digits (${SANDBOX_ID_PATTERN.source}), like ${JSON.stringify(EXAMPLE_SANDBOX_ID)}`;
 
 /** What a sandbox ID that control API paths take looks like, to follow "must be". */
 export const SANDBOX_ID_PATH_ALLOWED = `a sandbox ID like ${JSON.stringify(EXAMPLE_SANDBOX_ID)} (${SANDBOX_ID_PATH_PATTERN.source}: lower-case letters and digits, optionally the legacy "-<clientID>")`;

@@ -17,6 +17,6 @@ export const AGENT_RUN_DIR_IN_SANDBOX = "/run/sandbox-iac";
 /** The agent's Unix socket inside the sandbox. */
 export const AGENT_SOCKET_IN_SANDBOX = `${AGENT_RUN_DIR_IN_SANDBOX}/agent.sock`;
 /** Directory of the sudo socket; the agent recreates it at start (root-owned, 0755). */
-export const SUDO_DIR_IN_SANDBOX = `${AGENT_RUN_DIR_IN_SANDBOX}/sudo`;
+const SUDO_DIR_IN_SANDBOX = `${AGENT_RUN_DIR_IN_SANDBOX}/sudo`;
 /** The sudo socket: owned by `user`, mode 0600, so only `user` (and root) can connect. */
 export const SUDO_SOCKET_IN_SANDBOX = `${SUDO_DIR_IN_SANDBOX}/sudo.sock`;

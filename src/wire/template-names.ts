@@ -10,9 +10,9 @@
 import { BUILD_ID_PATTERN } from "./ids";
 
 /** Characters allowed in a namespace or an alias. */
-export const TEMPLATE_NAME_SEGMENT_PATTERN = /^[a-z0-9-_]+$/;
+const TEMPLATE_NAME_SEGMENT_PATTERN = /^[a-z0-9-_]+$/;
 /** Characters allowed in a tag. */
-export const TEMPLATE_TAG_PATTERN = /^[a-z0-9-_.]+$/;
+const TEMPLATE_TAG_PATTERN = /^[a-z0-9-_.]+$/;
 /** E2B's `maxLength` of a template name (tag included). */
 export const MAX_TEMPLATE_NAME_LENGTH = 128;
 /** The tag a build gets when none is given; it can never be deleted. */

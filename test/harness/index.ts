@@ -14,9 +14,8 @@ import { buildSync } from "esbuild";
 import { SandboxIacError } from "../../src/errors";
 import { PLUGIN_PID_FILE, type Command, type HarnessResult, type RunnerArgs } from "./result";
 
-export type { Command, Diagnostic, HarnessResult, Operation, OperationKind } from "./result";
-export { formatDuration, renderResult } from "./display";
-export type { HarnessState, ResourceOptions, ResourceRecord } from "./state";
+export type { Command, HarnessResult } from "./result";
+export { renderResult } from "./display";
 export { readState } from "./state";
 export { isSecret, UNKNOWN } from "./secrets";
 

@@ -56,7 +56,7 @@ export interface Backend {
 const DIRECT_SHELLS = new Set(["/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"]);
 
 /** The program and arguments that run `spec`: the shell itself, or the wrapper around the command. */
-export function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string[]] {
+function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string[]] {
   if (DIRECT_SHELLS.has(spec.cmd)) {
     try {
       const st = fs.statSync(spec.cmd);

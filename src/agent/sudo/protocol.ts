@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 
-export { SUDO_DIR_IN_SANDBOX, SUDO_SOCKET_IN_SANDBOX } from "../../wire/sandbox-paths";
+export { SUDO_SOCKET_IN_SANDBOX } from "../../wire/sandbox-paths";
 
 /** Frame types. */
 export const FRAME = {

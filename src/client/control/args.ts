@@ -45,7 +45,7 @@ const nextToken = z.string().min(1);
 const stringMap = z.record(z.string(), z.string());
 
 /** A sandbox ID as control API paths take it (the legacy `-<clientID>` included). */
-export const sandboxIDArg = z
+const sandboxIDArg = z
   .string()
   .regex(SANDBOX_ID_PATH_PATTERN, { error: `must be ${SANDBOX_ID_PATH_ALLOWED}` });
 

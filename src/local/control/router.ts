@@ -149,11 +149,7 @@ function readJson(req: IncomingMessage): Promise<unknown> {
  * {@link SandboxIacError} gets its code's status (or the status it carries),
  * anything else is a 500 whose details go to the log only.
  */
-export function errorResponse(
-  err: unknown,
-  log: (line: string) => void,
-  where: string,
-): ControlResponse {
+function errorResponse(err: unknown, log: (line: string) => void, where: string): ControlResponse {
   if (SandboxIacError.is(err)) {
     const { status, message } = failureAnswer(err);
     if (status >= 500) log(`${where}: ${message}`);

@@ -17,7 +17,7 @@ export const sandboxQuerySchema = z.strictObject({
 });
 
 /** The latest metric sample of a sandbox. */
-export const sandboxMetricSchema = z.strictObject({
+const sandboxMetricSchema = z.strictObject({
   timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
   cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
   cpuUsedPct: z.number().meta({ description: "CPU use in percent." }),

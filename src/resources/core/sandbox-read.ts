@@ -11,7 +11,7 @@ import { unlessNotFound } from "./not-found";
 import type { SandboxFields, SandboxMetricSample, SandboxQuery } from "./sandbox-fields";
 
 /** The fields of `sandbox` as outputs: absent lists and maps as empty, no domain as null. */
-export function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
+function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
   const fields: SandboxFields = {
     templateID: sandbox.templateID,
     clientID: sandbox.clientID,

@@ -22,7 +22,7 @@ import type { ResourceContext } from "./lifecycle";
 const UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** A COPY archive spooled to a local file, ready to upload. */
-export interface SpooledArchiveFile {
+interface SpooledArchiveFile {
   /** The archive file. */
   path: string;
   /** Its size in bytes. */
@@ -30,10 +30,10 @@ export interface SpooledArchiveFile {
 }
 
 /** The part of `TemplateBuildInfo` (the build status answer) the resource reads. */
-export type BuildInfo = Pick<TemplateBuildInfo, "status" | "logEntries" | "reason">;
+type BuildInfo = Pick<TemplateBuildInfo, "status" | "logEntries" | "reason">;
 
 /** The part of `TemplateRequestResponseV3` the resource reads. */
-export type CreatedTemplate = Pick<
+type CreatedTemplate = Pick<
   TemplateRequestResponseV3,
   "templateID" | "buildID" | "public" | "names" | "tags"
 >;

@@ -60,7 +60,7 @@ interface InSandbox {
  * the schema stays one object (Terraform and the CDK need one shape) and its
  * type is the union, so that code narrows instead of asserting.
  */
-export const commandSpecSchema = z
+const commandSpecSchema = z
   .strictObject({
     run: z
       .string()

@@ -94,13 +94,13 @@ interface Slot {
 }
 
 /** Default members per key. */
-export const DEFAULT_WARM_POOL_SIZE = 2;
+const DEFAULT_WARM_POOL_SIZE = 2;
 /** Default most members per key under demand. */
-export const DEFAULT_WARM_POOL_MAX_SIZE = 8;
+const DEFAULT_WARM_POOL_MAX_SIZE = 8;
 /** Default members starting at once. */
-export const DEFAULT_WARM_POOL_CONCURRENCY = 2;
+const DEFAULT_WARM_POOL_CONCURRENCY = 2;
 /** Default quiet time after which a grown key shrinks back. */
-export const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
+const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
 /** Default number of keys kept warm. */
 const DEFAULT_WARM_POOL_KEYS = 3;
 

@@ -7,7 +7,7 @@
 import type { components } from "../../../gen/control.gen";
 
 /** `TemplateBuildStatus` (docs/control-api.md#enums). */
-export type BuildStatus = components["schemas"]["TemplateBuildStatus"];
+type BuildStatus = components["schemas"]["TemplateBuildStatus"];
 
 /** `LogLevel` (docs/control-api.md#enums). */
 export type LogLevel = components["schemas"]["LogLevel"];

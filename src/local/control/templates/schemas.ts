@@ -45,7 +45,7 @@ export const BuildRequestV3 = TemplateBuildRequestV3Body.extend({
 }).strip();
 
 /** `TemplateStep`: `args` and `force` get their documented defaults. */
-export const TemplateStepSchema = TemplateStepBody.extend({
+const TemplateStepSchema = TemplateStepBody.extend({
   args: z
     .array(z.string())
     .nullish()

@@ -47,7 +47,7 @@ export function templateView(catalog: TemplateCatalog, t: TemplateRecord): Schem
 }
 
 /** `TemplateBuild`. */
-export function buildView(b: BuildRecord): Schemas["TemplateBuild"] {
+function buildView(b: BuildRecord): Schemas["TemplateBuild"] {
   return {
     buildID: b.buildID,
     status: b.status,

@@ -153,7 +153,7 @@ export class VolumeStore {
 }
 
 /** Throws a 400 unless `id` is a volume id (a UUID). */
-export function assertVolumeID(id: string): void {
+function assertVolumeID(id: string): void {
   if (!VOLUME_ID_PATTERN.test(id))
     throw serviceError(
       "invalid_argument",

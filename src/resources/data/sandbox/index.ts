@@ -4,6 +4,4 @@
  * @module
  */
 export { sandboxDataSource } from "./sandbox.descriptor";
-export { sandboxDataArgsSchema, sandboxFieldsSchema } from "./sandbox.args";
-export type { SandboxDataArgs, SandboxFields, SandboxMetricSample } from "./sandbox.args";
-export { readSandbox } from "./sandbox.read";
+export type { SandboxDataArgs, SandboxFields } from "./sandbox.args";

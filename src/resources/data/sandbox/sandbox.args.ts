@@ -8,10 +8,8 @@ import { sandboxQuerySchema, type SandboxQuery } from "../../core/sandbox-fields
 
 export {
   sandboxFieldsSchema,
-  sandboxMetricSchema,
   sandboxSensitiveOutputs,
   type SandboxFields,
-  type SandboxMetricSample,
 } from "../../core/sandbox-fields";
 
 /** The arguments of the `sandbox` data source. */
