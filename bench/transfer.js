@@ -43,6 +43,11 @@ function cpuSeconds(pid) {
   }
 }
 
+/** Seconds of a `process.cpuUsage()` delta (user + system). */
+function cpuOf(usage) {
+  return (usage.user + usage.system) / 1e6;
+}
+
 /** Best of RUNS timings of `fn`, in seconds (the machine is shared; the best is the least disturbed). */
 async function bestSeconds(fn) {
   let best = Infinity;
@@ -134,9 +139,15 @@ async function transferRows({ work, mib, sbx, client, agentSocket, accessToken, 
   const server = await startBaselineServer(baseDir);
   let upBase;
   let downBase;
+  let baseUpCpu;
+  let baseDownCpu;
   try {
+    const c0 = process.cpuUsage();
     upBase = await bestSeconds(() => baselineUpload(server.port, src));
+    baseUpCpu = cpuOf(process.cpuUsage(c0)) / RUNS;
+    const c1 = process.cpuUsage();
     downBase = await bestSeconds(() => baselineDownload(server.port, dest));
+    baseDownCpu = cpuOf(process.cpuUsage(c1)) / RUNS;
     rm();
   } finally {
     server.close();
@@ -157,10 +168,13 @@ async function transferRows({ work, mib, sbx, client, agentSocket, accessToken, 
     row(name, mbps(bytes, s), base(downBase), `${pct(s, downBase)} of baseline${target}`);
 
   const cpu0 = cpuSeconds(servicePid);
+  const own0 = process.cpuUsage();
   const sdkUp = await bestSeconds(() =>
     sbx.files.write(remote, Readable.toWeb(fs.createReadStream(src))),
   );
   const upCpu = (cpuSeconds(servicePid) - cpu0) / RUNS;
+  const ownUpCpu = cpuOf(process.cpuUsage(own0)) / RUNS;
+  const own1 = process.cpuUsage();
   upRow(`SDK files.write ${mib} MiB, one stream`, sdkUp, ", target >= 70%");
 
   const sdkDownStream = await bestSeconds(async () => {
@@ -168,6 +182,7 @@ async function transferRows({ work, mib, sbx, client, agentSocket, accessToken, 
     await pipeline(Readable.fromWeb(stream), fs.createWriteStream(dest));
   });
   const downCpu = (cpuSeconds(servicePid) - cpu0) / RUNS - upCpu;
+  const ownDownCpu = cpuOf(process.cpuUsage(own1)) / RUNS;
   rm();
   downRow(`SDK files.read ${mib} MiB (stream)`, sdkDownStream, ", target >= 70%");
   const sdkDownBytes = await bestSeconds(async () => {
@@ -207,10 +222,15 @@ async function transferRows({ work, mib, sbx, client, agentSocket, accessToken, 
   rm();
   downRow(`own client downloadFile ${mib} MiB`, ownDown, "");
 
+  const perGiB = (sec) => `${((sec * 2 ** 30) / bytes).toFixed(2)} s/GiB`;
+  // The SDK runs in this process: its own CPU per GiB bounds its rows on a
+  // 2-core machine (a bare Node http client spends a fraction of it).
+  const bare = (sec) => `${perGiB(sec)} (bare)`;
+  row("  (diagnostic) SDK client's own CPU, upload", perGiB(ownUpCpu), bare(baseUpCpu));
+  row("  (diagnostic) SDK client's own CPU, download", perGiB(ownDownCpu), bare(baseDownCpu));
   if (servicePid) {
     // Load-independent: what relaying costs the service, per GiB (the rest of
     // the wall time is the client, the agent and the machine's other load).
-    const perGiB = (sec) => `${((sec * 2 ** 30) / bytes).toFixed(2)} s/GiB`;
     row("  (diagnostic) service CPU, SDK upload", perGiB(upCpu), "-");
     row("  (diagnostic) service CPU, SDK download", perGiB(downCpu), "-");
   }
