@@ -77,14 +77,14 @@ export async function agentBundleDir(): Promise<string> {
 }
 
 /** The built CLI entry `dist/cli/main.js`; `npm test` builds before it runs the tests. */
-export function cliEntry(): string {
+function cliEntry(): string {
   const cli = path.join(ROOT, "dist", "cli", "main.js");
   if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
   return cli;
 }
 
 /** A fresh temp dir; the caller removes it. */
-export function tempDataDir(prefix = "sandbox-iac-svc-"): string {
+function tempDataDir(prefix = "sandbox-iac-svc-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
