@@ -7,13 +7,13 @@
  *
  * @module
  */
+import { eventually } from "../eventually";
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SandboxIacError } from "../../../src/errors";
-import { eventually } from "../eventually";
 import {
   AGENT_BUNDLE_IN_SANDBOX,
   AGENT_MOUNT_DIR,
