@@ -84,7 +84,7 @@ function cliEntry(): string {
 }
 
 /** A fresh temp dir; the caller removes it. */
-function tempDataDir(prefix = "sandbox-iac-svc-"): string {
+export function tempDataDir(prefix = "sandbox-iac-svc-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
