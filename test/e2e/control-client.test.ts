@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
-import { SandboxIacError } from "../../src/errors";
 import { eventually } from "../support/eventually";
+import { codeOf } from "../support/errors";
 import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(300_000);
@@ -18,16 +18,6 @@ let svc: TestService;
 let api: ControlClient;
 const created: string[] = [];
 const tag = randomBytes(3).toString("hex");
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (SandboxIacError.is(error)) return error.code;
-    throw error;
-  }
-  return "ok";
-}
 
 beforeAll(async () => {
   svc = await startService();

@@ -3,6 +3,7 @@ import { destroy, isSecret, refresh, up } from "../harness";
 import {
   assertBuilt,
   ops,
+  plaintextOccurrences,
   programDir,
   stackOptions,
   startTestService,
@@ -34,16 +35,6 @@ async function newSandbox(): Promise<{ sandboxID: string; envdAccessToken: strin
   });
   expect(created.status).toBe(201);
   return created.body as { sandboxID: string; envdAccessToken: string };
-}
-
-/** Strings holding `secret` outside a secret wrapper, anywhere in `value`. */
-function plaintextOccurrences(value: unknown, secret: string): number {
-  if (isSecret(value)) return 0;
-  if (typeof value === "string") return value.includes(secret) ? 1 : 0;
-  if (value !== null && typeof value === "object") {
-    return Object.values(value).reduce((n: number, v) => n + plaintextOccurrences(v, secret), 0);
-  }
-  return 0;
 }
 
 async function snapshotNames(): Promise<string[]> {

@@ -8,7 +8,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import type { RunOptions } from "../harness";
+import { isSecret, type RunOptions } from "../harness";
 import { call } from "../local/support";
 import { startService } from "../support/service";
 
@@ -102,4 +102,14 @@ export function stackOptions(
 /** Operations as `op name`, for readable assertions. */
 export function ops(result: { operations: Array<{ op: string; name: string }> }): string[] {
   return result.operations.map((o) => `${o.op} ${o.name}`);
+}
+
+/** Strings holding `secret` outside a secret wrapper (the harness keeps secrets wrapped, unencrypted), anywhere in `value`. */
+export function plaintextOccurrences(value: unknown, secret: string): number {
+  if (isSecret(value)) return 0;
+  if (typeof value === "string") return value.includes(secret) ? 1 : 0;
+  if (value !== null && typeof value === "object") {
+    return Object.values(value).reduce((n: number, v) => n + plaintextOccurrences(v, secret), 0);
+  }
+  return 0;
 }

@@ -6,10 +6,11 @@
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { destroy, isSecret, refresh, up } from "../harness";
+import { destroy, refresh, up } from "../harness";
 import {
   assertBuilt,
   ops,
+  plaintextOccurrences,
   programDir,
   stackOptions,
   startTestService,
@@ -34,16 +35,6 @@ afterAll(async () => {
   await svc?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** Strings holding `secret` outside a secret wrapper (the harness keeps secrets wrapped, unencrypted). */
-function plaintextOccurrences(value: unknown, secret: string): number {
-  if (isSecret(value)) return 0;
-  if (typeof value === "string") return value.includes(secret) ? 1 : 0;
-  if (value !== null && typeof value === "object") {
-    return Object.values(value).reduce((n: number, v) => n + plaintextOccurrences(v, secret), 0);
-  }
-  return 0;
-}
 
 /** A file of the volume, read through the content API with the volume's token. */
 async function seeded(volumeID: string, file = "/seed/seed.txt"): Promise<string> {

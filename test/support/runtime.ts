@@ -12,9 +12,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Process } from "../../src/gen/envd/process/process_pb";
 import { ENVD_HEADERS } from "../../src/wire/envd";
-import { TEST_AGENT_DIR_ENV } from "../../src/local/runtime/constants";
 import { createRuntime } from "../../src/local/runtime/runtime";
 import type { SandboxRuntime } from "../../src/local/runtime/types";
+import { agentBundleDir } from "./service";
 
 /** What a command printed and how it ended. */
 export interface CommandResult {
@@ -92,8 +92,7 @@ export interface TestRuntime {
  */
 export async function createTestRuntime(): Promise<TestRuntime> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "sandbox-iac-rt-"));
-  const agentBundleDir = process.env[TEST_AGENT_DIR_ENV];
-  const runtime = await createRuntime({ dataDir, ...(agentBundleDir ? { agentBundleDir } : {}) });
+  const runtime = await createRuntime({ dataDir, agentBundleDir: await agentBundleDir() });
   return {
     runtime,
     dataDir,

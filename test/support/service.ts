@@ -77,7 +77,7 @@ export async function agentBundleDir(): Promise<string> {
 }
 
 /** The built CLI entry `dist/cli/main.js`; `npm test` builds before it runs the tests. */
-export function cliEntry(): string {
+function cliEntry(): string {
   const cli = path.join(ROOT, "dist", "cli", "main.js");
   if (!fs.existsSync(cli)) throw new Error(`no CLI at ${cli}: run \`npm run build\` first`);
   return cli;

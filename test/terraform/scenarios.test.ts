@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { rmSync } from "node:fs";
 import { providerSchemaJson } from "../../src/terraform/schema/schema-json";
 import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
+import { phases } from "../support/phases";
 import { Workspace, installPlugins, terraformVersion } from "./workspace";
 
 const version = terraformVersion();
@@ -143,7 +144,8 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     expect(ws.stateText()).not.toContain(svc.apiKey);
   });
 
-  it("updates in place, replaces, re-creates what was deleted out of band, and imports by id", async () => {
+  describe("updates in place, replaces, re-creates what was deleted out of band, and imports by id", () => {
+    const phase = phases();
     const hcl = (tag: string, snapshot: string) => `${PROVIDER}
 resource "sandboxiac_template" "t" {
   name = "tf-scn"
@@ -166,84 +168,109 @@ resource "sandboxiac_snapshot" "s" {
   name       = "${snapshot}"
 }
 `;
-    // The key reaches the provider through a sensitive variable only.
-    const ws = workspace(hcl("v1", "tf-scn-snap"), { E2B_API_KEY: "", TF_VAR_api_key: svc.apiKey });
-    await ws.init();
-    const created = await ws.tf("apply", "-auto-approve", "-input=false");
-    expect(created.output).toContain("Resources: 4 added");
-    expect(ws.resource("sandboxiac_sandbox_reader.r")!.state).toBe("running");
-    expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+    let ws: ReturnType<typeof workspace> | undefined;
+    let templateID: string;
 
-    // In place: new tags are re-assigned to the same template.
-    ws.write(hcl("v2", "tf-scn-snap"));
-    const update = await ws.tf("apply", "-auto-approve", "-input=false");
-    expect(update.output).toContain("sandboxiac_template.t will be updated in-place");
-    expect(update.output).toContain("Resources: 0 added, 1 changed, 0 destroyed");
-    const templateID = ws.resource("sandboxiac_template.t")!.template_id as string;
-    expect(await tagsOf(templateID)).toContain("v2");
-
-    // Drift: a tag added behind Terraform's back shows in the plan and is removed by apply.
-    await svc.call("POST", "/templates/tags", { target: "tf-scn:v2", tags: ["rogue"] });
-    expect(await tagsOf(templateID)).toContain("rogue");
-    const tagDrift = await ws.tf("plan", "-detailed-exitcode", "-input=false");
-    expect(tagDrift.code).toBe(2);
-    expect(tagDrift.output).toContain("sandboxiac_template.t will be updated in-place");
-    await ws.tf("apply", "-auto-approve", "-input=false");
-    expect(await tagsOf(templateID)).not.toContain("rogue");
-    expect(await tagsOf(templateID)).toContain("v2");
-    expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
-
-    // A changed local file: the new content hash is in the plan, and apply produces exactly it.
-    writeFileSync(path.join(ws.dir, "files", "app", "hello.sh"), "#!/bin/sh\necho changed\n");
-    const edited = await ws.tf("plan", "-input=false");
-    expect(edited.output).toContain("sandboxiac_template.t will be updated in-place");
-    const hashLine = /files_hashes = \[\s*~ "([0-9a-f]{64})" -> "([0-9a-f]{64})",/.exec(
-      edited.output,
+    phase(
+      "creates a template, a kept sandbox, its reader and a snapshot, and plans clean",
+      async () => {
+        // The key reaches the provider through a sensitive variable only.
+        ws = workspace(hcl("v1", "tf-scn-snap"), { E2B_API_KEY: "", TF_VAR_api_key: svc.apiKey });
+        await ws.init();
+        const created = await ws.tf("apply", "-auto-approve", "-input=false");
+        expect(created.output).toContain("Resources: 4 added");
+        expect(ws.resource("sandboxiac_sandbox_reader.r")!.state).toBe("running");
+        expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+      },
     );
-    expect(hashLine).not.toBeNull();
-    const rebuilt = await ws.tf("apply", "-auto-approve", "-input=false");
-    expect(rebuilt.code).toBe(0);
-    expect(ws.resource("sandboxiac_template.t")!.files_hashes).toEqual([hashLine![2]]);
-    expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
 
-    // Replace: a new snapshot name is a new snapshot; the old one is deleted.
-    ws.write(hcl("v2", "tf-scn-snap2"));
-    const replace = await ws.tf("apply", "-auto-approve", "-input=false");
-    expect(replace.output).toContain("sandboxiac_snapshot.s must be replaced");
-    expect(replace.output).toContain("# forces replacement");
-    const names = await snapshotNames();
-    expect(names).toContain("tf-scn-snap2");
-    expect(names).not.toContain("tf-scn-snap");
-
-    // Out of band: deleted behind Terraform's back, shown by plan, re-created by apply.
-    const snapshotID = ws.resource("sandboxiac_snapshot.s")!.snapshot_id as string;
-    expect((await svc.call("DELETE", `/templates/${snapshotID}`)).status).toBeLessThan(300);
-    const drift = await ws.tf("plan", "-detailed-exitcode", "-input=false");
-    expect(drift.code).toBe(2);
-    expect(drift.output).toContain("sandboxiac_snapshot.s will be created");
-    expect((await ws.tf("apply", "-auto-approve", "-input=false")).output).toContain(
-      "Resources: 1 added, 0 changed, 0 destroyed",
-    );
-    expect(await snapshotNames()).toContain("tf-scn-snap2");
-
-    // Import by id: forget the template, import it, and its id and outputs come back.
-    await ws.tf("state", "rm", "sandboxiac_template.t");
-    const imported = await ws.tf("import", "-input=false", "sandboxiac_template.t", templateID);
-    expect(imported.output).toContain("Import successful!");
-    expect(ws.resource("sandboxiac_template.t")).toMatchObject({
-      id: templateID,
-      template_id: templateID,
-      name: "tf-scn",
+    phase("re-assigns new tags to the same template in place", async () => {
+      // In place: new tags are re-assigned to the same template.
+      ws!.write(hcl("v2", "tf-scn-snap"));
+      const update = await ws!.tf("apply", "-auto-approve", "-input=false");
+      expect(update.output).toContain("sandboxiac_template.t will be updated in-place");
+      expect(update.output).toContain("Resources: 0 added, 1 changed, 0 destroyed");
+      templateID = ws!.resource("sandboxiac_template.t")!.template_id as string;
+      expect(await tagsOf(templateID)).toContain("v2");
     });
 
-    // The key is in neither the state nor anything terraform printed.
-    expect(ws.stateText()).not.toContain(svc.apiKey);
-    for (const out of ws.outputs) expect(out).not.toContain(svc.apiKey);
+    phase("removes a tag added behind Terraform's back", async () => {
+      // Drift: a tag added behind Terraform's back shows in the plan and is removed by apply.
+      await svc.call("POST", "/templates/tags", { target: "tf-scn:v2", tags: ["rogue"] });
+      expect(await tagsOf(templateID)).toContain("rogue");
+      const tagDrift = await ws!.tf("plan", "-detailed-exitcode", "-input=false");
+      expect(tagDrift.code).toBe(2);
+      expect(tagDrift.output).toContain("sandboxiac_template.t will be updated in-place");
+      await ws!.tf("apply", "-auto-approve", "-input=false");
+      expect(await tagsOf(templateID)).not.toContain("rogue");
+      expect(await tagsOf(templateID)).toContain("v2");
+      expect((await ws!.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+    });
 
-    const destroy = await ws.tf("destroy", "-auto-approve", "-input=false");
-    expect(destroy.code).toBe(0);
-    expect((await templateNames()).filter((n) => n.startsWith("tf-scn"))).toEqual([]);
-    expect((await snapshotNames()).filter((n) => n.startsWith("tf-scn"))).toEqual([]);
+    phase(
+      "rebuilds with exactly the content hash the plan showed when a local file changes",
+      async () => {
+        // A changed local file: the new content hash is in the plan, and apply produces exactly it.
+        writeFileSync(path.join(ws!.dir, "files", "app", "hello.sh"), "#!/bin/sh\necho changed\n");
+        const edited = await ws!.tf("plan", "-input=false");
+        expect(edited.output).toContain("sandboxiac_template.t will be updated in-place");
+        const hashLine = /files_hashes = \[\s*~ "([0-9a-f]{64})" -> "([0-9a-f]{64})",/.exec(
+          edited.output,
+        );
+        expect(hashLine).not.toBeNull();
+        const rebuilt = await ws!.tf("apply", "-auto-approve", "-input=false");
+        expect(rebuilt.code).toBe(0);
+        expect(ws!.resource("sandboxiac_template.t")!.files_hashes).toEqual([hashLine![2]]);
+        expect((await ws!.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+      },
+    );
+
+    phase("replaces the snapshot when its name changes and deletes the old one", async () => {
+      // Replace: a new snapshot name is a new snapshot; the old one is deleted.
+      ws!.write(hcl("v2", "tf-scn-snap2"));
+      const replace = await ws!.tf("apply", "-auto-approve", "-input=false");
+      expect(replace.output).toContain("sandboxiac_snapshot.s must be replaced");
+      expect(replace.output).toContain("# forces replacement");
+      const names = await snapshotNames();
+      expect(names).toContain("tf-scn-snap2");
+      expect(names).not.toContain("tf-scn-snap");
+    });
+
+    phase("re-creates a snapshot deleted out of band", async () => {
+      // Out of band: deleted behind Terraform's back, shown by plan, re-created by apply.
+      const snapshotID = ws!.resource("sandboxiac_snapshot.s")!.snapshot_id as string;
+      expect((await svc.call("DELETE", `/templates/${snapshotID}`)).status).toBeLessThan(300);
+      const drift = await ws!.tf("plan", "-detailed-exitcode", "-input=false");
+      expect(drift.code).toBe(2);
+      expect(drift.output).toContain("sandboxiac_snapshot.s will be created");
+      expect((await ws!.tf("apply", "-auto-approve", "-input=false")).output).toContain(
+        "Resources: 1 added, 0 changed, 0 destroyed",
+      );
+      expect(await snapshotNames()).toContain("tf-scn-snap2");
+    });
+
+    phase("imports the template back by id", async () => {
+      // Import by id: forget the template, import it, and its id and outputs come back.
+      await ws!.tf("state", "rm", "sandboxiac_template.t");
+      const imported = await ws!.tf("import", "-input=false", "sandboxiac_template.t", templateID);
+      expect(imported.output).toContain("Import successful!");
+      expect(ws!.resource("sandboxiac_template.t")).toMatchObject({
+        id: templateID,
+        template_id: templateID,
+        name: "tf-scn",
+      });
+    });
+
+    phase("keeps the key out of state and output, and destroys everything", async () => {
+      // The key is in neither the state nor anything terraform printed.
+      expect(ws!.stateText()).not.toContain(svc.apiKey);
+      for (const out of ws!.outputs) expect(out).not.toContain(svc.apiKey);
+
+      const destroy = await ws!.tf("destroy", "-auto-approve", "-input=false");
+      expect(destroy.code).toBe(0);
+      expect((await templateNames()).filter((n) => n.startsWith("tf-scn"))).toEqual([]);
+      expect((await snapshotNames()).filter((n) => n.startsWith("tf-scn"))).toEqual([]);
+    });
   });
 
   it("leaves nothing behind when an apply fails, and shows the build log's tail", async () => {

@@ -7,21 +7,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { SandboxIacError } from "../../src/errors";
+import { codeOf } from "../support/errors";
 import { startService, type TestService } from "../support/service";
 
 let svc: TestService;
 let api: ControlClient;
 const requests: string[] = [];
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (SandboxIacError.is(error)) return error.code;
-    throw error;
-  }
-  return "ok";
-}
 
 beforeAll(async () => {
   svc = await startService();

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { eventually } from "../eventually";
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -137,13 +138,17 @@ export async function startTestSandbox(): Promise<TestSandbox> {
   };
   let dead = false;
   void exited.then(() => (dead = true));
-  for (let i = 0; i < 200 && !dead; i++) {
-    if (fs.existsSync(socketPath) && (await healthy(socketPath)))
-      return { socketPath, upperDir: upper, stop };
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const up = await eventually(
+    async () => dead || (fs.existsSync(socketPath) && (await healthy(socketPath))),
+    { timeoutMs: 10_000, intervalMs: 50 },
+  ).catch(() => false);
+  if (up && !dead) return { socketPath, upperDir: upper, stop };
   await stop();
-  throw new SandboxIacError("internal", "the agent did not answer /health within 10 s", {
-    operation: "agent.testSandbox",
-  });
+  throw new SandboxIacError(
+    "internal",
+    dead
+      ? "the agent exited before answering /health"
+      : "the agent did not answer /health within 10 s",
+    { operation: "agent.testSandbox" },
+  );
 }

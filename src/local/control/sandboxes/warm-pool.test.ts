@@ -47,15 +47,6 @@ function input(template: string, envVars: Record<string, string>): CreateSandbox
   };
 }
 
-/** Waits (30 s at most) until `cond` holds; `what` names it in a failure. */
-async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {
-  await eventually(cond, { timeoutMs: 30_000, intervalMs: 50 }).catch((err: unknown) => {
-    throw new Error(
-      `gave up waiting for ${what}: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  });
-}
-
 /** Host pids whose cgroup names `id` (the sandbox's processes). */
 async function pidsOf(id: string): Promise<number[]> {
   const pids: number[] = [];
@@ -99,7 +90,7 @@ describe("the warm pool", () => {
       tokenSecret: SECRET,
       log: () => undefined,
     });
-    await until("two warm sandboxes", () => m!.warmIds().length === 2);
+    await eventually(() => m!.warmIds().length === 2, { timeoutMs: 30_000, intervalMs: 50 });
     warm = m.warmIds();
     expect(m.all()).toEqual([]);
     for (const id of warm) {
@@ -151,11 +142,11 @@ describe("the warm pool", () => {
   });
 
   it("claims only a sandbox started with the template's memory limit", async () => {
-    await until("the base pool refilled", () => m!.warmIds().length === 2);
+    await eventually(() => m!.warmIds().length === 2, { timeoutMs: 30_000, intervalMs: 50 });
     const baseWarm = m!.warmIds();
     const big = await m!.create(input("big", {}));
     expect(baseWarm).not.toContain(big.sandboxID);
-    await until("a warm sandbox of the big template", () => m!.warmIds().length >= 3);
+    await eventually(() => m!.warmIds().length >= 3, { timeoutMs: 30_000, intervalMs: 50 });
     const bigWarm = m!.warmIds().filter((id) => !baseWarm.includes(id));
     const big2 = await m!.create(input("big", {}));
     expect(bigWarm).toContain(big2.sandboxID);
@@ -168,7 +159,7 @@ describe("the warm pool", () => {
   });
 
   it("leaves no pool sandbox process, cgroup or directory after close()", async () => {
-    await until("the pools refilled", () => m!.warmIds().length >= 3);
+    await eventually(() => m!.warmIds().length >= 3, { timeoutMs: 30_000, intervalMs: 50 });
     const pool = m!.warmIds();
     const users = m!.all().map((r) => r.sandboxID);
     await m!.close();
