@@ -21,7 +21,10 @@ import { serviceError } from "../http";
 export function requireTemplateName(raw: string, field: string): TemplateName {
   const problem = templateNameProblem(raw);
   if (problem !== undefined) {
-    throw serviceError("invalid_argument", `${field}: ${problem}, got ${JSON.stringify(raw.slice(0, 200))}`);
+    throw serviceError(
+      "invalid_argument",
+      `${field}: ${problem}, got ${JSON.stringify(raw.slice(0, 200))}`,
+    );
   }
   return parseTemplateName(raw);
 }
