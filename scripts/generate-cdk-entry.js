@@ -1,6 +1,6 @@
 /**
  * Derives the cdktf entry point's code from the cdktn one:
- *   src/cdktn/{index,constructs}.ts -> src/gen/cdktf-entry/{index,constructs}.ts
+ *   src/cdktn/*.ts (tests aside) -> src/gen/cdktf-entry/*.ts
  *
  * The constructs (provider-validation, assets, secret checks) are written once,
  * for cdktn. cdktf 0.21 needs the same classes built on its own runtime: a
@@ -24,7 +24,6 @@ const path = require("node:path");
 const ROOT = path.resolve(__dirname, "..");
 const SOURCE_DIR = path.join(ROOT, "src", "cdktn");
 const GEN = path.join(ROOT, "src", "gen");
-const FILES = ["index.ts", "constructs.ts"];
 /** The folder, under src/gen, of the derived files. */
 const TARGET = "cdktf-entry";
 
@@ -80,7 +79,11 @@ function generateCdkEntryInto(genDir) {
   const out = path.join(genDir, TARGET);
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
-  for (const file of FILES) fs.writeFileSync(path.join(out, file), derive(file));
+  const files = fs
+    .readdirSync(SOURCE_DIR)
+    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+    .sort();
+  for (const file of files) fs.writeFileSync(path.join(out, file), derive(file));
 }
 
 module.exports = { generateCdkEntryInto };
