@@ -6,6 +6,7 @@
  *   - openapi-typescript control.openapi.yaml     -> src/gen/control.gen.ts
  *   - openapi-typescript envd.openapi.yaml        -> src/gen/envd-http.gen.ts
  *   - the CDK for Terraform binding generators     -> src/gen/cdktn/**, src/gen/cdktf/**
+ *   - the cdktf entry point's code, from src/cdktn -> src/gen/cdktf-entry/**
  *
  * `--check` generates into a temporary directory and exits 1, listing the
  * files, when anything differs from src/gen/ (CI runs it). Output is
@@ -85,6 +86,7 @@ function generateInto(genDir) {
     ]);
   }
   require("./generate-cdk").generateCdkInto(genDir);
+  require("./generate-cdk-entry").generateCdkEntryInto(genDir);
 }
 
 /** Relative paths of every file under `dir`, sorted. */
@@ -120,7 +122,7 @@ function check() {
     // Files in src/gen that generation no longer produces are stale.
     for (const rel of actual) differing.push(`stale: src/gen/${rel}`);
     if (differing.length > 0) {
-      console.error("src/gen is out of date with schema/; run `npm run generate`:");
+      console.error("src/gen is out of date with schema/ (or src/cdktn/); run `npm run generate`:");
       for (const line of differing) console.error(`  ${line}`);
       process.exitCode = 1;
       return;

@@ -15,40 +15,7 @@
  *
  * @module
  */
-export * from "../gen/cdktf";
-export {
-  Provisioner,
-  SandboxReader,
-  SandboxiacProvider,
-  Secret,
-  Snapshot,
-  Template,
-  Volume,
-} from "./constructs";
-export { DataSandboxiacSandbox } from "../gen/cdktf/data-sandboxiac-sandbox";
-export type { DataSandboxiacSandboxConfig } from "../gen/cdktf/data-sandboxiac-sandbox";
-export { DataSandboxiacSandboxMetricsA } from "../gen/cdktf/data-sandboxiac-sandbox-metrics";
-export type { DataSandboxiacSandboxMetricsAConfig } from "../gen/cdktf/data-sandboxiac-sandbox-metrics";
-export { DataSandboxiacSandboxes } from "../gen/cdktf/data-sandboxiac-sandboxes";
-export type { DataSandboxiacSandboxesConfig } from "../gen/cdktf/data-sandboxiac-sandboxes";
-export { DataSandboxiacTemplate } from "../gen/cdktf/data-sandboxiac-template";
-export type { DataSandboxiacTemplateConfig } from "../gen/cdktf/data-sandboxiac-template";
-export { DataSandboxiacSnapshots } from "../gen/cdktf/data-sandboxiac-snapshots";
-export type { DataSandboxiacSnapshotsConfig } from "../gen/cdktf/data-sandboxiac-snapshots";
-export type { SandboxiacProviderConfig } from "../gen/cdktf/provider";
-export type {
-  TemplateBuild,
-  TemplateBuildSteps,
-  TemplateBuildStepsCopy,
-  TemplateConfig,
-} from "../gen/cdktf/template";
-export type {
-  ProvisionerCommands,
-  ProvisionerConfig,
-  ProvisionerFiles,
-  ProvisionerSnapshot,
-} from "../gen/cdktf/provisioner";
-export type { SnapshotConfig } from "../gen/cdktf/snapshot";
-export type { SandboxReaderConfig } from "../gen/cdktf/sandbox-reader";
-export type { SecretConfig } from "../gen/cdktf/secret";
-export type { VolumeConfig, VolumeFiles } from "../gen/cdktf/volume";
+// The code is src/cdktn's, rewritten for the cdktf runtime by `npm run generate`
+// (scripts/generate-cdk-entry.js): one definition of the constructs, and no
+// file that imports both runtimes.
+export * from "../gen/cdktf-entry";

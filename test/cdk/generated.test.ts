@@ -1,7 +1,8 @@
 /**
  * The generated bindings and the two entry points, checked without loading
  * either runtime: the generated code type-checks as the generators wrote it,
- * and no file of one entry point reaches the other runtime.
+ * and no file of one entry point (src/cdktf's code generated into
+ * src/gen/cdktf-entry included) reaches the other runtime.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,7 +11,10 @@ import * as ts from "typescript";
 const ROOT = path.resolve(__dirname, "..", "..");
 const NOCHECK = /^\/\/ @ts-nocheck[^\n]*\n/;
 
-/** The relative imports and package imports of every .ts file under `dir`. */
+/**
+ * The imports of every .ts file under `dir`: package names as written,
+ * relative imports as the path (from the repository root) they resolve to.
+ */
 function importsUnder(dir: string): { file: string; specifier: string }[] {
   const out: { file: string; specifier: string }[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -23,7 +27,14 @@ function importsUnder(dir: string): { file: string; specifier: string }[] {
         node.moduleSpecifier &&
         ts.isStringLiteral(node.moduleSpecifier)
       ) {
-        out.push({ file: path.relative(ROOT, file), specifier: node.moduleSpecifier.text });
+        const text = node.moduleSpecifier.text;
+        const specifier = text.startsWith(".")
+          ? path
+              .relative(ROOT, path.resolve(path.dirname(file), text))
+              .split(path.sep)
+              .join("/")
+          : text;
+        out.push({ file: path.relative(ROOT, file), specifier });
       }
     });
   }
@@ -70,9 +81,9 @@ describe("generated CDK bindings", () => {
 
   it("keep each runtime to its own entry point", () => {
     const runtimeOf = (specifier: string) =>
-      /^(cdktn|@cdktn\/)|gen\/cdktn/.test(specifier)
+      /^(cdktn|@cdktn|src\/gen\/cdktn|src\/cdktn)(\/|$)/.test(specifier)
         ? "cdktn"
-        : /^(cdktf|@cdktf\/)|gen\/cdktf/.test(specifier)
+        : /^(cdktf|@cdktf|src\/gen\/cdktf(-entry)?|src\/cdktf)(\/|$)/.test(specifier)
           ? "cdktf"
           : undefined;
     const reached = (dir: string) =>
@@ -82,5 +93,7 @@ describe("generated CDK bindings", () => {
     expect([...reached("cdk")].filter(Boolean)).toEqual([]);
     expect([...reached("gen/cdktn")].filter(Boolean)).toEqual(["cdktn"]);
     expect([...reached("gen/cdktf")].filter(Boolean)).toEqual(["cdktf"]);
+    // The cdktf entry point's code, derived from src/cdktn by `npm run generate`.
+    expect([...reached("gen/cdktf-entry")].filter(Boolean)).toEqual(["cdktf"]);
   });
 });
