@@ -16,8 +16,8 @@ export const sandboxQuerySchema = z.strictObject({
   }),
 });
 
-/** The latest metric sample of a sandbox. */
-const sandboxMetricSchema = z.strictObject({
+/** A metric sample of a sandbox, as the resources report it. */
+export const sandboxMetricSchema = z.strictObject({
   timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
   cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
   cpuUsedPct: z.number().meta({ description: "CPU use in percent." }),
