@@ -74,7 +74,7 @@ export function callScope(
   ctx: SandboxContext,
   operation: string,
   resourceId: string | undefined,
-  signal?: AbortSignal | undefined,
+  signal?: AbortSignal,
 ): ErrorScope {
   return { operation, sandboxID: ctx.sandboxID, resourceId, signal };
 }
