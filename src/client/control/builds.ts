@@ -5,7 +5,7 @@
  */
 
 import { BuildLogsQueryArgs, BuildStartArgs, BuildStatusQueryArgs, checkId } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { TemplateBuildInfoSchema, TemplateBuildLogsSchema } from "./template.schemas";
 import type {
   BuildLogEntry,
@@ -55,12 +55,7 @@ export function buildMethods(ctx: CallContext): BuildMethods {
     async startTemplateBuildV2(templateID, buildID, body, options) {
       const path = ids("builds.startV2", templateID, buildID);
       const parsed = parseArgs(BuildStartArgs, body, "builds.startV2") as TemplateBuildStartV2;
-      const spec = {
-        operation: "builds.startV2",
-        resourceId: path.buildID,
-        success: [202],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("builds.startV2", [202], undefined, path.buildID);
       await invoke(ctx, spec, options, async (init) => {
         const result = await ctx.api.POST("/v2/templates/{templateID}/builds/{buildID}", {
           params: { path },
@@ -77,12 +72,7 @@ export function buildMethods(ctx: CallContext): BuildMethods {
     async getTemplateBuildStatus(templateID, buildID, query, options) {
       const path = ids("builds.status", templateID, buildID);
       const q = parseArgs(BuildStatusQueryArgs, query ?? {}, "builds.status");
-      const spec = {
-        operation: "builds.status",
-        resourceId: path.buildID,
-        success: [200],
-        schema: TemplateBuildInfoSchema,
-      } as const;
+      const spec = callSpec("builds.status", [200], TemplateBuildInfoSchema, path.buildID);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates/{templateID}/builds/{buildID}/status", {
           params: { path, query: q },
@@ -95,12 +85,7 @@ export function buildMethods(ctx: CallContext): BuildMethods {
     async getTemplateBuildLogs(templateID, buildID, query, options) {
       const path = ids("builds.logs", templateID, buildID);
       const q = parseArgs(BuildLogsQueryArgs, query ?? {}, "builds.logs");
-      const spec = {
-        operation: "builds.logs",
-        resourceId: path.buildID,
-        success: [200],
-        schema: TemplateBuildLogsSchema,
-      } as const;
+      const spec = callSpec("builds.logs", [200], TemplateBuildLogsSchema, path.buildID);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates/{templateID}/builds/{buildID}/logs", {
           params: { path, query: q },

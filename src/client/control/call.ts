@@ -84,6 +84,20 @@ export interface CallSpec<S extends z.ZodType | undefined> {
   hints?: Partial<Record<ErrorCode, string>> | undefined;
 }
 
+/**
+ * The {@link CallSpec} of a call: `operation` succeeds with one of `success`
+ * and its body is validated by `schema` (undefined: no body).
+ * @param resourceId - the ID the call is about @default none
+ */
+export function callSpec<S extends z.ZodType | undefined>(
+  operation: OperationName,
+  success: readonly number[],
+  schema: S,
+  resourceId?: string,
+): CallSpec<S> {
+  return { operation, resourceId, success, schema };
+}
+
 /** The validated result of a call. */
 export interface CallResult<T> {
   data: T;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { checkSandboxID } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { SandboxSchema } from "./sandbox.schemas";
 import type { Schemas } from "./types";
 import { parseArgs } from "./validate";
@@ -53,12 +53,7 @@ export function forkMethods(ctx: CallContext): ForkMethods {
     async forkSandbox(sandboxID, body, options) {
       const id = checkSandboxID("sandboxes.fork", sandboxID);
       const parsed = parseArgs(ForkArgs, body ?? {}, "sandboxes.fork");
-      const spec = {
-        operation: "sandboxes.fork",
-        resourceId: id,
-        success: [201],
-        schema: z.array(ForkResultSchema),
-      } as const;
+      const spec = callSpec("sandboxes.fork", [201], z.array(ForkResultSchema), id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/fork", {
           params: { path: { sandboxID: id } },

@@ -12,7 +12,7 @@ import {
   LogsV2QueryArgs,
   MetricsQueryArgs,
 } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import {
   SandboxesWithMetricsSchema,
   SandboxLogsSchema,
@@ -66,12 +66,7 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     async getSandboxMetrics(sandboxID, query, options) {
       const id = checkSandboxID("sandboxes.metrics", sandboxID);
       const q = parseArgs(MetricsQueryArgs, query ?? {}, "sandboxes.metrics");
-      const spec = {
-        operation: "sandboxes.metrics",
-        resourceId: id,
-        success: [200],
-        schema: z.array(SandboxMetricSchema),
-      } as const;
+      const spec = callSpec("sandboxes.metrics", [200], z.array(SandboxMetricSchema), id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes/{sandboxID}/metrics", {
           params: { path: { sandboxID: id }, query: q },
@@ -87,11 +82,7 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
         { sandboxIDs },
         "sandboxes.batchMetrics",
       );
-      const spec = {
-        operation: "sandboxes.batchMetrics",
-        success: [200],
-        schema: SandboxesWithMetricsSchema,
-      } as const;
+      const spec = callSpec("sandboxes.batchMetrics", [200], SandboxesWithMetricsSchema);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes/metrics", { params: { query: { sandbox_ids: ids } }, ...init }),
       );
@@ -101,12 +92,7 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     async getSandboxLogs(sandboxID, query, options) {
       const id = checkSandboxID("sandboxes.logs", sandboxID);
       const q = parseArgs(LogsQueryArgs, query ?? {}, "sandboxes.logs");
-      const spec = {
-        operation: "sandboxes.logs",
-        resourceId: id,
-        success: [200],
-        schema: SandboxLogsSchema,
-      } as const;
+      const spec = callSpec("sandboxes.logs", [200], SandboxLogsSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes/{sandboxID}/logs", {
           params: { path: { sandboxID: id }, query: q },
@@ -119,12 +105,7 @@ export function metricsMethods(ctx: CallContext): MetricsMethods {
     async getSandboxLogsV2(sandboxID, query, options) {
       const id = checkSandboxID("sandboxes.logsV2", sandboxID);
       const q = parseArgs(LogsV2QueryArgs, query ?? {}, "sandboxes.logsV2");
-      const spec = {
-        operation: "sandboxes.logsV2",
-        resourceId: id,
-        success: [200],
-        schema: SandboxLogsV2Schema,
-      } as const;
+      const spec = callSpec("sandboxes.logsV2", [200], SandboxLogsV2Schema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/v2/sandboxes/{sandboxID}/logs", {
           params: { path: { sandboxID: id }, query: q },

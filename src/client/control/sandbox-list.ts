@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { CONTROL_HEADERS } from "../../wire/control";
 import { ListV2QueryArgs } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import { ListedSandboxSchema } from "./sandbox.schemas";
 import type { ListedSandbox, Page, SandboxState } from "./types";
@@ -99,11 +99,7 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
     options?: CallOptions,
   ): Promise<SandboxPage> => {
     const q = parseArgs(ListV2QueryArgs, query ?? {}, "sandboxes.listV2");
-    const spec = {
-      operation: "sandboxes.listV2",
-      success: [200],
-      schema: z.array(ListedSandboxSchema),
-    } as const;
+    const spec = callSpec("sandboxes.listV2", [200], z.array(ListedSandboxSchema));
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/v2/sandboxes", {
         params: {
@@ -132,11 +128,7 @@ export function sandboxListMethods(ctx: CallContext): SandboxListMethods {
   return {
     async listSandboxes(query, options) {
       const q = parseArgs(MetadataArgs, query ?? {}, "sandboxes.list");
-      const spec = {
-        operation: "sandboxes.list",
-        success: [200],
-        schema: z.array(ListedSandboxSchema),
-      } as const;
+      const spec = callSpec("sandboxes.list", [200], z.array(ListedSandboxSchema));
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes", {
           params: {

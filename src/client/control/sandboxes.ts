@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import {
   checkSandboxID,
   ConnectArgs,
@@ -87,11 +87,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
   return {
     async createSandbox(body, options) {
       const parsed = parseArgs(NewSandboxArgs, body, "sandboxes.create") as NewSandbox;
-      const spec = {
-        operation: "sandboxes.create",
-        success: [201],
-        schema: SandboxSchema,
-      } as const;
+      const spec = callSpec("sandboxes.create", [201], SandboxSchema);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes", { body: parsed, ...init }),
       );
@@ -100,11 +96,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
 
     async createSandboxV2(body, options) {
       const parsed = parseArgs(NewSandboxV2Args, body, "sandboxes.createV2") as NewSandboxV2;
-      const spec = {
-        operation: "sandboxes.createV2",
-        success: [201],
-        schema: SandboxSchema,
-      } as const;
+      const spec = callSpec("sandboxes.createV2", [201], SandboxSchema);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/v2/sandboxes", { body: parsed, ...init }),
       );
@@ -113,12 +105,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
 
     async getSandbox(sandboxID, options) {
       const id = checkSandboxID("sandboxes.get", sandboxID);
-      const spec = {
-        operation: "sandboxes.get",
-        resourceId: id,
-        success: [200],
-        schema: SandboxDetailSchema,
-      } as const;
+      const spec = callSpec("sandboxes.get", [200], SandboxDetailSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/sandboxes/{sandboxID}", { params: { path: { sandboxID: id } }, ...init }),
       );
@@ -127,12 +114,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
 
     async killSandbox(sandboxID, options) {
       const id = checkSandboxID("sandboxes.kill", sandboxID);
-      const spec = {
-        operation: "sandboxes.kill",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("sandboxes.kill", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.DELETE("/sandboxes/{sandboxID}", { params: { path: { sandboxID: id } }, ...init }),
       );
@@ -141,12 +123,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async connectSandbox(sandboxID, body, options) {
       const id = checkSandboxID("sandboxes.connect", sandboxID);
       const parsed = parseArgs(ConnectArgs, body, "sandboxes.connect");
-      const spec = {
-        operation: "sandboxes.connect",
-        resourceId: id,
-        success: [200, 201],
-        schema: SandboxSchema,
-      } as const;
+      const spec = callSpec("sandboxes.connect", [200, 201], SandboxSchema, id);
       const { data, response } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/connect", {
           params: { path: { sandboxID: id } },
@@ -160,12 +137,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async connectSandboxV2(sandboxID, body, options) {
       const id = checkSandboxID("sandboxes.connectV2", sandboxID);
       const parsed = parseArgs(ConnectV2Args, body ?? {}, "sandboxes.connectV2");
-      const spec = {
-        operation: "sandboxes.connectV2",
-        resourceId: id,
-        success: [200, 201],
-        schema: SandboxSchema,
-      } as const;
+      const spec = callSpec("sandboxes.connectV2", [200, 201], SandboxSchema, id);
       const { data, response } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/v2/sandboxes/{sandboxID}/connect", {
           params: { path: { sandboxID: id } },
@@ -179,12 +151,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async resumeSandbox(sandboxID, body, options) {
       const id = checkSandboxID("sandboxes.resume", sandboxID);
       const parsed = parseArgs(ResumeArgs, body ?? {}, "sandboxes.resume");
-      const spec = {
-        operation: "sandboxes.resume",
-        resourceId: id,
-        success: [201],
-        schema: SandboxSchema,
-      } as const;
+      const spec = callSpec("sandboxes.resume", [201], SandboxSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/resume", {
           params: { path: { sandboxID: id } },
@@ -198,12 +165,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async pauseSandbox(sandboxID, body, options) {
       const id = checkSandboxID("sandboxes.pause", sandboxID);
       const parsed = parseArgs(PauseArgs, body ?? {}, "sandboxes.pause");
-      const spec = {
-        operation: "sandboxes.pause",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("sandboxes.pause", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/pause", {
           params: { path: { sandboxID: id } },
@@ -216,12 +178,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async setSandboxTimeout(sandboxID, timeoutSeconds, options) {
       const id = checkSandboxID("sandboxes.setTimeout", sandboxID);
       const body = parseArgs(TimeoutArgs, { timeout: timeoutSeconds }, "sandboxes.setTimeout");
-      const spec = {
-        operation: "sandboxes.setTimeout",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("sandboxes.setTimeout", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/timeout", {
           params: { path: { sandboxID: id } },
@@ -234,12 +191,7 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
     async refreshSandbox(sandboxID, durationSeconds, options) {
       const id = checkSandboxID("sandboxes.refresh", sandboxID);
       const body = parseArgs(RefreshArgs, { duration: durationSeconds }, "sandboxes.refresh");
-      const spec = {
-        operation: "sandboxes.refresh",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("sandboxes.refresh", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/refreshes", {
           params: { path: { sandboxID: id } },

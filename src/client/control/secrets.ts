@@ -8,7 +8,7 @@ import { z } from "zod";
 import { hasSecretIDPrefix, SECRET_ID_PREFIX, SECRET_NAME_PATTERN } from "../../wire/ids";
 import { invalidArgument } from "../../errors";
 import { checkId } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import type { Page } from "./types";
 import { parseArgs } from "./validate";
@@ -72,11 +72,7 @@ export function secretMethods(ctx: CallContext): SecretMethods {
     options?: CallOptions,
   ): Promise<Page<SecretInfo>> => {
     const q = parseArgs(ListQuery, query ?? {}, "secrets.list");
-    const spec = {
-      operation: "secrets.list",
-      success: [200],
-      schema: z.array(SecretSchema),
-    } as const;
+    const spec = callSpec("secrets.list", [200], z.array(SecretSchema));
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/secrets", { params: { query: q }, ...init }),
     );
@@ -91,7 +87,7 @@ export function secretMethods(ctx: CallContext): SecretMethods {
         value: checkValue(op, value),
         ...parseArgs(Metadata, { metadata }, op),
       };
-      const spec = { operation: op, success: [201], schema: SecretSchema } as const;
+      const spec = callSpec(op, [201], SecretSchema);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/secrets", { body, ...init }),
       );
@@ -101,7 +97,7 @@ export function secretMethods(ctx: CallContext): SecretMethods {
       const op = "secrets.update";
       const id = checkId(op, "secretID", idOrName);
       const body = { value: checkValue(op, value), ...parseArgs(Metadata, { metadata }, op) };
-      const spec = { operation: op, resourceId: id, success: [200], schema: SecretSchema } as const;
+      const spec = callSpec(op, [200], SecretSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/secrets/{secretID}", { params: { path: { secretID: id } }, body, ...init }),
       );
@@ -109,12 +105,7 @@ export function secretMethods(ctx: CallContext): SecretMethods {
     },
     async getSecret(idOrName, options) {
       const id = checkId("secrets.get", "secretID", idOrName);
-      const spec = {
-        operation: "secrets.get",
-        resourceId: id,
-        success: [200],
-        schema: SecretSchema,
-      } as const;
+      const spec = callSpec("secrets.get", [200], SecretSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/secrets/{secretID}", { params: { path: { secretID: id } }, ...init }),
       );
@@ -126,12 +117,7 @@ export function secretMethods(ctx: CallContext): SecretMethods {
     },
     async deleteSecret(idOrName, options) {
       const id = checkId("secrets.delete", "secretID", idOrName);
-      const spec = {
-        operation: "secrets.delete",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("secrets.delete", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.DELETE("/secrets/{secretID}", { params: { path: { secretID: id } }, ...init }),
       );

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { checkSandboxID, SnapshotArgs, SnapshotsQueryArgs } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import { SnapshotInfoSchema } from "./sandbox.schemas";
 import type { Page, SnapshotInfo } from "./types";
@@ -61,11 +61,7 @@ export function snapshotMethods(ctx: CallContext): SnapshotMethods {
     options?: CallOptions,
   ): Promise<Page<SnapshotInfo>> => {
     const q = parseArgs(SnapshotsQueryArgs, query ?? {}, "snapshots.list");
-    const spec = {
-      operation: "snapshots.list",
-      success: [200],
-      schema: z.array(SnapshotInfoSchema),
-    } as const;
+    const spec = callSpec("snapshots.list", [200], z.array(SnapshotInfoSchema));
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/snapshots", { params: { query: q }, ...init }),
     );
@@ -76,12 +72,7 @@ export function snapshotMethods(ctx: CallContext): SnapshotMethods {
     async createSnapshot(sandboxID, body, options) {
       const id = checkSandboxID("snapshots.create", sandboxID);
       const parsed = parseArgs(SnapshotArgs, body ?? {}, "snapshots.create");
-      const spec = {
-        operation: "snapshots.create",
-        resourceId: id,
-        success: [201],
-        schema: SnapshotInfoSchema,
-      } as const;
+      const spec = callSpec("snapshots.create", [201], SnapshotInfoSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/sandboxes/{sandboxID}/snapshots", {
           params: { path: { sandboxID: id } },

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { AssignTagsArgs, checkId, DeleteTagsArgs } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { AssignedTemplateTagsSchema, TemplateTagSchema } from "./template.schemas";
 import type { AssignedTemplateTags, TemplateTag } from "./types";
 import { parseArgs } from "./validate";
@@ -29,12 +29,7 @@ export function tagMethods(ctx: CallContext): TagMethods {
   return {
     async assignTemplateTags(body, options) {
       const parsed = parseArgs(AssignTagsArgs, body, "tags.assign");
-      const spec = {
-        operation: "tags.assign",
-        resourceId: parsed.target,
-        success: [201],
-        schema: AssignedTemplateTagsSchema,
-      } as const;
+      const spec = callSpec("tags.assign", [201], AssignedTemplateTagsSchema, parsed.target);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/templates/tags", { body: parsed, ...init }),
       );
@@ -43,12 +38,7 @@ export function tagMethods(ctx: CallContext): TagMethods {
 
     async deleteTemplateTags(body, options) {
       const parsed = parseArgs(DeleteTagsArgs, body, "tags.delete");
-      const spec = {
-        operation: "tags.delete",
-        resourceId: parsed.name,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("tags.delete", [204], undefined, parsed.name);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.DELETE("/templates/tags", { body: parsed, ...init }),
       );
@@ -56,12 +46,7 @@ export function tagMethods(ctx: CallContext): TagMethods {
 
     async listTemplateTags(templateID, options) {
       const id = checkId("tags.list", "templateID", templateID);
-      const spec = {
-        operation: "tags.list",
-        resourceId: id,
-        success: [200],
-        schema: z.array(TemplateTagSchema),
-      } as const;
+      const spec = callSpec("tags.list", [200], z.array(TemplateTagSchema), id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates/{templateID}/tags", {
           params: { path: { templateID: id } },

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { checkId, FilesHash, PageQueryArgs, TemplateUpdateArgs, TemplateV3Args } from "./args";
-import { type CallContext, type CallOptions, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import {
   TemplateAliasResponseSchema,
@@ -106,11 +106,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
     options?: CallOptions,
   ): Promise<Page<Template>> => {
     const q = parseArgs(PageQueryArgs, query ?? {}, "templates.listV2");
-    const spec = {
-      operation: "templates.listV2",
-      success: [200],
-      schema: z.array(TemplateSchema),
-    } as const;
+    const spec = callSpec("templates.listV2", [200], z.array(TemplateSchema));
     const { data, response } = await invoke(ctx, spec, options, (init) =>
       ctx.api.GET("/v2/templates", { params: { query: q }, ...init }),
     );
@@ -124,11 +120,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
         body,
         "templates.createV3",
       ) as TemplateBuildRequestV3;
-      const spec = {
-        operation: "templates.createV3",
-        success: [202],
-        schema: TemplateRequestResponseV3Schema,
-      } as const;
+      const spec = callSpec("templates.createV3", [202], TemplateRequestResponseV3Schema);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/v3/templates", { body: parsed, ...init }),
       );
@@ -142,12 +134,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
         { hash },
         "templates.filesUploadLink",
       );
-      const spec = {
-        operation: "templates.filesUploadLink",
-        resourceId: id,
-        success: [201],
-        schema: TemplateBuildFileUploadSchema,
-      } as const;
+      const spec = callSpec("templates.filesUploadLink", [201], TemplateBuildFileUploadSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates/{templateID}/files/{hash}", {
           params: { path: { templateID: id, hash: h } },
@@ -163,11 +150,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
         query ?? {},
         "templates.list",
       );
-      const spec = {
-        operation: "templates.list",
-        success: [200],
-        schema: z.array(TemplateSchema),
-      } as const;
+      const spec = callSpec("templates.list", [200], z.array(TemplateSchema));
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates", { params: { query: q }, ...init }),
       );
@@ -187,12 +170,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
     async getTemplate(templateID, query, options) {
       const id = checkId("templates.get", "templateID", templateID);
       const q = parseArgs(PageQueryArgs, query ?? {}, "templates.get");
-      const spec = {
-        operation: "templates.get",
-        resourceId: id,
-        success: [200],
-        schema: TemplateWithBuildsSchema,
-      } as const;
+      const spec = callSpec("templates.get", [200], TemplateWithBuildsSchema, id);
       const { data, response } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates/{templateID}", {
           params: { path: { templateID: id }, query: q },
@@ -204,12 +182,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
 
     async deleteTemplate(templateID, options) {
       const id = checkId("templates.delete", "templateID", templateID);
-      const spec = {
-        operation: "templates.delete",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("templates.delete", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.DELETE("/templates/{templateID}", {
           params: { path: { templateID: id } },
@@ -221,12 +194,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
     async updateTemplate(templateID, body, options) {
       const id = checkId("templates.update", "templateID", templateID);
       const parsed = parseArgs(TemplateUpdateArgs, body, "templates.update");
-      const spec = {
-        operation: "templates.update",
-        resourceId: id,
-        success: [200],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("templates.update", [200], undefined, id);
       await invoke(ctx, spec, options, async (init) => {
         const result = await ctx.api.PATCH("/templates/{templateID}", {
           params: { path: { templateID: id } },
@@ -243,12 +211,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
     async updateTemplateV2(templateID, body, options) {
       const id = checkId("templates.updateV2", "templateID", templateID);
       const parsed = parseArgs(TemplateUpdateArgs, body, "templates.updateV2");
-      const spec = {
-        operation: "templates.updateV2",
-        resourceId: id,
-        success: [200],
-        schema: TemplateUpdateResponseSchema,
-      } as const;
+      const spec = callSpec("templates.updateV2", [200], TemplateUpdateResponseSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.PATCH("/v2/templates/{templateID}", {
           params: { path: { templateID: id } },
@@ -261,12 +224,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
 
     async getTemplateByAlias(alias, options) {
       const name = checkId("templates.getByAlias", "alias", alias);
-      const spec = {
-        operation: "templates.getByAlias",
-        resourceId: name,
-        success: [200],
-        schema: TemplateAliasResponseSchema,
-      } as const;
+      const spec = callSpec("templates.getByAlias", [200], TemplateAliasResponseSchema, name);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/templates/aliases/{alias}", { params: { path: { alias: name } }, ...init }),
       );

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { invalidArgument } from "../../errors";
 import { VOLUME_NAME_PATTERN } from "../../wire/ids";
 import { checkId } from "./args";
-import { type CallContext, type CallOptions, type CallSpec, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import type { OperationName } from "./operations";
 import {
   type Volume,
@@ -133,12 +133,7 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
   ) => {
     const volumeID = checkId(call.op, "volumeID", vol?.volumeID);
     const checked = { path: parseArgs(ContentPath, { path }, call.op).path, ...query() };
-    const spec: CallSpec<S> = {
-      operation: call.op,
-      resourceId: volumeID,
-      success: [call.success],
-      schema: call.schema,
-    };
+    const spec = callSpec(call.op, [call.success], call.schema, volumeID);
     return {
       spec,
       options: withToken(vol, call.op, options),
@@ -149,11 +144,7 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
   return {
     async createVolume(name, options) {
       const body = parseArgs(VolumeName, { name }, "volumes.create");
-      const spec = {
-        operation: "volumes.create",
-        success: [201],
-        schema: VolumeAndTokenSchema,
-      } as const;
+      const spec = callSpec("volumes.create", [201], VolumeAndTokenSchema);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.POST("/volumes", { body, ...init }),
       );
@@ -161,23 +152,14 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
     },
     async getVolume(volumeID, options) {
       const id = checkId("volumes.get", "volumeID", volumeID);
-      const spec = {
-        operation: "volumes.get",
-        resourceId: id,
-        success: [200],
-        schema: VolumeAndTokenSchema,
-      } as const;
+      const spec = callSpec("volumes.get", [200], VolumeAndTokenSchema, id);
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/volumes/{volumeID}", { params: { path: { volumeID: id } }, ...init }),
       );
       return data;
     },
     async listVolumes(options) {
-      const spec = {
-        operation: "volumes.list",
-        success: [200],
-        schema: z.array(VolumeSchema),
-      } as const;
+      const spec = callSpec("volumes.list", [200], z.array(VolumeSchema));
       const { data } = await invoke(ctx, spec, options, (init) =>
         ctx.api.GET("/volumes", { ...init }),
       );
@@ -185,12 +167,7 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
     },
     async deleteVolume(volumeID, options) {
       const id = checkId("volumes.delete", "volumeID", volumeID);
-      const spec = {
-        operation: "volumes.delete",
-        resourceId: id,
-        success: [204],
-        schema: undefined,
-      } as const;
+      const spec = callSpec("volumes.delete", [204], undefined, id);
       await invoke(ctx, spec, options, (init) =>
         ctx.api.DELETE("/volumes/{volumeID}", { params: { path: { volumeID: id } }, ...init }),
       );

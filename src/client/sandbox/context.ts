@@ -8,6 +8,7 @@
 import type { CallOptions, Client } from "@connectrpc/connect";
 import type { Filesystem } from "../../gen/envd/filesystem/filesystem_pb";
 import type { Process } from "../../gen/envd/process/process_pb";
+import type { ErrorScope } from "./errors";
 import { keepaliveHeaders, mergeHeaders, userHeaders, type HeaderRecord } from "./headers";
 
 /** Shared state of one sandbox client. @internal */
@@ -66,4 +67,14 @@ export function rpcOptions(ctx: SandboxContext, input: RpcCallInput = {}): CallO
 /** The user a call acts as: its own, else the client's default. */
 export function effectiveUser(ctx: SandboxContext, user: string | undefined): string | undefined {
   return user ?? ctx.user;
+}
+
+/** The error scope of a call in this sandbox about `resourceId` (a path, pid or watcher). */
+export function callScope(
+  ctx: SandboxContext,
+  operation: string,
+  resourceId: string | undefined,
+  signal?: AbortSignal,
+): ErrorScope {
+  return { operation, sandboxID: ctx.sandboxID, resourceId, signal };
 }

@@ -7,7 +7,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SandboxIacError } from "../../errors";
 import { OPS } from "./constants";
-import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
+import { callScope, effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { toEntryInfo, type EntryInfo } from "./entry";
 import { fromRpcError } from "./errors";
 import { retryIdempotent } from "./idempotent";
@@ -45,10 +45,6 @@ export interface FilesystemApi {
   remove(path: string, options?: FsCallOptions): Promise<void>;
 }
 
-function scope(ctx: SandboxContext, operation: string, resourceId: string, signal?: AbortSignal) {
-  return { operation, sandboxID: ctx.sandboxID, resourceId, signal };
-}
-
 /** Builds the filesystem part over a shared context. */
 export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
   function callOptions(operation: string, options: FsCallOptions) {
@@ -66,13 +62,13 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
       try {
         return await ctx.filesystem.stat({ path }, call);
       } catch (err) {
-        throw fromRpcError(err, scope(ctx, OPS.fsStat, path, options.signal));
+        throw fromRpcError(err, callScope(ctx, OPS.fsStat, path, options.signal));
       }
     }, options.signal);
     if (!res.entry)
       throw fromRpcError(
         new ConnectError("stat answered without an entry", Code.Internal),
-        scope(ctx, OPS.fsStat, path),
+        callScope(ctx, OPS.fsStat, path),
       );
     return toEntryInfo(res.entry);
   }
@@ -97,7 +93,7 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
         return true;
       } catch (err) {
         if (ConnectError.from(err).code === Code.AlreadyExists) return false;
-        throw fromRpcError(err, scope(ctx, OPS.fsMakeDir, path, options.signal));
+        throw fromRpcError(err, callScope(ctx, OPS.fsMakeDir, path, options.signal));
       }
     },
 
@@ -114,7 +110,7 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
       } catch (err) {
         throw fromRpcError(
           err,
-          scope(ctx, OPS.fsMove, `${source} -> ${destination}`, options.signal),
+          callScope(ctx, OPS.fsMove, `${source} -> ${destination}`, options.signal),
         );
       }
     },
@@ -127,7 +123,7 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
         try {
           return await ctx.filesystem.listDir({ path, depth }, call);
         } catch (err) {
-          throw fromRpcError(err, scope(ctx, OPS.fsListDir, path, options.signal));
+          throw fromRpcError(err, callScope(ctx, OPS.fsListDir, path, options.signal));
         }
       }, options.signal);
       return res.entries.map(toEntryInfo);
@@ -138,7 +134,7 @@ export function createFilesystemApi(ctx: SandboxContext): FilesystemApi {
       try {
         await ctx.filesystem.remove({ path }, callOptions(OPS.fsRemove, options));
       } catch (err) {
-        throw fromRpcError(err, scope(ctx, OPS.fsRemove, path, options.signal));
+        throw fromRpcError(err, callScope(ctx, OPS.fsRemove, path, options.signal));
       }
     },
   };

@@ -12,7 +12,7 @@ import {
 } from "../../gen/envd/process/process_pb";
 import { invalidArgument, SandboxIacError } from "../../errors";
 import { OPS, SHELL, SHELL_ARGS } from "./constants";
-import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
+import { callScope, effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { commandFailed, fromRpcError } from "./errors";
 import { retryIdempotent } from "./idempotent";
 import { openProcessHandle, type ProcessHandle, type ProcessResult } from "./process-handle";
@@ -140,12 +140,10 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
     try {
       await call(selector);
     } catch (err) {
-      throw fromRpcError(err, {
-        operation,
-        sandboxID: ctx.sandboxID,
-        resourceId: describeSelector(selector),
-        signal: options.signal,
-      });
+      throw fromRpcError(
+        err,
+        callScope(ctx, operation, describeSelector(selector), options.signal),
+      );
     }
   }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { OPS, PTY_DEFAULT_ENVS, PTY_SHELL_ARGS, SHELL } from "./constants";
-import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
+import { callScope, effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { fromRpcError } from "./errors";
 import { openProcessHandle, type ProcessHandle } from "./process-handle";
 import { toBytes, type ProcessCallOptions } from "./process";
@@ -95,12 +95,7 @@ export function createPtyApi(ctx: SandboxContext): PtyApi {
           rpcOptions(ctx, { signal: options.signal }),
         );
       } catch (err) {
-        throw fromRpcError(err, {
-          operation: OPS.ptySendInput,
-          sandboxID: ctx.sandboxID,
-          resourceId: `pid ${pid}`,
-          signal: options.signal,
-        });
+        throw fromRpcError(err, callScope(ctx, OPS.ptySendInput, `pid ${pid}`, options.signal));
       }
     },
 
@@ -114,12 +109,7 @@ export function createPtyApi(ctx: SandboxContext): PtyApi {
           rpcOptions(ctx, { signal: options.signal }),
         );
       } catch (err) {
-        throw fromRpcError(err, {
-          operation: OPS.ptyResize,
-          sandboxID: ctx.sandboxID,
-          resourceId: `pid ${pid}`,
-          signal: options.signal,
-        });
+        throw fromRpcError(err, callScope(ctx, OPS.ptyResize, `pid ${pid}`, options.signal));
       }
     },
   };

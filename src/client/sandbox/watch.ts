@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { WatchDirResponse } from "../../gen/envd/filesystem/filesystem_pb";
 import { invalidArgument } from "../../errors";
 import { OPS } from "./constants";
-import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
+import { callScope, effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { toFilesystemEvent, type FilesystemEvent } from "./entry";
 import { fromRpcError } from "./errors";
 import { checkPath, checkUser } from "./validate";
@@ -70,12 +70,7 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
       const onAbort = () => controller.abort(options.signal?.reason);
       if (options.signal?.aborted) onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      const errScope = {
-        operation: OPS.fsWatchDir,
-        sandboxID: ctx.sandboxID,
-        resourceId: path,
-        signal: controller.signal,
-      };
+      const errScope = callScope(ctx, OPS.fsWatchDir, path, controller.signal);
       const stream = ctx.filesystem.watchDir(
         {
           path,
@@ -146,12 +141,7 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
         );
         return res.watcherId;
       } catch (err) {
-        throw fromRpcError(err, {
-          operation: OPS.fsCreateWatcher,
-          sandboxID: ctx.sandboxID,
-          resourceId: path,
-          signal: options.signal,
-        });
+        throw fromRpcError(err, callScope(ctx, OPS.fsCreateWatcher, path, options.signal));
       }
     },
 
@@ -165,12 +155,7 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
         );
         return res.events.map(toFilesystemEvent);
       } catch (err) {
-        throw fromRpcError(err, {
-          operation: OPS.fsGetWatcherEvents,
-          sandboxID: ctx.sandboxID,
-          resourceId: watcherId,
-          signal: options.signal,
-        });
+        throw fromRpcError(err, callScope(ctx, OPS.fsGetWatcherEvents, watcherId, options.signal));
       }
     },
 
@@ -182,12 +167,7 @@ export function createWatchApi(ctx: SandboxContext): WatchApi {
           rpcOptions(ctx, { signal: options.signal }),
         );
       } catch (err) {
-        throw fromRpcError(err, {
-          operation: OPS.fsRemoveWatcher,
-          sandboxID: ctx.sandboxID,
-          resourceId: watcherId,
-          signal: options.signal,
-        });
+        throw fromRpcError(err, callScope(ctx, OPS.fsRemoveWatcher, watcherId, options.signal));
       }
     },
   };

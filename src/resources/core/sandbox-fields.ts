@@ -16,8 +16,8 @@ export const sandboxQuerySchema = z.strictObject({
   }),
 });
 
-/** The latest metric sample of a sandbox. */
-const sandboxMetricSchema = z.strictObject({
+/** A metric sample of a sandbox, as the resources report it. */
+export const sandboxMetricSchema = z.strictObject({
   timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
   cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
   cpuUsedPct: z.number().meta({ description: "CPU use in percent." }),
@@ -27,8 +27,22 @@ const sandboxMetricSchema = z.strictObject({
   diskTotal: z.number().meta({ description: "Disk size, bytes." }),
 });
 
-/** The fields of one sandbox (`GET /sandboxes/{id}`), besides its ID. */
-export const sandboxFieldsSchema = z.strictObject({
+/** The mounts of a sandbox's volumes. */
+const volumeMountsSchema = z
+  .array(
+    z.strictObject({
+      name: z.string().meta({ description: "The volume's name." }),
+      path: z.string().meta({ description: "Where the volume is mounted in the sandbox." }),
+    }),
+  )
+  .meta({ description: "Volumes mounted in the sandbox." });
+
+/**
+ * The fields a sandbox has both listed (`GET /v2/sandboxes`) and read alone
+ * (`GET /sandboxes/{id}`), besides its ID and volume mounts (spread so each
+ * schema keeps its field order).
+ */
+const sandboxCommonShape = {
   templateID: z.string().meta({ description: "The template the sandbox was created from." }),
   alias: z.string().optional().meta({ description: "The template's alias, when it has one." }),
   clientID: z.string().meta({ description: "The client ID (deprecated by the service)." }),
@@ -44,6 +58,18 @@ export const sandboxFieldsSchema = z.strictObject({
   metadata: z
     .record(z.string(), z.string())
     .meta({ description: "The sandbox's metadata pairs (empty when none)." }),
+};
+
+/** One listed sandbox (`sandboxes` data source). */
+export const listedSandboxFieldsSchema = z.strictObject({
+  sandboxID: z.string().meta({ description: "The sandbox ID." }),
+  ...sandboxCommonShape,
+  volumeMounts: volumeMountsSchema,
+});
+
+/** The fields of one sandbox (`GET /sandboxes/{id}`), besides its ID. */
+export const sandboxFieldsSchema = z.strictObject({
+  ...sandboxCommonShape,
   envdAccessToken: z.string().meta({
     description:
       "Token of the sandbox interface; sensitive. Empty for a sandbox created without one.",
@@ -52,14 +78,7 @@ export const sandboxFieldsSchema = z.strictObject({
     .string()
     .nullable()
     .meta({ description: "The domain the sandbox is served on; null for the default." }),
-  volumeMounts: z
-    .array(
-      z.strictObject({
-        name: z.string().meta({ description: "The volume's name." }),
-        path: z.string().meta({ description: "Where the volume is mounted in the sandbox." }),
-      }),
-    )
-    .meta({ description: "Volumes mounted in the sandbox." }),
+  volumeMounts: volumeMountsSchema,
   metrics: sandboxMetricSchema.optional().meta({
     description: "The latest metric sample, with includeMetrics and when one exists.",
   }),
@@ -69,6 +88,8 @@ export const sandboxFieldsSchema = z.strictObject({
 export type SandboxQuery = z.infer<typeof sandboxQuerySchema>;
 /** One sandbox's fields. */
 export type SandboxFields = z.infer<typeof sandboxFieldsSchema>;
+/** One listed sandbox's fields. */
+export type ListedSandboxFields = z.infer<typeof listedSandboxFieldsSchema>;
 /** The latest metric sample of a sandbox. */
 export type SandboxMetricSample = z.infer<typeof sandboxMetricSchema>;
 /** Outputs that are secrets. */

@@ -4,15 +4,23 @@
  *
  * @module
  */
-import { createControlClient, type SandboxDetail } from "../../client/control";
+import { createControlClient, type ListedSandbox, type SandboxDetail } from "../../client/control";
 import { SandboxIacError } from "../../errors";
 import type { ResourceContext } from "./lifecycle";
 import { unlessNotFound } from "./not-found";
-import type { SandboxFields, SandboxMetricSample, SandboxQuery } from "./sandbox-fields";
+import type {
+  ListedSandboxFields,
+  SandboxFields,
+  SandboxMetricSample,
+  SandboxQuery,
+} from "./sandbox-fields";
 
-/** The fields of `sandbox` as outputs: absent lists and maps as empty, no domain as null. */
-function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
-  const fields: SandboxFields = {
+/** The fields of one sandbox both a listing and a read return, besides its ID. */
+type SandboxCommonFields = Omit<ListedSandboxFields, "sandboxID">;
+
+/** The fields `sandbox` shares with a listed one: absent lists and maps as empty. */
+export function sandboxCommonFieldsOf(sandbox: ListedSandbox | SandboxDetail): SandboxCommonFields {
+  const fields: SandboxCommonFields = {
     templateID: sandbox.templateID,
     clientID: sandbox.clientID,
     startedAt: sandbox.startedAt,
@@ -23,12 +31,19 @@ function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
     diskSizeMB: sandbox.diskSizeMB,
     state: sandbox.state,
     metadata: sandbox.metadata ?? {},
-    envdAccessToken: sandbox.envdAccessToken ?? "",
-    domain: sandbox.domain ?? null,
     volumeMounts: (sandbox.volumeMounts ?? []).map(({ name, path }) => ({ name, path })),
   };
   if (sandbox.alias !== undefined) fields.alias = sandbox.alias;
   return fields;
+}
+
+/** The fields of `sandbox` as outputs: no token as empty, no domain as null. */
+function sandboxFieldsOf(sandbox: SandboxDetail): SandboxFields {
+  return {
+    ...sandboxCommonFieldsOf(sandbox),
+    envdAccessToken: sandbox.envdAccessToken ?? "",
+    domain: sandbox.domain ?? null,
+  };
 }
 
 /** The newest metric sample of `sandboxID`, `undefined` when there is none. */

@@ -18,14 +18,7 @@ import { SandboxIacError } from "../../errors";
 import { unlessNotFound } from "../core/not-found";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
-import type {
-  CheckOptions,
-  DiffOptions,
-  DiffResult,
-  PlanOptions,
-  ResourceContext,
-  ResourceLifecycle,
-} from "../core/lifecycle";
+import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import { runCommands } from "./commands";
 import { HashCache } from "./hash-cache";
 import {
@@ -167,15 +160,11 @@ function newId(): string {
 export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, ProvisionerOutputs> = {
   typeName: "Provisioner",
 
-  check(news: unknown, options?: CheckOptions) {
+  check(news, options) {
     return checkWithSchema(provisionerArgsSchema, news, options, provisionerSensitiveInputs);
   },
 
-  async diff(
-    olds: ProvisionerOutputs,
-    news: ProvisionerArgs,
-    options: DiffOptions,
-  ): Promise<DiffResult> {
+  async diff(olds, news, options) {
     // A snapshot's id is its name: the replacement's snapshot would be the very
     // template the old Provisioner's delete removes. Delete the old one first.
     const sameSnapshot =
@@ -214,7 +203,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     return result;
   },
 
-  async planOutputs(inputs: ProvisionerArgs, options: PlanOptions) {
+  async planOutputs(inputs, options) {
     // The digest create and update store: a missing source fails here, at plan time.
     return { fileDigest: digestOf(await manifestOf(inputs, options.baseDir)) };
   },

@@ -10,15 +10,7 @@
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
-import type {
-  CheckOptions,
-  CheckResult,
-  DiffOptions,
-  DiffResult,
-  PlanOptions,
-  ResourceContext,
-  ResourceLifecycle,
-} from "../core/lifecycle";
+import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import {
   normaliseTemplateInputs,
   templateArgsSchema,
@@ -164,11 +156,11 @@ async function importTemplate(
 export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutputs> = {
   typeName: "Template",
 
-  check(news: unknown, options?: CheckOptions): CheckResult<TemplateInputs> {
+  check(news, options) {
     return checkWithSchema(templateArgsSchema, news, options);
   },
 
-  diff(olds: TemplateOutputs, rawNews: TemplateInputs, options: DiffOptions): DiffResult {
+  diff(olds, rawNews, options) {
     const news = normaliseTemplateInputs(rawNews);
     const result = diffByRules(normaliseTemplateInputs(olds), news, templateChangeRules, options);
     if (result.replaces.length > 0 || hasUnknown(news, options.isUnknown)) return result;
@@ -189,7 +181,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     return result;
   },
 
-  async planOutputs(inputs: TemplateInputs, options: PlanOptions) {
+  async planOutputs(inputs, options) {
     // The same hashes create and update compute: a missing source fails here, at plan time.
     const copies = resolveCopies(normaliseTemplateInputs(inputs), options.baseDir);
     return { filesHashes: copies.map((c) => c.hash) };

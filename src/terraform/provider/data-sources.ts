@@ -12,10 +12,10 @@ import {
 } from "../../gen/terraform/tfplugin6_pb";
 import { checkWithSchema } from "../../resources/core/check";
 import type { CatalogDataSource } from "../schema/catalog";
-import { decodeDynamic, encodeDynamic, isUnknown } from "../values/dynamic-value";
+import { encodeDynamic, isUnknown } from "../values/dynamic-value";
 import { failureDiagnostic } from "./diagnostics";
 import type { ProviderRuntime } from "./runtime";
-import { type TfObject, coreInputs, inputAttributes, withOutputs } from "./state";
+import { coreInputs, decodeObject, inputAttributes, withOutputs } from "./state";
 import { failureDiagnostics } from "./validate";
 
 /** ValidateDataResourceConfig: the arguments against the descriptor's schema. */
@@ -23,7 +23,7 @@ export function validateDataSource(
   entry: CatalogDataSource,
   req: ValidateDataResourceConfig_Request,
 ): MessageInitShape<typeof ValidateDataResourceConfig_ResponseSchema> {
-  const config = decodeDynamic(req.config) as TfObject | null;
+  const config = decodeObject(req.config);
   const result = checkWithSchema(entry.descriptor.args, coreInputs(entry.block, config), {
     isUnknown,
   });
@@ -37,7 +37,7 @@ export async function readDataSource(
   runtime: ProviderRuntime,
   signal: AbortSignal,
 ): Promise<MessageInitShape<typeof ReadDataSource_ResponseSchema>> {
-  const config = (decodeDynamic(req.config) as TfObject | null) ?? {};
+  const config = decodeObject(req.config) ?? {};
   const args = coreInputs(entry.block, config);
   const checked = checkWithSchema(entry.descriptor.args, args);
   if (checked.failures.length > 0) {

@@ -13,11 +13,12 @@ import {
 } from "../../gen/terraform/tfplugin6_pb";
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
-import { UNKNOWN, decodeDynamic, encodeDynamic, isUnknown } from "../values/dynamic-value";
+import { UNKNOWN, encodeDynamic, isUnknown } from "../values/dynamic-value";
 import { containsUnknown, objectToTerraform, topLevelPath } from "../values/convert";
 import type { ProviderRuntime } from "./runtime";
 import {
   type TfObject,
+  decodeObject,
   computedOnlyAttributes,
   coreInputs,
   coreOutputs,
@@ -32,7 +33,7 @@ export function validateResource(
   entry: CatalogResource,
   req: ValidateResourceConfig_Request,
 ): Init<typeof ValidateResourceConfig_ResponseSchema> {
-  const config = decodeDynamic(req.config) as TfObject | null;
+  const config = decodeObject(req.config);
   const result = entry.descriptor.lifecycle.check(coreInputs(entry.block, config), {
     isUnknown,
   });
@@ -69,9 +70,9 @@ export async function planResource(
   req: PlanResourceChange_Request,
   runtime: ProviderRuntime,
 ): Promise<Init<typeof PlanResourceChange_ResponseSchema>> {
-  const prior = decodeDynamic(req.priorState) as TfObject | null;
-  const proposed = decodeDynamic(req.proposedNewState) as TfObject | null;
-  const config = decodeDynamic(req.config) as TfObject | null;
+  const prior = decodeObject(req.priorState);
+  const proposed = decodeObject(req.proposedNewState);
+  const config = decodeObject(req.config);
   if (proposed === null) return { plannedState: encodeDynamic(null) };
   const { descriptor, block } = entry;
   const news = coreInputs(block, config);

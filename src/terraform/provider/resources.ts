@@ -18,11 +18,18 @@ import {
 } from "../../gen/terraform/tfplugin6_pb";
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
-import { decodeDynamic, decodeJson, encodeDynamic } from "../values/dynamic-value";
+import { decodeJson, encodeDynamic } from "../values/dynamic-value";
 import { objectToCore, objectToTerraform } from "../values/convert";
 import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
 import type { ProviderRuntime } from "./runtime";
-import { type TfObject, coreInputs, coreOutputs, stateId, withOutputs } from "./state";
+import {
+  type TfObject,
+  coreInputs,
+  coreOutputs,
+  decodeObject,
+  stateId,
+  withOutputs,
+} from "./state";
 
 type Init<S extends DescMessage> = MessageInitShape<S>;
 
@@ -37,9 +44,9 @@ export async function applyResource(
   runtime: ProviderRuntime,
   signal: AbortSignal,
 ): Promise<Init<typeof ApplyResourceChange_ResponseSchema>> {
-  const prior = decodeDynamic(req.priorState) as TfObject | null;
-  const planned = decodeDynamic(req.plannedState) as TfObject | null;
-  const config = decodeDynamic(req.config) as TfObject | null;
+  const prior = decodeObject(req.priorState);
+  const planned = decodeObject(req.plannedState);
+  const config = decodeObject(req.config);
   const { descriptor, block, typeName } = entry;
   const lifecycle = descriptor.lifecycle;
   const ctx = runtime.context(signal);
@@ -81,7 +88,7 @@ export async function readResource(
   runtime: ProviderRuntime,
   signal: AbortSignal,
 ): Promise<Init<typeof ReadResource_ResponseSchema>> {
-  const current = decodeDynamic(req.currentState) as TfObject | null;
+  const current = decodeObject(req.currentState);
   if (current === null) return { newState: encodeDynamic(null) };
   const { descriptor, block, typeName } = entry;
   const ctx = runtime.context(signal);

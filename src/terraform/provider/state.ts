@@ -7,11 +7,16 @@
  */
 import type { TfAttribute, TfBlock } from "../schema/model";
 import { ID_ATTRIBUTE } from "../schema/blocks";
-import { type TfValue } from "../values/dynamic-value";
+import { decodeDynamic, type TfValue } from "../values/dynamic-value";
 import { type CoreValue, objectToCore, toTerraform } from "../values/convert";
 
 /** A decoded Terraform object (attribute name -> value). */
 export type TfObject = Record<string, TfValue>;
+
+/** Decodes a state, plan or config: an object, or null where there is none. */
+export function decodeObject(value: Parameters<typeof decodeDynamic>[0]): TfObject | null {
+  return decodeDynamic(value) as TfObject | null;
+}
 
 /** Attributes the user writes (required or optional, computed or not). */
 export function inputAttributes(block: TfBlock): TfAttribute[] {

@@ -7,6 +7,7 @@ import {
   SANDBOXES_STATE_FILE,
   SandboxManager,
   type CreateSandboxInput,
+  type SandboxManagerOptions,
   type TemplateLookup,
 } from "./manager";
 import { eventually } from "../../../../test/support/eventually";
@@ -32,6 +33,18 @@ function templates(baseLayer: string): TemplateLookup {
       id === "base" ? tpl("base", 256) : id === "big" ? tpl("big", 320) : undefined,
     markSpawned: () => undefined,
   };
+}
+
+/** Opens the manager over the test runtime with the two templates; `extra` overrides options. */
+function openManager(extra: Partial<SandboxManagerOptions> = {}): Promise<SandboxManager> {
+  return SandboxManager.open({
+    dataDir: t.dataDir,
+    runtime: t.runtime,
+    templates: templates(t.runtime.baseLayerId),
+    tokenSecret: SECRET,
+    log: () => undefined,
+    ...extra,
+  });
 }
 
 function input(template: string, envVars: Record<string, string>): CreateSandboxInput {
@@ -83,13 +96,7 @@ describe("the warm pool", () => {
   let warm: string[] = [];
 
   it("keeps started pool sandboxes out of the list, the metrics and the state file", async () => {
-    m = await SandboxManager.open({
-      dataDir: t.dataDir,
-      runtime: t.runtime,
-      templates: templates(t.runtime.baseLayerId),
-      tokenSecret: SECRET,
-      log: () => undefined,
-    });
+    m = await openManager();
     await eventually(() => m!.warmIds().length === 2, { timeoutMs: 30_000, intervalMs: 50 });
     warm = m.warmIds();
     expect(m.all()).toEqual([]);
@@ -177,14 +184,7 @@ describe("the warm pool", () => {
   it("removes sandbox directories the state file does not know on open (a kill -9 left them)", async () => {
     const orphan = "i0123456789abcdefghij";
     await fs.mkdir(path.join(t.dataDir, "sandboxes", orphan, "upper"), { recursive: true });
-    m = await SandboxManager.open({
-      dataDir: t.dataDir,
-      runtime: t.runtime,
-      templates: templates(t.runtime.baseLayerId),
-      tokenSecret: SECRET,
-      log: () => undefined,
-      warmPoolSize: 0,
-    });
+    m = await openManager({ warmPoolSize: 0 });
     const dirs = await fs.readdir(path.join(t.dataDir, "sandboxes"));
     expect(dirs).not.toContain(orphan);
     expect(m.all().every((r) => r.state === "paused" && dirs.includes(r.sandboxID))).toBe(true);

@@ -27,12 +27,17 @@ interface BuildFailure {
 
 /** What a finished build provides to sandboxes. */
 export interface BuildOutput {
-  /** Runtime layer ids, lowest first. */
+  /** Runtime layer ids, lowest first (the base layer id first). */
   layers: string[];
+  /** Environment variables of every process (template `ENV` steps). */
   envs: Record<string, string>;
+  /** The user processes run as by default (last `USER` step, else `user`). */
   defaultUser: string;
+  /** The default working directory (last `WORKDIR` step), when set. */
   defaultWorkdir?: string;
+  /** Started in the background when a sandbox starts. */
   startCmd?: string;
+  /** Checked after `startCmd`. */
   readyCmd?: string;
 }
 

@@ -9,29 +9,18 @@ import * as path from "node:path";
 import type { SandboxRuntime } from "../../runtime/types";
 import { SandboxIacError } from "../../../errors";
 import { TemplateCatalog } from "./catalog";
+import type { BuildOutput } from "./model";
 import { TEMPLATE_FILES_DIR } from "./constants";
 import { TemplateFileStore } from "./file-store";
 import { BuildRunner } from "./build-runner";
 
 /** A ready template build, as sandboxes need it. */
-export interface ResolvedTemplate {
+export interface ResolvedTemplate extends BuildOutput {
   templateID: string;
   buildID: string;
   /** The template's name (`ns/alias` or `alias`), when it has one. */
   alias?: string;
   names: string[];
-  /** Runtime layer ids, lowest first (the base layer id first). */
-  layers: string[];
-  /** Environment variables of every process (template `ENV` steps). */
-  envs: Record<string, string>;
-  /** The user processes run as by default (last `USER` step, else `user`). */
-  defaultUser: string;
-  /** The default working directory (last `WORKDIR` step), when set. */
-  defaultWorkdir?: string;
-  /** Started in the background when a sandbox starts. */
-  startCmd?: string;
-  /** Checked after `startCmd`. */
-  readyCmd?: string;
   cpuCount: number;
   memoryMB: number;
   diskSizeMB: number;

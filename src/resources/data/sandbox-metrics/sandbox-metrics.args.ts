@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { sandboxIDSchema } from "../../core/fields";
+import { sandboxMetricSchema } from "../../core/sandbox-fields";
 
 const unixSeconds = z.number().int().min(0, { error: "must be unix seconds >= 0" });
 
@@ -20,17 +21,10 @@ export const sandboxMetricsDataArgsSchema = z.strictObject({
     .meta({ description: "End of the range, unix seconds. Default: now." }),
 });
 
-/** One metric sample. */
-const metricSampleSchema = z.strictObject({
-  timestampUnix: z.number().meta({ description: "When the sample was taken, unix seconds." }),
+/** One metric sample: the fields of the latest sample, plus its RFC 3339 time and the page cache. */
+const metricSampleSchema = sandboxMetricSchema.extend({
   timestamp: z.string().meta({ description: "When the sample was taken (RFC 3339)." }),
-  cpuCount: z.number().meta({ description: "vCPUs of the sandbox." }),
-  cpuUsedPct: z.number().meta({ description: "CPU use in percent." }),
-  memUsed: z.number().meta({ description: "Memory used, bytes." }),
-  memTotal: z.number().meta({ description: "Memory available, bytes." }),
   memCache: z.number().meta({ description: "Memory used by the page cache, bytes." }),
-  diskUsed: z.number().meta({ description: "Disk used, bytes." }),
-  diskTotal: z.number().meta({ description: "Disk size, bytes." }),
 });
 
 /** What the `sandboxMetrics` data source returns. */

@@ -3,28 +3,10 @@
  *
  * @module
  */
-import { createControlClient, type ListedSandbox } from "../../../client/control";
+import { createControlClient } from "../../../client/control";
 import type { ResourceContext } from "../../core/lifecycle";
+import { sandboxCommonFieldsOf } from "../../core/sandbox-read";
 import type { ListedSandboxFields, SandboxesDataArgs, SandboxesDataResult } from "./sandboxes.args";
-
-function fieldsOf(sandbox: ListedSandbox): ListedSandboxFields {
-  const fields: ListedSandboxFields = {
-    sandboxID: sandbox.sandboxID,
-    templateID: sandbox.templateID,
-    clientID: sandbox.clientID,
-    startedAt: sandbox.startedAt,
-    endAt: sandbox.endAt,
-    envdVersion: sandbox.envdVersion,
-    cpuCount: sandbox.cpuCount,
-    memoryMB: sandbox.memoryMB,
-    diskSizeMB: sandbox.diskSizeMB,
-    state: sandbox.state,
-    metadata: sandbox.metadata ?? {},
-    volumeMounts: (sandbox.volumeMounts ?? []).map(({ name, path }) => ({ name, path })),
-  };
-  if (sandbox.alias !== undefined) fields.alias = sandbox.alias;
-  return fields;
-}
 
 /** The `sandboxes` data source's query: every sandbox matching the filters. */
 export async function readSandboxes(
@@ -35,6 +17,6 @@ export async function readSandboxes(
   const sandboxes: ListedSandboxFields[] = [];
   const query = { metadata: args.metadata, state: args.state };
   for await (const sandbox of client.listSandboxesV2(query, { signal: ctx.signal }))
-    sandboxes.push(fieldsOf(sandbox));
+    sandboxes.push({ sandboxID: sandbox.sandboxID, ...sandboxCommonFieldsOf(sandbox) });
   return { sandboxes };
 }
