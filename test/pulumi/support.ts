@@ -149,3 +149,16 @@ export function pulumiStack(
   });
   return stack;
 }
+
+/** A file of a volume read through the content API with the volume's token: its text, or the HTTP status when not 200. */
+export async function volumeFile(
+  svc: TestService,
+  volumeID: string,
+  file: string,
+): Promise<number | string> {
+  const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
+  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
+    headers: { Authorization: `Bearer ${vol.token}` },
+  });
+  return res.status === 200 ? res.text() : res.status;
+}

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { destroy, refresh, up } from "../harness";
-import { ops, plaintextOccurrences, pulumiStack, stackOptions } from "./support";
+import { ops, plaintextOccurrences, pulumiStack, stackOptions, volumeFile } from "./support";
 import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
@@ -19,12 +19,9 @@ const stack = pulumiStack("volume-secret");
 
 /** A file of the volume, read through the content API with the volume's token. */
 async function seeded(volumeID: string, file = "/seed/seed.txt"): Promise<string> {
-  const vol = (await stack.svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
-  const res = await fetch(`${stack.svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
-    headers: { Authorization: `Bearer ${vol.token}` },
-  });
-  expect(res.status).toBe(200);
-  return res.text();
+  const content = await volumeFile(stack.svc, volumeID, file);
+  expect(typeof content).toBe("string");
+  return content as string;
 }
 
 describe("Volume and Secret through Pulumi: one scenario, phase by phase", () => {
