@@ -59,6 +59,21 @@ export async function startSandboxClientFixture(): Promise<SandboxClientFixture>
   }
 }
 
+/**
+ * Registers the hooks of a test file: starts the fixture before the tests,
+ * hands it to `use` (which picks the fields it needs) and closes it afterwards.
+ */
+export function useSandboxClientFixture(use: (fx: SandboxClientFixture) => void): void {
+  let fx: SandboxClientFixture | undefined;
+  beforeAll(async () => {
+    fx = await startSandboxClientFixture();
+    use(fx);
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+}
+
 /** Drains a process's events: its output, its end event and the event types in order. */
 export async function collect(
   events: AsyncIterable<ProcessEvent>,
