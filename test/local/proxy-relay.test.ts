@@ -10,18 +10,11 @@ import * as net from "node:net";
 import { sandboxPaths } from "../../src/local/runtime/paths";
 import { ENVD_HEADERS, ENVD_ROUTES, FILES_QUERY } from "../../src/wire/envd";
 import { eventually } from "../support/eventually";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 import { createSandbox } from "./support";
 
 let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 interface Exchange {
   status: number;

@@ -219,3 +219,18 @@ export function controlClientOf(svc: Endpoint): ControlClient {
     log: () => undefined,
   });
 }
+
+/**
+ * Registers the usual hooks of a suite that needs one service: starts it
+ * before the tests (handing it to `use`) and closes it after them.
+ */
+export function useService(use: (svc: TestService) => void, opts: ServiceOptions = {}): void {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await startService(opts);
+    use(svc);
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+}

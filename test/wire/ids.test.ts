@@ -22,7 +22,7 @@ import {
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
 import { checkWithSchema } from "../../src/resources/core/check";
 import { call } from "../local/support";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 const canonical = ["i0123456789abcdefghij", "abc", "0"];
 const legacy = ["abc-x", "i0123456789abcdefghij-6532622b"];
@@ -117,14 +117,7 @@ describe("the sandbox ID grammar", () => {
 
 describe("the sandbox ID grammar on the local service", () => {
   let svc: TestService;
-
-  beforeAll(async () => {
-    svc = await startService();
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-  });
+  useService((s) => (svc = s));
 
   it.each([...canonical, ...legacy])(
     "looks %j up as a sandbox ID (404 for an unknown one)",

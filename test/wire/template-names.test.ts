@@ -8,7 +8,7 @@ import { sourcesHolding } from "./support";
 import { checkWithSchema } from "../../src/resources/core/check";
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
 import { call } from "../local/support";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 const valid = ["tools", "team/tools", "team/tools:v1.2", "a-b_c", " My-Tools ", "n".repeat(128)];
 const invalid: [string, RegExp][] = [
@@ -64,14 +64,7 @@ describe("the template-name grammar in the resources", () => {
 
 describe("the template-name grammar on the local service", () => {
   let svc: TestService;
-
-  beforeAll(async () => {
-    svc = await startService();
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-  });
+  useService((s) => (svc = s));
 
   it.each(valid)("registers %j (202)", async (name) => {
     const answer = await call(svc, "POST", "/v3/templates", { name });
