@@ -30,7 +30,7 @@ export interface SandboxClientFixture {
 }
 
 /** Starts the service and creates the secure sandbox; call `close()` in `afterAll`. */
-export async function startSandboxClientFixture(): Promise<SandboxClientFixture> {
+async function startSandboxClientFixture(): Promise<SandboxClientFixture> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "sbx-client-e2e-"));
   const svc = await startService();
   const close = async (): Promise<void> => {

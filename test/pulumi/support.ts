@@ -78,7 +78,7 @@ export async function startTestService(): Promise<TestService> {
 }
 
 /** Copies `test/pulumi/programs/<name>` into a temp dir with the package linked; returns the dir. */
-export function programDir(name: string): string {
+function programDir(name: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), `pulumi-program-${name}-`));
   cpSync(path.join(__dirname, "programs", name), dir, { recursive: true });
   linkPackages(dir);

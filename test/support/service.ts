@@ -86,7 +86,7 @@ function cliEntry(): string {
 }
 
 /** A fresh temp dir; the caller removes it. */
-export function tempDataDir(prefix = "sandbox-iac-svc-"): string {
+function tempDataDir(prefix = "sandbox-iac-svc-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 

@@ -61,7 +61,7 @@ export interface FormPart {
 }
 
 /** A `multipart/form-data` body as the SDKs send it (built by the platform's FormData). */
-export async function multipartBody(
+async function multipartBody(
   parts: FormPart[],
 ): Promise<{ body: Buffer; contentType: string }> {
   const fd = new FormData();
