@@ -61,9 +61,7 @@ export interface FormPart {
 }
 
 /** A `multipart/form-data` body as the SDKs send it (built by the platform's FormData). */
-async function multipartBody(
-  parts: FormPart[],
-): Promise<{ body: Buffer; contentType: string }> {
+async function multipartBody(parts: FormPart[]): Promise<{ body: Buffer; contentType: string }> {
   const fd = new FormData();
   for (const p of parts) {
     if (p.filename === undefined) fd.append(p.name ?? "file", p.data);
