@@ -3,30 +3,23 @@
  */
 import { CommandExitError, Sandbox } from "e2b";
 import { eventually } from "../support/eventually";
-import { connectionOpts, startService, type TestService } from "../support/service";
+import { connectionOpts } from "../support/service";
+import { sdkSandbox } from "./support";
 
 describe("commands with e2b@2.51.0", () => {
-  let service: TestService;
-  let sbx: Sandbox;
-
-  beforeAll(async () => {
-    service = await startService();
-    sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
-  });
-  afterAll(async () => {
-    await sbx?.kill().catch(() => undefined);
-    await service?.close();
-  });
+  const env = sdkSandbox((service) =>
+    Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 }),
+  );
 
   it("runs a command as user in the home directory and returns its output", async () => {
-    const result = await sbx.commands.run("whoami; pwd; echo err >&2");
+    const result = await env.sbx.commands.run("whoami; pwd; echo err >&2");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("user\n/home/user\n");
     expect(result.stderr).toBe("err\n");
   });
 
   it("runs as root on request, in a given cwd with given envs", async () => {
-    const result = await sbx.commands.run("whoami; pwd; echo $FOO", {
+    const result = await env.sbx.commands.run("whoami; pwd; echo $FOO", {
       user: "root",
       cwd: "/tmp",
       envs: { FOO: "bar" },
@@ -35,7 +28,7 @@ describe("commands with e2b@2.51.0", () => {
   });
 
   it("fails with CommandExitError carrying the exit code and stderr", async () => {
-    const failure = sbx.commands.run("echo boom >&2; exit 3");
+    const failure = env.sbx.commands.run("echo boom >&2; exit 3");
     await expect(failure).rejects.toBeInstanceOf(CommandExitError);
     await failure.catch((err: unknown) => {
       const e = err as InstanceType<typeof CommandExitError>;
@@ -45,35 +38,37 @@ describe("commands with e2b@2.51.0", () => {
   });
 
   it("starts a background command, lists it, connects to it and kills it", async () => {
-    const handle = await sbx.commands.run("while true; do echo tick; sleep 0.2; done", {
+    const handle = await env.sbx.commands.run("while true; do echo tick; sleep 0.2; done", {
       background: true,
     });
-    const listed = await sbx.commands.list();
+    const listed = await env.sbx.commands.list();
     expect(listed.map((p) => p.pid)).toContain(handle.pid);
     const seen: string[] = [];
-    const attached = await sbx.commands.connect(handle.pid, { onStdout: (d) => void seen.push(d) });
+    const attached = await env.sbx.commands.connect(handle.pid, {
+      onStdout: (d) => void seen.push(d),
+    });
     await eventually(() => seen.join("").includes("tick"), { timeoutMs: 5_000 });
-    expect(await sbx.commands.kill(handle.pid)).toBe(true);
+    expect(await env.sbx.commands.kill(handle.pid)).toBe(true);
     const end = await attached.wait().catch((e: unknown) => e);
     expect(String((end as { error?: string }).error ?? end)).toMatch(/signal: killed/);
-    expect((await sbx.commands.list()).map((p) => p.pid)).not.toContain(handle.pid);
-    expect(await sbx.commands.kill(handle.pid)).toBe(false);
+    expect((await env.sbx.commands.list()).map((p) => p.pid)).not.toContain(handle.pid);
+    expect(await env.sbx.commands.kill(handle.pid)).toBe(false);
   });
 
   it("feeds stdin and closes it", async () => {
-    const handle = await sbx.commands.run("cat", { background: true, stdin: true });
-    await sbx.commands.sendStdin(handle.pid, "piped input\n");
-    await sbx.commands.closeStdin(handle.pid);
+    const handle = await env.sbx.commands.run("cat", { background: true, stdin: true });
+    await env.sbx.commands.sendStdin(handle.pid, "piped input\n");
+    await env.sbx.commands.closeStdin(handle.pid);
     const result = await handle.wait();
     expect(result.stdout).toBe("piped input\n");
   });
 
   it("kills a command that outlives its timeout", async () => {
-    await expect(sbx.commands.run("sleep 30", { timeoutMs: 1_000 })).rejects.toThrow();
+    await expect(env.sbx.commands.run("sleep 30", { timeoutMs: 1_000 })).rejects.toThrow();
     // The agent kills the process when it sees the stream end, which may be
     // just after the SDK has already given up: wait for it, well short of 30 s.
     const survivors = async () =>
-      (await sbx.commands.list()).filter(
+      (await env.sbx.commands.list()).filter(
         (p) => p.cmd === "/bin/bash" && p.args.join(" ").includes("sleep 30"),
       );
     await eventually(async () => (await survivors()).length === 0, { timeoutMs: 5_000 }).catch(
@@ -85,16 +80,16 @@ describe("commands with e2b@2.51.0", () => {
   it("opens a PTY, sends input, resizes it and kills it", async () => {
     let output = "";
     const decoder = new TextDecoder();
-    const pty = await sbx.pty.create({
+    const pty = await env.sbx.pty.create({
       cols: 80,
       rows: 24,
       onData: (d) => void (output += decoder.decode(d)),
     });
-    await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
+    await env.sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
     await eventually(() => output.includes("24 80"), { timeoutMs: 10_000 });
-    await sbx.pty.resize(pty.pid, { cols: 100, rows: 40 });
-    await sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
+    await env.sbx.pty.resize(pty.pid, { cols: 100, rows: 40 });
+    await env.sbx.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
     await eventually(() => output.includes("40 100"), { timeoutMs: 10_000 });
-    expect(await sbx.pty.kill(pty.pid)).toBe(true);
+    expect(await env.sbx.pty.kill(pty.pid)).toBe(true);
   });
 });

@@ -6,26 +6,19 @@
 import type { Sandbox as SandboxType } from "e2b";
 import { SDK_TARGETS } from "./sdk-targets";
 import { eventually } from "../support/eventually";
-import { connectionOpts, startService, type TestService } from "../support/service";
+import { connectionOpts } from "../support/service";
+import { sdkSandbox } from "./support";
 
 describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   const { Sandbox } = sdk;
-  let service: TestService;
-  let sbx: SandboxType;
-
-  beforeAll(async () => {
-    service = await startService();
-    sbx = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
-  });
-  afterAll(async () => {
-    await sbx?.kill().catch(() => undefined);
-    await service?.close();
-  });
+  const env = sdkSandbox((service) =>
+    Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 }),
+  );
 
   it("forks a sandbox: one sandbox per fork, each with the parent's files but not its processes", async () => {
-    await sbx.files.write("/home/user/parent.txt", "from the parent");
-    const bg = await sbx.commands.run("sleep 300", { background: true });
-    const forks = await sbx.fork({ count: 2, timeoutMs: 120_000 });
+    await env.sbx.files.write("/home/user/parent.txt", "from the parent");
+    const bg = await env.sbx.commands.run("sleep 300", { background: true });
+    const forks = await env.sbx.fork({ count: 2, timeoutMs: 120_000 });
     try {
       expect(forks).toHaveLength(2);
       const ids = new Set<string>();
@@ -39,11 +32,11 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
         await f.files.write("/home/user/parent.txt", `changed in ${f.sandboxId}`);
       }
       expect(ids.size).toBe(2);
-      expect(ids.has(sbx.sandboxId)).toBe(false);
+      expect(ids.has(env.sbx.sandboxId)).toBe(false);
       // The parent goes on untouched, its process still running.
-      expect(await sbx.files.read("/home/user/parent.txt")).toBe("from the parent");
-      expect((await sbx.commands.list()).map((p) => p.pid)).toContain(bg.pid);
-      expect(await sbx.isRunning()).toBe(true);
+      expect(await env.sbx.files.read("/home/user/parent.txt")).toBe("from the parent");
+      expect((await env.sbx.commands.list()).map((p) => p.pid)).toContain(bg.pid);
+      expect(await env.sbx.isRunning()).toBe(true);
     } finally {
       for (const f of forks) if (f instanceof Sandbox) await f.kill();
       await bg.kill();
@@ -51,13 +44,13 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   });
 
   it("answers fork of an unknown sandbox with the SDK's not-found error", async () => {
-    await expect(Sandbox.fork("inotasandbox000000000", connectionOpts(service))).rejects.toThrow(
-      /doesn't exist|not found/,
-    );
+    await expect(
+      Sandbox.fork("inotasandbox000000000", connectionOpts(env.service)),
+    ).rejects.toThrow(/doesn't exist|not found/);
   });
 
   it("echoes the metadata of a written file", async () => {
-    const info = await sbx.files.write("/home/user/meta.txt", "m", {
+    const info = await env.sbx.files.write("/home/user/meta.txt", "m", {
       metadata: { color: "blue" },
     });
     expect(info.metadata).toEqual({ color: "blue" });
@@ -66,16 +59,16 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   it("writes a multipart part without a filename to the upload URL's path", async () => {
     const form = new FormData();
     form.append("file", "text without a filename");
-    const url = await sbx.uploadUrl("/home/user/nameless.txt");
+    const url = await env.sbx.uploadUrl("/home/user/nameless.txt");
     const res = await fetch(url, { method: "POST", body: form });
     expect(res.status).toBe(200);
-    expect(await sbx.files.read("/home/user/nameless.txt")).toBe("text without a filename");
+    expect(await env.sbx.files.read("/home/user/nameless.txt")).toBe("text without a filename");
   });
 
   it("boots fresh after a filesystem-only pause: a new boot id, no old processes, the files kept", async () => {
     const bootId = async (s: SandboxType) =>
       (await s.commands.run("cat /proc/sys/kernel/random/boot_id")).stdout.trim();
-    const own = await Sandbox.create({ ...connectionOpts(service), timeoutMs: 300_000 });
+    const own = await Sandbox.create({ ...connectionOpts(env.service), timeoutMs: 300_000 });
     try {
       const first = await bootId(own);
       expect(first).toMatch(/^[0-9a-f-]{36}$/);
@@ -101,9 +94,9 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
 
   it("kills a process and returns only once its pid is gone", async () => {
     for (let i = 0; i < 5; i++) {
-      const handle = await sbx.commands.run("sleep 60", { background: true });
-      expect(await sbx.commands.kill(handle.pid)).toBe(true);
-      const probe = await sbx.commands
+      const handle = await env.sbx.commands.run("sleep 60", { background: true });
+      expect(await env.sbx.commands.kill(handle.pid)).toBe(true);
+      const probe = await env.sbx.commands
         .run(`kill -0 ${handle.pid}`)
         .then(() => 0)
         .catch((err: { exitCode?: number }) => err.exitCode);
@@ -113,7 +106,7 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
 
   /** Runs `cmd` and returns what the user sees, whether it exits 0 or not. */
   const outcome = (cmd: string, opts?: { user?: "root" | "user" }) =>
-    sbx.commands.run(cmd, opts).then(
+    env.sbx.commands.run(cmd, opts).then(
       (r) => ({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }),
       (err: { exitCode?: number; stdout?: string; stderr?: string }) => ({
         exitCode: err.exitCode,
@@ -138,7 +131,7 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     expect((await outcome("sudo no-such-command-here")).exitCode).toBe(127);
     expect((await outcome("echo written | sudo tee /etc/x >/dev/null")).exitCode).toBe(0);
     expect((await outcome("stat -c '%U:%G %a' /etc/x")).stdout).toBe("root:root 644\n");
-    expect(await sbx.files.read("/etc/x")).toBe("written\n");
+    expect(await env.sbx.files.read("/etc/x")).toBe("written\n");
     expect((await outcome("sudo sh -c 'echo $SUDO_USER:$HOME:$PWD'", {})).stdout).toBe(
       "user:/root:/home/user\n",
     );
@@ -172,14 +165,14 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   });
 
   it("reports a rename inside a watched directory as RENAME of the old name and CREATE of the new", async () => {
-    await sbx.files.makeDir("/home/user/renames");
-    await sbx.files.write("/home/user/renames/old.txt", "r");
+    await env.sbx.files.makeDir("/home/user/renames");
+    await env.sbx.files.write("/home/user/renames/old.txt", "r");
     const events: Array<{ name: string; type: string }> = [];
-    const handle = await sbx.files.watchDir("/home/user/renames", (e) => {
+    const handle = await env.sbx.files.watchDir("/home/user/renames", (e) => {
       events.push({ name: e.name, type: String(e.type) });
     });
     try {
-      await sbx.files.rename("/home/user/renames/old.txt", "/home/user/renames/new.txt");
+      await env.sbx.files.rename("/home/user/renames/old.txt", "/home/user/renames/new.txt");
       await eventually(async () => events.length >= 2);
       expect(events).toContainEqual({ name: "old.txt", type: "rename" });
       expect(events).toContainEqual({ name: "new.txt", type: "create" });
@@ -190,11 +183,11 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
   });
 
   it("lists a sandbox whose start time equals startedAfter", async () => {
-    const info = await sbx.getInfo();
+    const info = await env.sbx.getInfo();
     const listed = await Sandbox.list({
-      ...connectionOpts(service),
+      ...connectionOpts(env.service),
       query: { startedAfter: info.startedAt },
     }).nextItems();
-    expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);
+    expect(listed.map((s) => s.sandboxId)).toContain(env.sbx.sandboxId);
   });
 });

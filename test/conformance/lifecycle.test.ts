@@ -5,18 +5,12 @@
  */
 import { SDK_TARGETS } from "./sdk-targets";
 import { eventually } from "../support/eventually";
-import { connectionOpts, startService, type TestService } from "../support/service";
+import { connectionOpts, useService, type TestService } from "../support/service";
 
 describe.each(SDK_TARGETS)("lifecycle with $label", ({ sdk }) => {
   const { Sandbox } = sdk;
   let service: TestService;
-
-  beforeAll(async () => {
-    service = await startService();
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
+  useService((s) => (service = s));
 
   it("creates a sandbox with metadata, envs and a timeout, and reports it running", async () => {
     const sbx = await Sandbox.create("base", {

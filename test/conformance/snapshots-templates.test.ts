@@ -3,17 +3,11 @@
  * SDK's Template builder from `base` (e2b@2.51.0).
  */
 import { Sandbox, Template, waitForFile } from "e2b";
-import { connectionOpts, startService, type TestService } from "../support/service";
+import { connectionOpts, useService, type TestService } from "../support/service";
 
 describe("snapshots and templates with e2b@2.51.0", () => {
   let service: TestService;
-
-  beforeAll(async () => {
-    service = await startService();
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
+  useService((s) => (service = s));
 
   it("snapshots a sandbox, creates a sandbox from the snapshot, lists and deletes it", async () => {
     const name = `snap-${Date.now()}`;

@@ -1,20 +1,16 @@
 /**
  * The typed control client's `forkSandbox` against the real local service.
  */
-import { createControlClient, type ControlClient } from "../../src/client/control";
-import { resolveConfig } from "../../src/config";
+import type { ControlClient } from "../../src/client/control";
 import { SandboxIacError } from "../../src/errors";
-import { startService, type TestService } from "../support/service";
+import { controlClientOf, startService, type TestService } from "../support/service";
 
 let svc: TestService;
 let api: ControlClient;
 
 beforeAll(async () => {
   svc = await startService();
-  api = createControlClient({
-    config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
-    log: () => undefined,
-  });
+  api = controlClientOf(svc);
 });
 afterAll(async () => {
   await svc?.close();

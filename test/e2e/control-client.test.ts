@@ -6,11 +6,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { createControlClient, type ControlClient } from "../../src/client/control";
-import { resolveConfig } from "../../src/config";
+import type { ControlClient } from "../../src/client/control";
 import { eventually } from "../support/eventually";
 import { codeOf } from "../support/errors";
-import { startService, type TestService } from "../support/service";
+import { controlClientOf, startService, type TestService } from "../support/service";
 
 jest.setTimeout(300_000);
 
@@ -21,10 +20,7 @@ const tag = randomBytes(3).toString("hex");
 
 beforeAll(async () => {
   svc = await startService();
-  api = createControlClient({
-    config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
-    log: () => undefined,
-  });
+  api = controlClientOf(svc);
 });
 
 afterAll(async () => {

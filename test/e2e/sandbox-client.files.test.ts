@@ -7,29 +7,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import type { TestService } from "../support/service";
-import {
-  failureOf,
-  startSandboxClientFixture,
-  type SandboxClientFixture,
-} from "./sandbox-client.support";
+import { failureOf, useSandboxClientFixture } from "./sandbox-client.support";
 
 jest.setTimeout(120_000);
 
-let fx: SandboxClientFixture;
 let client: SandboxClient;
 let svc: TestService;
 let workDir: string;
 let sandboxID: string;
 let token: string;
 
-beforeAll(async () => {
-  fx = await startSandboxClientFixture();
-  ({ client, svc, workDir, sandboxID, token } = fx);
-});
-
-afterAll(async () => {
-  await fx?.close();
-});
+useSandboxClientFixture((fx) => ({ client, svc, workDir, sandboxID, token } = fx));
 
 describe("file transfer", () => {
   const SIZE = 64 * 1024 * 1024;

@@ -3,26 +3,14 @@
  * (make, stat, list, move, remove) and directory watches.
  */
 import type { FilesystemEvent, SandboxClient } from "../../src/client/sandbox";
-import {
-  failureOf,
-  startSandboxClientFixture,
-  type SandboxClientFixture,
-} from "./sandbox-client.support";
+import { failureOf, useSandboxClientFixture } from "./sandbox-client.support";
 import { eventually } from "../support/eventually";
 
 jest.setTimeout(120_000);
 
-let fx: SandboxClientFixture;
 let client: SandboxClient;
 
-beforeAll(async () => {
-  fx = await startSandboxClientFixture();
-  ({ client } = fx);
-});
-
-afterAll(async () => {
-  await fx?.close();
-});
+useSandboxClientFixture((fx) => ({ client } = fx));
 
 describe("filesystem", () => {
   it("makes a directory, then answers false when it exists", async () => {

@@ -4,28 +4,15 @@
  */
 import type { ProcessEvent, SandboxClient } from "../../src/client/sandbox";
 import { commandResultOf } from "../../src/client/sandbox/errors";
-import {
-  collect,
-  failureOf,
-  startSandboxClientFixture,
-  type SandboxClientFixture,
-} from "./sandbox-client.support";
+import { collect, failureOf, useSandboxClientFixture } from "./sandbox-client.support";
 import { eventually } from "../support/eventually";
 
 jest.setTimeout(120_000);
 
-let fx: SandboxClientFixture;
 let client: SandboxClient;
 let sandboxID: string;
 
-beforeAll(async () => {
-  fx = await startSandboxClientFixture();
-  ({ client, sandboxID } = fx);
-});
-
-afterAll(async () => {
-  await fx?.close();
-});
+useSandboxClientFixture((fx) => ({ client, sandboxID } = fx));
 
 describe("processes", () => {
   it("runs a shell line and collects stdout, stderr and the exit code", async () => {

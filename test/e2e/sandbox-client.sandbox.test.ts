@@ -4,28 +4,16 @@
  */
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import type { TestService } from "../support/service";
-import {
-  failureOf,
-  startSandboxClientFixture,
-  type SandboxClientFixture,
-} from "./sandbox-client.support";
+import { failureOf, useSandboxClientFixture } from "./sandbox-client.support";
 
 jest.setTimeout(120_000);
 
-let fx: SandboxClientFixture;
 let client: SandboxClient;
 let svc: TestService;
 let sandboxID: string;
 let token: string;
 
-beforeAll(async () => {
-  fx = await startSandboxClientFixture();
-  ({ client, svc, sandboxID, token } = fx);
-});
-
-afterAll(async () => {
-  await fx?.close();
-});
+useSandboxClientFixture((fx) => ({ client, svc, sandboxID, token } = fx));
 
 describe("sandbox reads", () => {
   it("reports metrics in camelCase", async () => {

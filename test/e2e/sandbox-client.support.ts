@@ -30,7 +30,7 @@ export interface SandboxClientFixture {
 }
 
 /** Starts the service and creates the secure sandbox; call `close()` in `afterAll`. */
-export async function startSandboxClientFixture(): Promise<SandboxClientFixture> {
+async function startSandboxClientFixture(): Promise<SandboxClientFixture> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "sbx-client-e2e-"));
   const svc = await startService();
   const close = async (): Promise<void> => {
@@ -57,6 +57,21 @@ export async function startSandboxClientFixture(): Promise<SandboxClientFixture>
     await close();
     throw err;
   }
+}
+
+/**
+ * Registers the hooks of a test file: starts the fixture before the tests,
+ * hands it to `use` (which picks the fields it needs) and closes it afterwards.
+ */
+export function useSandboxClientFixture(use: (fx: SandboxClientFixture) => void): void {
+  let fx: SandboxClientFixture | undefined;
+  beforeAll(async () => {
+    fx = await startSandboxClientFixture();
+    use(fx);
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
 }
 
 /** Drains a process's events: its output, its end event and the event types in order. */

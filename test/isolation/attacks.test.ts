@@ -1,9 +1,9 @@
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
 import { eventually } from "../support/eventually";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
+import { runInSandbox, sandboxSpec, startSandboxPair, type TestRuntime } from "../support/runtime";
 import { sandboxPaths } from "../../src/local/runtime/paths";
-import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
+import type { RuntimeSandbox } from "../../src/local/runtime/types";
 
 jest.setTimeout(120_000);
 
@@ -11,21 +11,8 @@ let t: TestRuntime;
 let a: RuntimeSandbox;
 let b: RuntimeSandbox;
 
-function spec(sandboxID: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
-  return {
-    sandboxID,
-    layers: [t.runtime.baseLayerId],
-    cpuCount: 1,
-    memoryMB: 256,
-    allowInternetAccess: true,
-    ...overrides,
-  };
-}
-
 beforeAll(async () => {
-  t = await createTestRuntime();
-  a = await t.runtime.start(spec("atka"));
-  b = await t.runtime.start(spec("atkb"));
+  ({ t, a, b } = await startSandboxPair("atka", "atkb"));
 });
 afterAll(async () => {
   await t?.dispose();
@@ -217,7 +204,7 @@ print(len(fds), err, flush=True)'`;
 
 describe("disk quota", () => {
   it("fills a sandbox's disk to ENOSPC inside, leaves the host and the neighbour unaffected", async () => {
-    const small = await t.runtime.start(spec("atkdisk", { diskSizeMB: 64 }));
+    const small = await t.runtime.start(sandboxSpec(t, "atkdisk", { diskSizeMB: 64 }));
     try {
       // The image's own allocation, not the host filesystem's free space: other
       // processes on a shared host write there too.

@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
-import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
+import { runInSandbox, sandboxSpec, startSandboxPair, type TestRuntime } from "../support/runtime";
+import type { RuntimeSandbox } from "../../src/local/runtime/types";
 
 jest.setTimeout(120_000);
 
@@ -8,21 +8,8 @@ let t: TestRuntime;
 let a: RuntimeSandbox;
 let b: RuntimeSandbox;
 
-function spec(sandboxID: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
-  return {
-    sandboxID,
-    layers: [t.runtime.baseLayerId],
-    cpuCount: 1,
-    memoryMB: 256,
-    allowInternetAccess: true,
-    ...overrides,
-  };
-}
-
 beforeAll(async () => {
-  t = await createTestRuntime();
-  a = await t.runtime.start(spec("isoa"));
-  b = await t.runtime.start(spec("isob"));
+  ({ t, a, b } = await startSandboxPair("isoa", "isob"));
 });
 afterAll(async () => {
   await t?.dispose();
@@ -133,7 +120,7 @@ describe("privileges", () => {
 
 describe("resource limits", () => {
   it("OOM-kills a memory bomb inside the sandbox and keeps the sandbox and its neighbour working", async () => {
-    const small = await t.runtime.start(spec("membomb", { memoryMB: 128 }));
+    const small = await t.runtime.start(sandboxSpec(t, "membomb", { memoryMB: 128 }));
     try {
       const bomb = await runInSandbox(
         small.agentSocket,
@@ -148,7 +135,7 @@ describe("resource limits", () => {
   });
 
   it("stops a fork bomb at the pids limit and keeps the neighbour working", async () => {
-    const bombed = await t.runtime.start(spec("forkbomb"));
+    const bombed = await t.runtime.start(sandboxSpec(t, "forkbomb"));
     try {
       const r = await runInSandbox(bombed.agentSocket, `${NODE} -e '${FORK_BOMB}'`);
       const [spawned, code] = r.stdout.trim().split(" ");

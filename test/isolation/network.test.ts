@@ -5,7 +5,7 @@ import {
   setUpHostNetwork,
   tearDownHostNetwork,
 } from "../../src/local/runtime/network";
-import { createTestRuntime, runInSandbox, type TestRuntime } from "../support/runtime";
+import { createTestRuntime, runInSandbox, sandboxSpec, type TestRuntime } from "../support/runtime";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 import { eventually } from "../support/eventually";
 import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
@@ -17,14 +17,7 @@ let inet: StandIn;
 const started: RuntimeSandbox[] = [];
 
 async function start(sandboxID: string, overrides: Partial<SandboxSpec> = {}) {
-  const sbx = await t.runtime.start({
-    sandboxID,
-    layers: [t.runtime.baseLayerId],
-    cpuCount: 1,
-    memoryMB: 256,
-    allowInternetAccess: true,
-    ...overrides,
-  });
+  const sbx = await t.runtime.start(sandboxSpec(t, sandboxID, overrides));
   started.push(sbx);
   return sbx;
 }

@@ -1,16 +1,9 @@
 import { filesSignature } from "../../src/wire/files-signature";
 import { call, createSandbox, runThroughProxy } from "./support";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 /** The metadata filter exactly as e2b@2.51 encodes it (three times). */
 function sdkMetadata(filter: Record<string, string>): string {

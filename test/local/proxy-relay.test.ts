@@ -10,21 +10,11 @@ import * as net from "node:net";
 import { sandboxPaths } from "../../src/local/runtime/paths";
 import { ENVD_HEADERS, ENVD_ROUTES, FILES_QUERY } from "../../src/wire/envd";
 import { eventually } from "../support/eventually";
-import { startService, tempDataDir, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 import { createSandbox } from "./support";
 
 let svc: TestService;
-let dataDir: string;
-
-beforeAll(async () => {
-  dataDir = tempDataDir();
-  svc = await startService({ dataDir });
-});
-
-afterAll(async () => {
-  await svc?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+useService((s) => (svc = s));
 
 interface Exchange {
   status: number;
@@ -87,7 +77,7 @@ async function hijackAgent(
   sandboxID: string,
   serve: (sock: net.Socket, received: () => string) => void,
 ): Promise<{ received: () => string; close: () => Promise<void> }> {
-  const { socket } = sandboxPaths(dataDir, sandboxID);
+  const { socket } = sandboxPaths(svc.dataDir, sandboxID);
   fs.rmSync(socket);
   const seen: Buffer[] = [];
   const received = (): string => Buffer.concat(seen).toString("latin1");

@@ -9,17 +9,11 @@ import { provisionerLifecycle } from "../../src/resources/provisioner";
 import { templateControl } from "../../src/resources/core/template-control";
 import { syncTags } from "../../src/resources/template/template.tags";
 import { call } from "./support";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 import { eventually } from "../support/eventually";
 
 let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 function context(): ResourceContext {
   return {

@@ -1,16 +1,9 @@
 import { call, createSandbox, runThroughProxy } from "./support";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 import { eventually } from "../support/eventually";
 
 let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 describe("sandbox lifecycle", () => {
   it("creates a sandbox with 201 and reports it running with its metadata", async () => {

@@ -1,33 +1,14 @@
-import { rmSync } from "node:fs";
 import * as path from "node:path";
 import { HarnessRunError, up } from "../harness";
-import {
-  assertBuilt,
-  programDir,
-  stackOptions,
-  startTestService,
-  type TestService,
-} from "./support";
+import { pulumiStack, stackOptions } from "./support";
 
 jest.setTimeout(300_000);
 
-let svc: TestService;
-let dir: string;
-
-beforeAll(async () => {
-  assertBuilt();
-  svc = await startTestService();
-  dir = programDir("invalid");
-});
-
-afterAll(async () => {
-  await svc?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const stack = pulumiStack("invalid");
 
 describe("check through Pulumi", () => {
   it("fails when inputs are invalid, listing every failure, before any service call", async () => {
-    const failure = await up(dir, stackOptions(svc, dir)).then(
+    const failure = await up(stack.dir, stackOptions(stack.svc, stack.dir)).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -51,12 +32,12 @@ describe("check through Pulumi", () => {
     expect(text).toContain(
       'unknown key "timeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
     );
-    expect(svc.requests).toEqual([]);
+    expect(stack.svc.requests).toEqual([]);
     expect(
       (failure as HarnessRunError).result.state.resources.filter((r) =>
         r.type.includes("sandbox-iac"),
       ),
     ).toEqual([]);
-    expect(path.isAbsolute(dir)).toBe(true);
+    expect(path.isAbsolute(stack.dir)).toBe(true);
   });
 });

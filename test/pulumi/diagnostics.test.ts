@@ -5,38 +5,19 @@
  * (docs/pulumi-provider.md#what-pulumi-up-shows): the template's build log,
  * the setup commands' output, and how long each step took.
  */
-import { rmSync } from "node:fs";
-import { destroy, HarnessRunError, renderResult, up } from "../harness";
-import {
-  assertBuilt,
-  programDir,
-  stackOptions,
-  startTestService,
-  type TestService,
-} from "./support";
+
+import { HarnessRunError, renderResult, up } from "../harness";
+import { pulumiStack, stackOptions } from "./support";
 
 jest.setTimeout(600_000);
 
-let svc: TestService;
-let dir: string;
-
-beforeAll(async () => {
-  assertBuilt();
-  svc = await startTestService();
-  dir = programDir("diagnostics");
-});
-
-afterAll(async () => {
-  if (svc && dir) await destroy(dir, stackOptions(svc, dir)).catch(() => undefined);
-  await svc?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const stack = pulumiStack("diagnostics", { destroyAfter: true });
 
 const TYPE = "pulumi-nodejs:dynamic/sandbox-iac";
 
 describe("what pulumi up shows of the provider", () => {
   it("lists the build log, the setup commands' output and each step's duration", async () => {
-    const result = await up(dir, stackOptions(svc, dir, { name: "diag-tpl" }));
+    const result = await up(stack.dir, stackOptions(stack.svc, stack.dir, { name: "diag-tpl" }));
     const shown = renderResult(result);
 
     expect(shown).toMatch(/^Updating \(test\):$/m);
@@ -64,8 +45,11 @@ describe("what pulumi up shows of the provider", () => {
   });
 
   it("shows a failing setup command's output next to the error", async () => {
-    const opts = stackOptions(svc, dir, { name: "diag-tpl", second: "echo about-to-fail; exit 3" });
-    const failure = await up(dir, opts).then(
+    const opts = stackOptions(stack.svc, stack.dir, {
+      name: "diag-tpl",
+      second: "echo about-to-fail; exit 3",
+    });
+    const failure = await up(stack.dir, opts).then(
       () => undefined,
       (err: unknown) => err,
     );

@@ -9,7 +9,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { destroy, up } from "../harness";
-import { assertBuilt, ops, stackOptions, startTestService, type TestService } from "./support";
+import {
+  assertBuilt,
+  ops,
+  stackOptions,
+  startTestService,
+  volumeFile,
+  type TestService,
+} from "./support";
 
 jest.setTimeout(600_000);
 
@@ -42,15 +49,6 @@ function compiledExample(): string {
   return copy;
 }
 
-/** A file of the volume, read through the content API with the volume's token. */
-async function volumeFile(volumeID: string, file: string): Promise<number | string> {
-  const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
-  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
-    headers: { Authorization: `Bearer ${vol.token}` },
-  });
-  return res.status === 200 ? res.text() : res.status;
-}
-
 beforeAll(async () => {
   assertBuilt();
   svc = await startTestService();
@@ -77,10 +75,10 @@ describe("examples/pulumi-basic", () => {
     ]);
     expect(created.outputs["sandboxState"]).toBe("running");
     const volumeID = created.outputs["volumeID"] as string;
-    expect(await volumeFile(volumeID, "/settings.json")).toBe(
+    expect(await volumeFile(svc, volumeID, "/settings.json")).toBe(
       readFileSync(path.join(EXAMPLE, "files", "config", "settings.json"), "utf8"),
     );
-    expect(await volumeFile(volumeID, "/note.txt")).toBe("written by the writer\n");
+    expect(await volumeFile(svc, volumeID, "/note.txt")).toBe("written by the writer\n");
     // The reader's grep fails the update unless it found the writer's line.
     expect(created.outputs["writerCommandsRun"]).toBe(1);
     expect(created.outputs["readerCommandsRun"]).toBe(1);

@@ -1,43 +1,27 @@
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import { resolveConfig } from "../../src/config";
 import { destroy, HarnessRunError, preview, refresh, up } from "../harness";
-import {
-  assertBuilt,
-  ops,
-  programDir,
-  stackOptions,
-  startTestService,
-  type TestService,
-} from "./support";
+import { ops, pulumiStack, stackOptions } from "./support";
 import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
-
-let svc: TestService;
-let dir: string;
 
 /** The local files of the program; `big.bin` is larger than `partSizeMB: 1`, so it goes up in parts. */
 const BIG_BYTES = 2 * 1024 * 1024 + 123_457;
 const SCRIPT = '#!/bin/sh\necho "run $(cat /home/user/single.txt)"\n';
 
-beforeAll(async () => {
-  assertBuilt();
-  svc = await startTestService();
-  dir = programDir("provisioner");
-  mkdirSync(path.join(dir, "app", "bin"), { recursive: true });
-  writeFileSync(path.join(dir, "app", "bin", "run.sh"), SCRIPT);
-  chmodSync(path.join(dir, "app", "bin", "run.sh"), 0o755);
-  writeFileSync(path.join(dir, "app", "notes.txt"), "notes\n");
-  writeFileSync(path.join(dir, "single.txt"), "one");
-  writeFileSync(path.join(dir, "big.bin"), randomBytes(BIG_BYTES));
-});
-
-afterAll(async () => {
-  await svc?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+const stack = pulumiStack("provisioner", {
+  prepare: (root) => {
+    mkdirSync(path.join(root, "app", "bin"), { recursive: true });
+    writeFileSync(path.join(root, "app", "bin", "run.sh"), SCRIPT);
+    chmodSync(path.join(root, "app", "bin", "run.sh"), 0o755);
+    writeFileSync(path.join(root, "app", "notes.txt"), "notes\n");
+    writeFileSync(path.join(root, "single.txt"), "one");
+    writeFileSync(path.join(root, "big.bin"), randomBytes(BIG_BYTES));
+  },
 });
 
 /** Inputs of the scenario's Provisioner; `over` replaces fields. */
@@ -61,7 +45,7 @@ function provisionerArgs(over: Record<string, unknown> = {}): Record<string, unk
 }
 
 function localSize(rel: string): number {
-  return statSync(path.join(dir, rel)).size;
+  return statSync(path.join(stack.dir, rel)).size;
 }
 
 function sha256(data: Uint8Array): string {
@@ -70,13 +54,13 @@ function sha256(data: Uint8Array): string {
 
 /** A client of a running sandbox, its token read from the control API. */
 async function clientOf(sandboxID: string): Promise<SandboxClient> {
-  const detail = await svc.call("GET", `/sandboxes/${sandboxID}`);
+  const detail = await stack.svc.call("GET", `/sandboxes/${sandboxID}`);
   expect(detail.status).toBe(200);
   const token = (detail.body as { envdAccessToken?: string }).envdAccessToken;
   return createSandboxClient({
     sandboxID,
     accessToken: token,
-    config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
+    config: resolveConfig({ apiUrl: stack.svc.apiUrl, apiKey: stack.svc.apiKey, env: {} }),
   });
 }
 
@@ -100,28 +84,28 @@ function sandboxCreations(requests: string[]): string[] {
 
 /** Requests made while `fn` ran. */
 async function requestsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; requests: string[] }> {
-  const before = svc.requests.length;
+  const before = stack.svc.requests.length;
   const result = await fn();
-  return { result, requests: svc.requests.slice(before) };
+  return { result, requests: stack.svc.requests.slice(before) };
 }
 
 async function sandboxStatus(sandboxID: string): Promise<number> {
-  return (await svc.call("GET", `/sandboxes/${sandboxID}`)).status;
+  return (await stack.svc.call("GET", `/sandboxes/${sandboxID}`)).status;
 }
 
 /** Kills a sandbox through the control API; returns the HTTP status. */
 async function killStatus(sandboxID: string): Promise<number> {
-  return (await svc.call("DELETE", `/sandboxes/${sandboxID}`)).status;
+  return (await stack.svc.call("DELETE", `/sandboxes/${sandboxID}`)).status;
 }
 
 async function snapshotIDs(): Promise<string[]> {
-  const listed = await svc.call("GET", "/snapshots");
+  const listed = await stack.svc.call("GET", "/snapshots");
   return (listed.body as Array<{ snapshotID: string }>).map((s) => s.snapshotID);
 }
 
 /** A template of the base image plus `/home/user/from-alt.txt`, made by snapshotting a sandbox. */
 async function snapshotTemplate(name: string): Promise<string> {
-  const created = await svc.call("POST", "/sandboxes", {
+  const created = await stack.svc.call("POST", "/sandboxes", {
     templateID: "base",
     timeout: 300,
     secure: true,
@@ -129,7 +113,7 @@ async function snapshotTemplate(name: string): Promise<string> {
   expect(created.status).toBe(201);
   const sandboxID = (created.body as { sandboxID: string }).sandboxID;
   await (await clientOf(sandboxID)).uploadBytes("/home/user/from-alt.txt", "alt\n");
-  const snapshot = await svc.call("POST", `/sandboxes/${sandboxID}/snapshots`, { name });
+  const snapshot = await stack.svc.call("POST", `/sandboxes/${sandboxID}/snapshots`, { name });
   expect(snapshot.status).toBe(201);
   expect(await killStatus(sandboxID)).toBe(204);
   return (snapshot.body as { snapshotID: string }).snapshotID;
@@ -147,7 +131,7 @@ async function failureOf(run: Promise<unknown>): Promise<HarnessRunError> {
 describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
   const phase = phases();
   const opts = (over: Record<string, unknown> = {}) =>
-    stackOptions(svc, dir, { args: provisionerArgs(over) });
+    stackOptions(stack.svc, stack.dir, { args: provisionerArgs(over) });
   const altOpts = () => opts({ triggers: { revision: "2" }, template: "scn-prov-alt" });
   let kept: string;
   let sandbox: SandboxClient;
@@ -159,7 +143,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
     async () => {
       // GIVEN a directory tree with an executable script, a single file and a file above the part size
       const { result: created, requests: createRequests } = await requestsDuring(() =>
-        up(dir, opts()),
+        up(stack.dir, opts()),
       );
       expect(ops(created)).toEqual(["create setup"]);
       kept = created.outputs["keptSandboxID"] as string;
@@ -183,7 +167,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
       // THEN the kept sandbox holds the same bytes and modes, and the commands saw the files
       sandbox = await clientOf(kept);
       const big = await sandbox.readBytes("/home/user/big.bin");
-      expect(sha256(big)).toBe(sha256(readFileSync(path.join(dir, "big.bin"))));
+      expect(sha256(big)).toBe(sha256(readFileSync(path.join(stack.dir, "big.bin"))));
       expect((await sandbox.readText("/home/user/big.sha")).trim()).toBe(sha256(big));
       expect(await sandbox.readText("/home/user/app/bin/run.sh")).toBe(SCRIPT);
       expect((await sandbox.stat("/home/user/app/bin/run.sh")).mode).toBe(0o755);
@@ -202,7 +186,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
       // AND a sandbox created from the snapshot sees the marker
       const snapshotID = created.outputs["snapshotID"] as string;
       expect(await snapshotIDs()).toContain(snapshotID);
-      const fromSnapshot = await svc.call("POST", "/sandboxes", {
+      const fromSnapshot = await stack.svc.call("POST", "/sandboxes", {
         templateID: snapshotID,
         timeout: 300,
         secure: true,
@@ -219,7 +203,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
   phase("changes nothing and calls nothing when nothing changed", async () => {
     // WHEN nothing changed THEN nothing happens and the service is not called
     const { result: unchanged, requests: sameRequests } = await requestsDuring(() =>
-      up(dir, opts()),
+      up(stack.dir, opts()),
     );
     expect(ops(unchanged)).toEqual(["same setup"]);
     expect(sameRequests).toEqual([]);
@@ -229,9 +213,9 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
     "previews an edited local file without a call, then uploads only that file and re-runs the commands",
     async () => {
       // WHEN one local file is edited THEN preview shows an update without calling the service
-      writeFileSync(path.join(dir, "single.txt"), "two, edited");
+      writeFileSync(path.join(stack.dir, "single.txt"), "two, edited");
       const { result: previewed, requests: previewRequests } = await requestsDuring(() =>
-        preview(dir, opts()),
+        preview(stack.dir, opts()),
       );
       expect(ops(previewed)).toEqual(["update setup"]);
       expect(previewRequests).toEqual([]);
@@ -240,7 +224,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
       // An unchanged file altered inside the sandbox stays altered: it was not sent again.
       await sandbox.uploadBytes("/home/user/app/notes.txt", "changed in the sandbox\n");
       const { result: edited, requests: editRequests } = await requestsDuring(() =>
-        up(dir, opts()),
+        up(stack.dir, opts()),
       );
       expect(ops(edited)).toEqual(["update setup"]);
       expect(edited.outputs["keptSandboxID"]).toBe(kept);
@@ -257,7 +241,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
   phase("re-runs the commands without any upload when only the triggers change", async () => {
     // WHEN only the triggers change THEN the commands run again without any upload
     const { result: triggered, requests: triggerRequests } = await requestsDuring(() =>
-      up(dir, opts({ triggers: { revision: "2" } })),
+      up(stack.dir, opts({ triggers: { revision: "2" } })),
     );
     expect(ops(triggered)).toEqual(["update setup"]);
     expect(triggered.outputs["bytesUploaded"]).toBe(0);
@@ -271,7 +255,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
   phase("provisions a new sandbox and kills the old one when the template changes", async () => {
     // WHEN the template changes THEN a new sandbox is provisioned and the old one killed
     altTemplate = await snapshotTemplate("scn-prov-alt");
-    const replaced = await up(dir, altOpts());
+    const replaced = await up(stack.dir, altOpts());
     expect(ops(replaced)).toContain("replace setup");
     keptB = replaced.outputs["keptSandboxID"] as string;
     expect(keptB).not.toBe(kept);
@@ -281,7 +265,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
     expect(await sandboxB.readText("/home/user/from-alt.txt")).toBe("alt\n");
     // The replacement's snapshot (the same name) survives the old Provisioner's delete.
     expect(await snapshotIDs()).toContain(replaced.outputs["snapshotID"]);
-    const fromNewSnapshot = await svc.call("POST", "/sandboxes", {
+    const fromNewSnapshot = await stack.svc.call("POST", "/sandboxes", {
       templateID: replaced.outputs["snapshotID"],
       timeout: 300,
     });
@@ -295,7 +279,7 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
       // WHEN the kept sandbox is killed out of band THEN refresh keeps the
       // Provisioner (it still owns the snapshot) without the sandbox
       expect(await killStatus(keptB)).toBe(204);
-      expect(ops(await refresh(dir, altOpts()))).toEqual(["refresh-update setup"]);
+      expect(ops(await refresh(stack.dir, altOpts()))).toEqual(["refresh-update setup"]);
     },
   );
 
@@ -303,33 +287,33 @@ describe("Provisioner through Pulumi: one scenario, phase by phase", () => {
     "provisions a kept sandbox again on the next up, and destroys it and the snapshot",
     async () => {
       // AND the next up provisions a kept sandbox again
-      const recreated = await up(dir, altOpts());
+      const recreated = await up(stack.dir, altOpts());
       expect(ops(recreated)).toEqual(["update setup"]);
       const keptC = recreated.outputs["keptSandboxID"] as string;
 
       // WHEN destroyed THEN the kept sandbox and the snapshot template are gone
-      const destroyed = await destroy(dir, altOpts());
+      const destroyed = await destroy(stack.dir, altOpts());
       expect(ops(destroyed)).toEqual(["delete setup"]);
       expect(destroyed.state.resources).toEqual([]);
       expect(await sandboxStatus(keptC)).toBe(404);
       expect(await snapshotIDs()).toEqual([altTemplate]);
-      expect((await svc.call("GET", "/templates/aliases/scn-prov-ready")).status).toBe(404);
+      expect((await stack.svc.call("GET", "/templates/aliases/scn-prov-ready")).status).toBe(404);
     },
   );
 });
 
 describe("Provisioner through Pulumi", () => {
   it("fails when a command exits non-zero, naming it, and leaves no sandbox and no snapshot", async () => {
-    const options = stackOptions(svc, dir, {
+    const options = stackOptions(stack.svc, stack.dir, {
       args: provisionerArgs({
         metadata: { scenario: "broken" },
         snapshot: { name: "scn-prov-broken" },
         commands: [{ run: "echo about to fail >&2; exit 3" }],
       }),
     });
-    options.stateFile = path.join(dir, "broken-state.json");
+    options.stateFile = path.join(stack.dir, "broken-state.json");
 
-    const failure = await failureOf(up(dir, options));
+    const failure = await failureOf(up(stack.dir, options));
 
     const errors = failure.result.errors.join("\n");
     const created = /created sandbox ([a-z0-9]+) from template base/.exec(failure.result.log);
@@ -341,24 +325,28 @@ describe("Provisioner through Pulumi", () => {
     expect(errors).toContain(sandboxID);
     expect(await sandboxStatus(sandboxID)).toBe(404);
     const metadataQuery = encodeURIComponent("scenario=broken");
-    expect((await svc.call("GET", `/v2/sandboxes?metadata=${metadataQuery}`)).body).toEqual([]);
-    expect((await svc.call("GET", "/templates/aliases/scn-prov-broken")).status).toBe(404);
+    expect((await stack.svc.call("GET", `/v2/sandboxes?metadata=${metadataQuery}`)).body).toEqual(
+      [],
+    );
+    expect((await stack.svc.call("GET", "/templates/aliases/scn-prov-broken")).status).toBe(404);
     expect(failure.result.state.resources.filter((r) => r.type.includes("Provisioner"))).toEqual(
       [],
     );
   });
 
   it("fails at check when inputs are invalid, listing every failure, without calling the service", async () => {
-    const options = stackOptions(svc, dir, {
+    const options = stackOptions(stack.svc, stack.dir, {
       args: provisionerArgs({
         sandboxID: "i0123456789abcdefghij",
         commands: [{ run: "ls", cmd: "/bin/ls" }],
         concurrency: 0,
       }),
     });
-    options.stateFile = path.join(dir, "invalid-state.json");
+    options.stateFile = path.join(stack.dir, "invalid-state.json");
 
-    const { result: failure, requests } = await requestsDuring(() => failureOf(up(dir, options)));
+    const { result: failure, requests } = await requestsDuring(() =>
+      failureOf(up(stack.dir, options)),
+    );
 
     const text = [...failure.result.errors, failure.result.log].join("\n");
     expect(text).toMatch(/template.*exactly one of `template`/);
@@ -369,12 +357,12 @@ describe("Provisioner through Pulumi", () => {
   });
 
   it("previews a new Provisioner without calling the service", async () => {
-    const options = stackOptions(svc, dir, {
+    const options = stackOptions(stack.svc, stack.dir, {
       args: provisionerArgs({ snapshot: { name: "scn-prov-preview" } }),
     });
-    options.stateFile = path.join(dir, "preview-state.json");
+    options.stateFile = path.join(stack.dir, "preview-state.json");
 
-    const { result: previewed, requests } = await requestsDuring(() => preview(dir, options));
+    const { result: previewed, requests } = await requestsDuring(() => preview(stack.dir, options));
 
     expect(ops(previewed)).toEqual(["create setup"]);
     expect(requests).toEqual([]);

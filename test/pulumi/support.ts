@@ -3,12 +3,12 @@
  * request-counting pass-through proxy, program directories in temp dirs with
  * the package linked in, and the stack config that points at the service.
  */
-import { cpSync, existsSync, mkdtempSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { isSecret, type RunOptions } from "../harness";
+import { destroy, isSecret, type RunOptions } from "../harness";
 import { call } from "../local/support";
 import { startService } from "../support/service";
 
@@ -78,7 +78,7 @@ export async function startTestService(): Promise<TestService> {
 }
 
 /** Copies `test/pulumi/programs/<name>` into a temp dir with the package linked; returns the dir. */
-export function programDir(name: string): string {
+function programDir(name: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), `pulumi-program-${name}-`));
   cpSync(path.join(__dirname, "programs", name), dir, { recursive: true });
   linkPackages(dir);
@@ -112,4 +112,53 @@ export function plaintextOccurrences(value: unknown, secret: string): number {
     return Object.values(value).reduce((n: number, v) => n + plaintextOccurrences(v, secret), 0);
   }
   return 0;
+}
+
+/** One Pulumi scenario's fixture: the service and the program directory, set by `beforeAll`. */
+export interface PulumiStack {
+  svc: TestService;
+  dir: string;
+}
+
+/**
+ * Registers the hooks every Pulumi scenario file needs: checks the build,
+ * starts the service, copies `programs/<program>` (then `prepare` adds files),
+ * and afterwards closes the service and removes the directory. With
+ * `destroyAfter`, the stack is destroyed first so nothing outlives a failing test.
+ */
+export function pulumiStack(
+  program: string,
+  options: {
+    prepare?: ((dir: string) => void) | undefined;
+    destroyAfter?: boolean | undefined;
+  } = {},
+): PulumiStack {
+  const stack = {} as PulumiStack;
+  beforeAll(async () => {
+    assertBuilt();
+    stack.svc = await startTestService();
+    stack.dir = programDir(program);
+    options.prepare?.(stack.dir);
+  });
+  afterAll(async () => {
+    if (options.destroyAfter && stack.svc && stack.dir) {
+      await destroy(stack.dir, stackOptions(stack.svc, stack.dir)).catch(() => undefined);
+    }
+    await stack.svc?.close();
+    if (stack.dir) rmSync(stack.dir, { recursive: true, force: true });
+  });
+  return stack;
+}
+
+/** A file of a volume read through the content API with the volume's token: its text, or the HTTP status when not 200. */
+export async function volumeFile(
+  svc: TestService,
+  volumeID: string,
+  file: string,
+): Promise<number | string> {
+  const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
+  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
+    headers: { Authorization: `Bearer ${vol.token}` },
+  });
+  return res.status === 200 ? res.text() : res.status;
 }

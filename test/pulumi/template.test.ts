@@ -1,47 +1,33 @@
-import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { destroy, HarnessRunError, preview, refresh, up } from "../harness";
-import {
-  assertBuilt,
-  ops,
-  programDir,
-  stackOptions,
-  startTestService,
-  type TestService,
-} from "./support";
+import { ops, pulumiStack, stackOptions } from "./support";
 import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
 
-let svc: TestService;
-let dir: string;
-
-beforeAll(async () => {
-  assertBuilt();
-  svc = await startTestService();
-  dir = programDir("template");
-  mkdirSync(path.join(dir, "files"), { recursive: true });
-  writeFileSync(path.join(dir, "files", "hello.txt"), "hello\n");
-});
-
-afterAll(async () => {
-  await svc?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+const stack = pulumiStack("template", {
+  prepare: (root) => {
+    mkdirSync(path.join(root, "files"), { recursive: true });
+    writeFileSync(path.join(root, "files", "hello.txt"), "hello\n");
+  },
 });
 
 async function templateExists(name: string): Promise<boolean> {
-  return (await svc.call("GET", `/templates/aliases/${encodeURIComponent(name)}`)).status === 200;
+  return (
+    (await stack.svc.call("GET", `/templates/aliases/${encodeURIComponent(name)}`)).status === 200
+  );
 }
 
 describe("Template through Pulumi: one scenario, phase by phase", () => {
   const phase = phases();
-  const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, config);
+  const opts = (config: Record<string, unknown>) => stackOptions(stack.svc, stack.dir, config);
   let templateID: string;
   let firstBuildID: unknown;
   let replacedID: string;
 
   phase("creates a template with its tags", async () => {
-    const created = await up(dir, opts({ name: "scn-tools", tags: ["v1"] }));
+    const created = await up(stack.dir, opts({ name: "scn-tools", tags: ["v1"] }));
     expect(ops(created)).toEqual(["create tpl"]);
     templateID = created.outputs["templateID"] as string;
     firstBuildID = created.outputs["buildID"];
@@ -50,11 +36,13 @@ describe("Template through Pulumi: one scenario, phase by phase", () => {
   });
 
   phase("does nothing when nothing changed", async () => {
-    expect(ops(await up(dir, opts({ name: "scn-tools", tags: ["v1"] })))).toEqual(["same tpl"]);
+    expect(ops(await up(stack.dir, opts({ name: "scn-tools", tags: ["v1"] })))).toEqual([
+      "same tpl",
+    ]);
   });
 
   phase("updates only the tags in place, on the same build", async () => {
-    const retagged = await up(dir, opts({ name: "scn-tools", tags: ["v2"] }));
+    const retagged = await up(stack.dir, opts({ name: "scn-tools", tags: ["v2"] }));
     expect(ops(retagged)).toEqual(["update tpl"]);
     expect(retagged.outputs["buildID"]).toBe(firstBuildID);
     expect(retagged.outputs["currentTags"]).toEqual(expect.arrayContaining(["v2"]));
@@ -62,15 +50,15 @@ describe("Template through Pulumi: one scenario, phase by phase", () => {
   });
 
   phase("rebuilds the same template when a COPY source's content changes", async () => {
-    writeFileSync(path.join(dir, "files", "hello.txt"), "hello again\n");
-    const rebuilt = await up(dir, opts({ name: "scn-tools", tags: ["v2"] }));
+    writeFileSync(path.join(stack.dir, "files", "hello.txt"), "hello again\n");
+    const rebuilt = await up(stack.dir, opts({ name: "scn-tools", tags: ["v2"] }));
     expect(ops(rebuilt)).toEqual(["update tpl"]);
     expect(rebuilt.outputs["templateID"]).toBe(templateID);
     expect(rebuilt.outputs["buildID"]).not.toBe(firstBuildID);
   });
 
   phase("replaces the template when the name changes and deletes the old one", async () => {
-    const replaced = await up(dir, opts({ name: "scn-tools-b", tags: ["v2"] }));
+    const replaced = await up(stack.dir, opts({ name: "scn-tools-b", tags: ["v2"] }));
     expect(ops(replaced)).toContain("replace tpl");
     expect(replaced.outputs["templateID"]).not.toBe(templateID);
     expect(await templateExists("scn-tools")).toBe(false);
@@ -78,15 +66,17 @@ describe("Template through Pulumi: one scenario, phase by phase", () => {
   });
 
   phase("drops a template deleted out of band on refresh, and up recreates it", async () => {
-    expect((await svc.call("DELETE", `/templates/${replacedID}`)).status).toBe(204);
-    expect(ops(await refresh(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual([
+    expect((await stack.svc.call("DELETE", `/templates/${replacedID}`)).status).toBe(204);
+    expect(ops(await refresh(stack.dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual([
       "refresh-deleted tpl",
     ]);
-    expect(ops(await up(dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual(["create tpl"]);
+    expect(ops(await up(stack.dir, opts({ name: "scn-tools-b", tags: ["v2"] })))).toEqual([
+      "create tpl",
+    ]);
   });
 
   phase("destroys it, leaving the service no template of ours", async () => {
-    const destroyed = await destroy(dir, opts({ name: "scn-tools-b", tags: ["v2"] }));
+    const destroyed = await destroy(stack.dir, opts({ name: "scn-tools-b", tags: ["v2"] }));
     expect(ops(destroyed)).toEqual(["delete tpl"]);
     expect(await templateExists("scn-tools-b")).toBe(false);
     expect(destroyed.state.resources).toEqual([]);
@@ -95,22 +85,25 @@ describe("Template through Pulumi: one scenario, phase by phase", () => {
 
 describe("Template through Pulumi", () => {
   it("previews a change without any service call", async () => {
-    const opts = (config: Record<string, unknown>) => stackOptions(svc, dir, config);
-    await up(dir, opts({ name: "scn-preview" }));
-    const before = svc.requests.length;
+    const opts = (config: Record<string, unknown>) => stackOptions(stack.svc, stack.dir, config);
+    await up(stack.dir, opts({ name: "scn-preview" }));
+    const before = stack.svc.requests.length;
     const previewed = await preview(
-      dir,
+      stack.dir,
       opts({ name: "scn-preview", tags: ["next"], memoryMB: 1024 }),
     );
     expect(ops(previewed)).toEqual(["update tpl"]);
-    expect(svc.requests.slice(before)).toEqual([]);
-    await destroy(dir, opts({ name: "scn-preview" }));
+    expect(stack.svc.requests.slice(before)).toEqual([]);
+    await destroy(stack.dir, opts({ name: "scn-preview" }));
   });
 
   it("fails when a build step fails, leaving no template behind", async () => {
-    const opts = stackOptions(svc, dir, { name: "scn-broken", run: "echo about to fail; exit 3" });
-    opts.stateFile = path.join(dir, "broken-state.json");
-    const failure = await up(dir, opts).then(
+    const opts = stackOptions(stack.svc, stack.dir, {
+      name: "scn-broken",
+      run: "echo about to fail; exit 3",
+    });
+    opts.stateFile = path.join(stack.dir, "broken-state.json");
+    const failure = await up(stack.dir, opts).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -122,10 +115,10 @@ describe("Template through Pulumi", () => {
   });
 
   it("never stores the API key in the state file", async () => {
-    const opts = stackOptions(svc, dir, { name: "scn-secret" });
-    opts.stateFile = path.join(dir, "secret-state.json");
-    await up(dir, opts);
-    expect(readFileSync(opts.stateFile, "utf8")).not.toContain(svc.apiKey);
-    await destroy(dir, opts);
+    const opts = stackOptions(stack.svc, stack.dir, { name: "scn-secret" });
+    opts.stateFile = path.join(stack.dir, "secret-state.json");
+    await up(stack.dir, opts);
+    expect(readFileSync(opts.stateFile, "utf8")).not.toContain(stack.svc.apiKey);
+    await destroy(stack.dir, opts);
   });
 });

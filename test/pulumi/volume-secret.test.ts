@@ -4,52 +4,30 @@
  * out-of-band deletion seen by refresh, destroy; the secret value is never in
  * the state in clear.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { destroy, refresh, up } from "../harness";
-import {
-  assertBuilt,
-  ops,
-  plaintextOccurrences,
-  programDir,
-  stackOptions,
-  startTestService,
-  type TestService,
-} from "./support";
+import { ops, plaintextOccurrences, pulumiStack, stackOptions, volumeFile } from "./support";
 import { phases } from "../support/phases";
 
 jest.setTimeout(600_000);
 
-let svc: TestService;
-let dir: string;
 const VALUE_1 = "pulumi-secret-value-first-7d1c";
 const VALUE_2 = "pulumi-secret-value-second-9e2f";
 
-beforeAll(async () => {
-  assertBuilt();
-  svc = await startTestService();
-  dir = programDir("volume-secret");
-});
-
-afterAll(async () => {
-  await svc?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const stack = pulumiStack("volume-secret");
 
 /** A file of the volume, read through the content API with the volume's token. */
 async function seeded(volumeID: string, file = "/seed/seed.txt"): Promise<string> {
-  const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
-  const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
-    headers: { Authorization: `Bearer ${vol.token}` },
-  });
-  expect(res.status).toBe(200);
-  return res.text();
+  const content = await volumeFile(stack.svc, volumeID, file);
+  expect(typeof content).toBe("string");
+  return content as string;
 }
 
 describe("Volume and Secret through Pulumi: one scenario, phase by phase", () => {
   const phase = phases();
   const opts = (value: string) => ({
-    ...stackOptions(svc, dir, { volumeName: "pulumi-vol", secretValue: value }),
+    ...stackOptions(stack.svc, stack.dir, { volumeName: "pulumi-vol", secretValue: value }),
     secretConfig: ["sandbox-iac:apiKey", "secretValue"],
   });
   let volumeID: string;
@@ -58,7 +36,7 @@ describe("Volume and Secret through Pulumi: one scenario, phase by phase", () =>
   phase(
     "creates the volume, the secret, the writer and the reader, the value kept secret",
     async () => {
-      const created = await up(dir, opts(VALUE_1));
+      const created = await up(stack.dir, opts(VALUE_1));
       expect(ops(created).sort()).toEqual([
         "create reader",
         "create sec",
@@ -74,13 +52,13 @@ describe("Volume and Secret through Pulumi: one scenario, phase by phase", () =>
       const stateText = readFileSync(opts(VALUE_1).stateFile, "utf8");
       expect(plaintextOccurrences(JSON.parse(stateText), VALUE_1)).toBe(0);
       expect(stateText).toContain(VALUE_1.slice(0, 20)); // only inside the secret wrapper
-      expect(stateText).not.toContain(svc.apiKey);
+      expect(stateText).not.toContain(stack.svc.apiKey);
     },
   );
 
   phase("does nothing when nothing changed", async () => {
     // WHEN nothing changed THEN nothing happens
-    expect(ops(await up(dir, opts(VALUE_1))).sort()).toEqual([
+    expect(ops(await up(stack.dir, opts(VALUE_1))).sort()).toEqual([
       "same reader",
       "same sec",
       "same vol",
@@ -92,8 +70,8 @@ describe("Volume and Secret through Pulumi: one scenario, phase by phase", () =>
     "updates both in place when the seed file's content and the secret's value change",
     async () => {
       // WHEN the seed file's content and the secret's value change THEN both update in place
-      writeFileSync(path.join(dir, "seed.txt"), "second seed\n");
-      const updated = await up(dir, opts(VALUE_2));
+      writeFileSync(path.join(stack.dir, "seed.txt"), "second seed\n");
+      const updated = await up(stack.dir, opts(VALUE_2));
       expect(
         ops(updated)
           .filter((o) => !o.startsWith("same"))
@@ -110,9 +88,9 @@ describe("Volume and Secret through Pulumi: one scenario, phase by phase", () =>
 
   phase("drops both on refresh when they were deleted out of band", async () => {
     // WHEN both are deleted out of band THEN refresh drops them
-    expect((await svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
-    expect((await svc.call("DELETE", `/secrets/${secretID}`)).status).toBe(204);
-    const refreshed = await refresh(dir, opts(VALUE_2));
+    expect((await stack.svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
+    expect((await stack.svc.call("DELETE", `/secrets/${secretID}`)).status).toBe(204);
+    const refreshed = await refresh(stack.dir, opts(VALUE_2));
     expect(
       ops(refreshed)
         .filter((o) => o.startsWith("refresh-deleted"))
@@ -122,15 +100,15 @@ describe("Volume and Secret through Pulumi: one scenario, phase by phase", () =>
 
   phase("creates both again on the next up, and destroys everything", async () => {
     // WHEN applied again THEN both are created again; WHEN destroyed THEN nothing is left
-    const again = await up(dir, opts(VALUE_2));
+    const again = await up(stack.dir, opts(VALUE_2));
     expect(
       ops(again)
         .filter((o) => o.startsWith("create"))
         .sort(),
     ).toEqual(["create sec", "create vol"]);
-    const destroyed = await destroy(dir, opts(VALUE_2));
+    const destroyed = await destroy(stack.dir, opts(VALUE_2));
     expect(destroyed.state.resources).toEqual([]);
-    expect((await svc.call("GET", "/volumes")).body).toEqual([]);
-    expect((await svc.call("GET", "/secrets")).body).toEqual([]);
+    expect((await stack.svc.call("GET", "/volumes")).body).toEqual([]);
+    expect((await stack.svc.call("GET", "/secrets")).body).toEqual([]);
   });
 });

@@ -3,71 +3,23 @@
  * the sandbox) against the real local service: it is chosen above the
  * threshold and leaves exactly what the file-by-file path leaves.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { resolveConfig } from "../../src/config";
-import { createControlClient, type ControlClient } from "../../src/client/control";
-import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
-import { startService, type TestService } from "../support/service";
-import type { ResourceContext } from "../../src/resources/core/lifecycle";
+import type { SandboxClient } from "../../src/client/sandbox";
 import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
 import { ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
 import { buildManifest } from "../../src/resources/provisioner/manifest";
 import { syncFiles } from "../../src/resources/provisioner/sync";
+import { provisionerFixture } from "./support";
 
 jest.setTimeout(180_000);
 
-let service: TestService;
-let work: string;
-let control: ControlClient;
-const ownSandboxes: string[] = [];
-
-beforeAll(async () => {
-  work = mkdtempSync(path.join(tmpdir(), "prov-archive-files-"));
-  // The hash cache of this test's base directory stays in its own files.
-  process.env.SANDBOX_IAC_CACHE_DIR = path.join(work, "cache");
-  service = await startService();
-  control = createControlClient({ config: config(), log: () => undefined });
-});
-
-afterEach(async () => {
-  for (const id of ownSandboxes.splice(0)) await control.killSandbox(id).catch(() => undefined);
-});
-
-afterAll(async () => {
-  delete process.env.SANDBOX_IAC_CACHE_DIR;
-  await service?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-function config() {
-  return resolveConfig({
-    apiUrl: service.apiUrl,
-    apiKey: service.apiKey,
-    sandboxUrl: service.sandboxUrl,
-    env: {},
-  });
-}
-
-function context(): { ctx: ResourceContext; lines: string[] } {
-  const lines: string[] = [];
-  return { lines, ctx: { config: config(), baseDir: work, log: (line) => lines.push(line) } };
-}
-
-async function ownSandbox(): Promise<SandboxClient> {
-  const created = await control.createSandbox({ templateID: "base", timeout: 600, secure: true });
-  ownSandboxes.push(created.sandboxID);
-  return createSandboxClient({
-    sandboxID: created.sandboxID,
-    accessToken: created.envdAccessToken ?? undefined,
-    config: config(),
-  });
-}
+const fx = provisionerFixture("prov-archive-files-", { ownCacheDir: true });
+const { context, ownSandbox } = fx;
 
 /** More files than the threshold, in nested directories, with a few modes and an empty directory. */
 function manyFiles(name: string): string {
-  const root = path.join(work, name);
+  const root = path.join(fx.work, name);
   const count = ARCHIVE_MIN_FILES + 20;
   for (let i = 0; i < count; i++) {
     const dir = path.join(root, `d${i % 7}`, i % 2 ? "deep" : "");
@@ -115,7 +67,7 @@ describe("Provisioner archive path", () => {
     // AND the same tree sent file by file gives an identical listing
     const manifest = await buildManifest(
       [{ source: root, destination: "/home/user/single" }],
-      work,
+      fx.work,
     );
     const perFile: string[] = [];
     await syncFiles(sandbox, manifest.dirs, manifest.files, {
@@ -167,7 +119,7 @@ describe("Provisioner archive path", () => {
       ctx,
     );
     expect(lines.some((l) => l.startsWith("tar is not available in sandbox"))).toBe(true);
-    const manifest = await buildManifest([{ source: root, destination: "/x" }], work);
+    const manifest = await buildManifest([{ source: root, destination: "/x" }], fx.work);
     const count = await sandbox.run("find /home/user/nt -type f | wc -l");
     expect(Number(count.stdout.trim())).toBe(manifest.files.length);
     expect(await listing(sandbox, "/home/user/nt")).toContain("./private d 700 user user");

@@ -2,64 +2,16 @@
  * The Provisioner lifecycle without Pulumi: `create` / `read` / `update` /
  * `delete` called directly against the real local service.
  */
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { resolveConfig } from "../../src/config";
-import { createControlClient, type ControlClient } from "../../src/client/control";
-import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import { SandboxIacError } from "../../src/errors";
-import { startService, type TestService } from "../support/service";
-import type { ResourceContext } from "../../src/resources/core/lifecycle";
 import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
+import { provisionerFixture } from "./support";
 
 jest.setTimeout(180_000);
 
-let service: TestService;
-let work: string;
-let control: ControlClient;
-/** Sandboxes a test created itself; killed after each test whatever happened. */
-const ownSandboxes: string[] = [];
-
-beforeAll(async () => {
-  work = mkdtempSync(path.join(tmpdir(), "prov-lifecycle-files-"));
-  service = await startService();
-  control = createControlClient({ config: config(), log: () => undefined });
-});
-
-afterEach(async () => {
-  for (const id of ownSandboxes.splice(0)) await killIfRunning(id);
-});
-
-afterAll(async () => {
-  await service?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-function config() {
-  return resolveConfig({
-    apiUrl: service.apiUrl,
-    apiKey: service.apiKey,
-    sandboxUrl: service.sandboxUrl,
-    env: {},
-  });
-}
-
-/** A context whose log lines are collected; `onLine` sees each as it arrives. */
-function context(onLine?: (line: string) => void): { ctx: ResourceContext; lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    ctx: {
-      config: config(),
-      baseDir: work,
-      log: (line) => {
-        lines.push(line);
-        onLine?.(line);
-      },
-    },
-  };
-}
+const fx = provisionerFixture("prov-lifecycle-files-");
+const { context, ownSandbox, clientOf } = fx;
 
 function checked(raw: unknown): ProvisionerArgs {
   const result = provisionerLifecycle.check(raw);
@@ -67,38 +19,9 @@ function checked(raw: unknown): ProvisionerArgs {
   return result.inputs!;
 }
 
-async function killIfRunning(id: string): Promise<void> {
-  try {
-    await control.killSandbox(id);
-  } catch (err) {
-    if (!SandboxIacError.hasCode(err, "not_found")) throw err;
-  }
-}
-
-/** A running secure sandbox created by the test, with its client. */
-async function ownSandbox(): Promise<SandboxClient> {
-  const created = await control.createSandbox({ templateID: "base", timeout: 600, secure: true });
-  ownSandboxes.push(created.sandboxID);
-  return createSandboxClient({
-    sandboxID: created.sandboxID,
-    accessToken: created.envdAccessToken ?? undefined,
-    config: config(),
-  });
-}
-
-/** A client of a sandbox the Provisioner created (the token comes from the control API). */
-async function clientOf(sandboxID: string): Promise<SandboxClient> {
-  const detail = await control.getSandbox(sandboxID);
-  return createSandboxClient({
-    sandboxID,
-    accessToken: detail.envdAccessToken ?? undefined,
-    config: config(),
-  });
-}
-
 async function stateOf(sandboxID: string): Promise<string> {
   try {
-    return (await control.getSandbox(sandboxID)).state;
+    return (await fx.control.getSandbox(sandboxID)).state;
   } catch (err) {
     if (SandboxIacError.hasCode(err, "not_found")) return "gone";
     throw err;
@@ -106,7 +29,7 @@ async function stateOf(sandboxID: string): Promise<string> {
 }
 
 function localTree(name: string, files: Record<string, string>): string {
-  const root = path.join(work, name);
+  const root = path.join(fx.work, name);
   for (const [rel, content] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     writeFileSync(path.join(root, rel), content);
@@ -145,7 +68,7 @@ describe("Provisioner lifecycle against the local service", () => {
     await sandbox.uploadBytes("/home/user/proj/sub/c.txt", "changed in the sandbox\n");
     writeFileSync(path.join(root, "a.txt"), "alpha, edited\n");
     unlinkSync(path.join(root, "b.txt"));
-    const diff = await provisionerLifecycle.diff(created.outputs, inputs, { baseDir: work });
+    const diff = await provisionerLifecycle.diff(created.outputs, inputs, { baseDir: fx.work });
     expect(diff).toMatchObject({ changes: true, replaces: [] });
     expect(diff.updates).toContain("files");
     const updated = await provisionerLifecycle.update(created.id, created.outputs, inputs, ctx);
@@ -189,7 +112,7 @@ describe("Provisioner lifecycle against the local service", () => {
     });
     const created = await provisionerLifecycle.create(inputs, context().ctx);
     const kept = created.outputs.keptSandboxID!;
-    ownSandboxes.push(kept);
+    fx.ownSandboxes.push(kept);
     expect(created.id).toBe(kept);
 
     const sandbox = await clientOf(kept);
@@ -222,10 +145,10 @@ describe("Provisioner lifecycle against the local service", () => {
     const createdLine = lines.find((l) => l.startsWith("created sandbox "));
     expect(createdLine).toBeDefined();
     const sandboxID = createdLine!.split(" ")[2];
-    ownSandboxes.push(sandboxID);
+    fx.ownSandboxes.push(sandboxID);
     expect(err.message).toContain(sandboxID);
     expect(await stateOf(sandboxID)).toBe("gone");
-    expect(await control.listSandboxes({ metadata: marker })).toEqual([]);
+    expect(await fx.control.listSandboxes({ metadata: marker })).toEqual([]);
   });
 
   it("streams each output line to the log, prefixed, while the command still runs", async () => {
@@ -263,14 +186,14 @@ describe("Provisioner lifecycle against the local service", () => {
     const { ctx } = context();
     const created = await provisionerLifecycle.create(inputs, ctx);
     const kept = created.outputs.keptSandboxID!;
-    ownSandboxes.push(kept);
+    fx.ownSandboxes.push(kept);
 
     expect(await provisionerLifecycle.read(created.id, created.outputs, ctx)).toEqual({
       id: kept,
       outputs: created.outputs,
     });
 
-    await control.killSandbox(kept);
+    await fx.control.killSandbox(kept);
     expect(await provisionerLifecycle.read(created.id, created.outputs, ctx)).toBeUndefined();
     // Deleting what is already gone succeeds.
     await provisionerLifecycle.delete(created.id, created.outputs, ctx);

@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { Process } from "../../src/gen/envd/process/process_pb";
 import { ENVD_HEADERS } from "../../src/wire/envd";
 import { createRuntime } from "../../src/local/runtime/runtime";
-import type { SandboxRuntime } from "../../src/local/runtime/types";
+import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../src/local/runtime/types";
 import { agentBundleDir } from "./service";
 
 /** What a command printed and how it ended. */
@@ -101,4 +101,39 @@ export async function createTestRuntime(): Promise<TestRuntime> {
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The spec the isolation tests start sandboxes with: the base layer, one CPU,
+ * 256 MiB and internet access, with `overrides` on top.
+ */
+export function sandboxSpec(
+  t: TestRuntime,
+  sandboxID: string,
+  overrides: Partial<SandboxSpec> = {},
+): SandboxSpec {
+  return {
+    sandboxID,
+    layers: [t.runtime.baseLayerId],
+    cpuCount: 1,
+    memoryMB: 256,
+    allowInternetAccess: true,
+    ...overrides,
+  };
+}
+
+/** A fresh runtime with two sandboxes started in it, for tests of one sandbox against the other. */
+export async function startSandboxPair(
+  idA: string,
+  idB: string,
+): Promise<{ t: TestRuntime; a: RuntimeSandbox; b: RuntimeSandbox }> {
+  const t = await createTestRuntime();
+  try {
+    const a = await t.runtime.start(sandboxSpec(t, idA));
+    const b = await t.runtime.start(sandboxSpec(t, idB));
+    return { t, a, b };
+  } catch (err) {
+    await t.dispose();
+    throw err;
+  }
 }

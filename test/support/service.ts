@@ -10,6 +10,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import { createControlClient, type ControlClient } from "../../src/client/control";
+import { resolveConfig } from "../../src/config";
 import { startLocalService } from "../../src/local";
 import { TEST_AGENT_DIR_ENV } from "../../src/local/runtime/constants";
 
@@ -84,7 +86,7 @@ function cliEntry(): string {
 }
 
 /** A fresh temp dir; the caller removes it. */
-export function tempDataDir(prefix = "sandbox-iac-svc-"): string {
+function tempDataDir(prefix = "sandbox-iac-svc-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
@@ -208,4 +210,27 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
 /** Just the connection settings of a service, to hand to the official SDK. */
 export function connectionOpts(svc: Endpoint): Endpoint {
   return { apiUrl: svc.apiUrl, sandboxUrl: svc.sandboxUrl, apiKey: svc.apiKey };
+}
+
+/** The typed control client of the library, pointed at a test service, logging nothing. */
+export function controlClientOf(svc: Endpoint): ControlClient {
+  return createControlClient({
+    config: resolveConfig({ apiUrl: svc.apiUrl, apiKey: svc.apiKey, env: {} }),
+    log: () => undefined,
+  });
+}
+
+/**
+ * Registers the usual hooks of a suite that needs one service: starts it
+ * before the tests (handing it to `use`) and closes it after them.
+ */
+export function useService(use: (svc: TestService) => void, opts: ServiceOptions = {}): void {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await startService(opts);
+    use(svc);
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
 }

@@ -3,17 +3,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { gzipSync } from "node:zlib";
 import { call, waitForBuild } from "./util";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 jest.setTimeout(180_000);
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 /** Requests a build and runs it with `steps` from `base`; resolves with the ids once it ended. */
 async function buildTemplate(

@@ -1,15 +1,10 @@
 import { call, sdk } from "./util";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 jest.setTimeout(300_000);
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 describe("Template.build() from the official SDK", () => {
   it("builds RUN, COPY, ENV, WORKDIR and USER steps that a sandbox from the template then sees", async () => {

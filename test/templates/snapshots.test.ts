@@ -1,16 +1,11 @@
 import { createSandbox, runThroughProxy } from "../local/support";
 import { call } from "./util";
-import { startService, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 jest.setTimeout(180_000);
 
 let svc: TestService;
-beforeAll(async () => {
-  svc = await startService();
-});
-afterAll(async () => {
-  await svc?.close();
-});
+useService((s) => (svc = s));
 
 describe("snapshots", () => {
   it("captures a sandbox's files into a snapshot that new sandboxes start from, lists and deletes it", async () => {

@@ -5,26 +5,16 @@
  * lines (docs/terraform-provider.md#provider-logs). Skipped (and said so)
  * where terraform is not on PATH.
  */
-import { rmSync } from "node:fs";
-import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
-import { Workspace, installPlugins, terraformVersion } from "./workspace";
+import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
+import type { Workspace } from "./workspace";
 
-const version = terraformVersion();
-if (!version) {
-  process.stderr.write(
-    "terraform is not on PATH: the Terraform provider-log tests are SKIPPED (install Terraform to run them)\n",
-  );
-}
-const describeWithTerraform = version ? describe : describe.skip;
+const { version, describe: describeWithTerraform } = terraformSuite(
+  "the Terraform provider-log tests are",
+);
 
 jest.setTimeout(300_000);
 
-const HCL = `terraform {
-  required_providers {
-    sandboxiac = { source = "sandbox-iac/sandboxiac" }
-  }
-}
-resource "sandboxiac_template" "t" {
+const HCL = `${REQUIRED_PROVIDERS}resource "sandboxiac_template" "t" {
   name  = "tf-logs"
   build = {
     from_template = "base"
@@ -38,31 +28,15 @@ resource "sandboxiac_provisioner" "p" {
 `;
 
 describeWithTerraform(`terraform provider logs (${version ?? "no terraform"})`, () => {
-  let svc: TestService;
-  let plugins: string;
   let ws: Workspace | undefined;
-
-  beforeAll(async () => {
-    assertBuilt();
-    svc = await startTestService();
-    plugins = installPlugins();
-  }, 120_000);
-
-  afterAll(async () => {
-    if (ws) {
-      await ws.tf("destroy", "-auto-approve", "-input=false");
-      ws.remove();
-    }
-    if (plugins) rmSync(plugins, { recursive: true, force: true });
-    if (svc) await svc.close();
+  const tf = terraformFixture({
+    beforeClose: async () => {
+      await ws?.tf("destroy", "-auto-approve", "-input=false");
+    },
   });
 
   it("shows the build log and the setup commands' output at TF_LOG_PROVIDER=INFO, never the API key", async () => {
-    ws = new Workspace(HCL, plugins, {
-      E2B_API_URL: svc.apiUrl,
-      E2B_API_KEY: svc.apiKey,
-      TF_LOG_PROVIDER: "INFO",
-    });
+    ws = tf.workspace(HCL, { TF_LOG_PROVIDER: "INFO" });
     expect((await ws.init()).code).toBe(0);
     const apply = await ws.tf("apply", "-auto-approve", "-input=false");
     expect(apply.code).toBe(0);
@@ -80,6 +54,6 @@ describeWithTerraform(`terraform provider logs (${version ?? "no terraform"})`, 
     // Terraform's own durations, per resource.
     expect(apply.output).toMatch(/sandboxiac_template\.t: Creation complete after \d+s \[id=\w+\]/);
     expect(apply.output).toMatch(/sandboxiac_provisioner\.p: Creation complete after \d+s/);
-    expect(apply.output).not.toContain(svc.apiKey);
+    expect(apply.output).not.toContain(tf.svc.apiKey);
   });
 });

@@ -6,28 +6,18 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { rmSync } from "node:fs";
 import { providerSchemaJson } from "../../src/terraform/schema/schema-json";
-import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
+import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
+import { volumeFile } from "../pulumi/support";
 import { phases } from "../support/phases";
-import { Workspace, installPlugins, terraformVersion } from "./workspace";
 
-const version = terraformVersion();
-if (!version) {
-  process.stderr.write(
-    "terraform is not on PATH: the Terraform scenario tests are SKIPPED (install Terraform to run them)\n",
-  );
-}
-const describeWithTerraform = version ? describe : describe.skip;
+const { version, describe: describeWithTerraform } = terraformSuite(
+  "the Terraform scenario tests are",
+);
 
 const EXAMPLE = path.resolve(__dirname, "..", "..", "examples", "terraform-basic", "main.tf");
 
-const PROVIDER = `terraform {
-  required_providers {
-    sandboxiac = { source = "sandbox-iac/sandboxiac" }
-  }
-}
-variable "api_key" {
+const PROVIDER = `${REQUIRED_PROVIDERS}variable "api_key" {
   type      = string
   sensitive = true
 }
@@ -37,69 +27,36 @@ provider "sandboxiac" {
 `;
 
 describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () => {
-  let svc: TestService;
-  let plugins: string;
-  const workspaces: Workspace[] = [];
-
-  /** A workspace whose provider block or environment points at the test service. */
-  function workspace(hcl: string, env: Record<string, string> = {}): Workspace {
-    const ws = new Workspace(hcl, plugins, {
-      E2B_API_URL: svc.apiUrl,
-      E2B_API_KEY: svc.apiKey,
-      ...env,
-    });
-    workspaces.push(ws);
-    return ws;
-  }
+  const tf = terraformFixture();
+  const { workspace } = tf;
 
   async function templateNames(): Promise<string[]> {
-    const res = await svc.call("GET", "/templates");
+    const res = await tf.svc.call("GET", "/templates");
     return (res.body as Array<{ names: string[] }>).flatMap((t) => t.names);
   }
 
   /** Snapshot names without their tag. */
   async function snapshotNames(): Promise<string[]> {
-    const res = await svc.call("GET", "/snapshots");
+    const res = await tf.svc.call("GET", "/snapshots");
     return (res.body as Array<{ names: string[] }>).flatMap((t) =>
       t.names.map((n) => n.split(":")[0]),
     );
   }
 
   async function tagsOf(templateID: string): Promise<string[]> {
-    const res = await svc.call("GET", `/templates/${templateID}/tags`);
+    const res = await tf.svc.call("GET", `/templates/${templateID}/tags`);
     return (res.body as Array<{ tag: string }>).map((t) => t.tag);
   }
 
   async function sandboxIDs(): Promise<string[]> {
-    const res = await svc.call("GET", "/sandboxes");
+    const res = await tf.svc.call("GET", "/sandboxes");
     return (res.body as Array<{ sandboxID: string }>).map((s) => s.sandboxID);
   }
 
   async function volumeNames(): Promise<string[]> {
-    const res = await svc.call("GET", "/volumes");
+    const res = await tf.svc.call("GET", "/volumes");
     return (res.body as Array<{ name: string }>).map((v) => v.name);
   }
-
-  /** A file's content read through the volume content API with the volume's token. */
-  async function volumeFile(volumeID: string, file: string): Promise<number | string> {
-    const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
-    const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
-      headers: { Authorization: `Bearer ${vol.token}` },
-    });
-    return res.status === 200 ? res.text() : res.status;
-  }
-
-  beforeAll(async () => {
-    assertBuilt();
-    svc = await startTestService();
-    plugins = installPlugins();
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const ws of workspaces) ws.remove();
-    if (plugins) rmSync(plugins, { recursive: true, force: true });
-    if (svc) await svc.close();
-  });
 
   it("applies the example as written, plans no changes, and destroys everything", async () => {
     const ws = workspace(readFileSync(EXAMPLE, "utf8"));
@@ -122,10 +79,10 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     // sandbox, created after the writer's, found that file (its grep fails the apply otherwise).
     const volumeID = ws.resource("sandboxiac_volume.workspace")!.volume_id as string;
     expect(apply.output).toContain(`volume_id = "${volumeID}"`);
-    expect(await volumeFile(volumeID, "/settings.json")).toBe(
+    expect(await volumeFile(tf.svc, volumeID, "/settings.json")).toBe(
       readFileSync(path.join(path.dirname(EXAMPLE), "files", "config", "settings.json"), "utf8"),
     );
-    expect(await volumeFile(volumeID, "/note.txt")).toBe("written by the writer\n");
+    expect(await volumeFile(tf.svc, volumeID, "/note.txt")).toBe("written by the writer\n");
     expect(ws.resource("sandboxiac_provisioner.writer")).toMatchObject({ commands_run: 1 });
     const reader = ws.resource("sandboxiac_provisioner.reader")!;
     expect(reader).toMatchObject({ commands_run: 1 });
@@ -141,7 +98,7 @@ describeWithTerraform(`terraform scenarios (${version ?? "no terraform"})`, () =
     expect((await templateNames()).filter((n) => n.startsWith("tf-tools"))).toEqual([]);
     expect((await snapshotNames()).filter((n) => n.startsWith("tf-tools"))).toEqual([]);
     expect(await sandboxIDs()).not.toContain(kept);
-    expect(ws.stateText()).not.toContain(svc.apiKey);
+    expect(ws.stateText()).not.toContain(tf.svc.apiKey);
   });
 
   describe("updates in place, replaces, re-creates what was deleted out of band, and imports by id", () => {
@@ -175,7 +132,10 @@ resource "sandboxiac_snapshot" "s" {
       "creates a template, a kept sandbox, its reader and a snapshot, and plans clean",
       async () => {
         // The key reaches the provider through a sensitive variable only.
-        ws = workspace(hcl("v1", "tf-scn-snap"), { E2B_API_KEY: "", TF_VAR_api_key: svc.apiKey });
+        ws = workspace(hcl("v1", "tf-scn-snap"), {
+          E2B_API_KEY: "",
+          TF_VAR_api_key: tf.svc.apiKey,
+        });
         await ws.init();
         const created = await ws.tf("apply", "-auto-approve", "-input=false");
         expect(created.output).toContain("Resources: 4 added");
@@ -196,7 +156,7 @@ resource "sandboxiac_snapshot" "s" {
 
     phase("removes a tag added behind Terraform's back", async () => {
       // Drift: a tag added behind Terraform's back shows in the plan and is removed by apply.
-      await svc.call("POST", "/templates/tags", { target: "tf-scn:v2", tags: ["rogue"] });
+      await tf.svc.call("POST", "/templates/tags", { target: "tf-scn:v2", tags: ["rogue"] });
       expect(await tagsOf(templateID)).toContain("rogue");
       const tagDrift = await ws!.tf("plan", "-detailed-exitcode", "-input=false");
       expect(tagDrift.code).toBe(2);
@@ -239,7 +199,7 @@ resource "sandboxiac_snapshot" "s" {
     phase("re-creates a snapshot deleted out of band", async () => {
       // Out of band: deleted behind Terraform's back, shown by plan, re-created by apply.
       const snapshotID = ws!.resource("sandboxiac_snapshot.s")!.snapshot_id as string;
-      expect((await svc.call("DELETE", `/templates/${snapshotID}`)).status).toBeLessThan(300);
+      expect((await tf.svc.call("DELETE", `/templates/${snapshotID}`)).status).toBeLessThan(300);
       const drift = await ws!.tf("plan", "-detailed-exitcode", "-input=false");
       expect(drift.code).toBe(2);
       expect(drift.output).toContain("sandboxiac_snapshot.s will be created");
@@ -263,8 +223,8 @@ resource "sandboxiac_snapshot" "s" {
 
     phase("keeps the key out of state and output, and destroys everything", async () => {
       // The key is in neither the state nor anything terraform printed.
-      expect(ws!.stateText()).not.toContain(svc.apiKey);
-      for (const out of ws!.outputs) expect(out).not.toContain(svc.apiKey);
+      expect(ws!.stateText()).not.toContain(tf.svc.apiKey);
+      for (const out of ws!.outputs) expect(out).not.toContain(tf.svc.apiKey);
 
       const destroy = await ws!.tf("destroy", "-auto-approve", "-input=false");
       expect(destroy.code).toBe(0);
@@ -275,12 +235,7 @@ resource "sandboxiac_snapshot" "s" {
 
   it("leaves nothing behind when an apply fails, and shows the build log's tail", async () => {
     const ws = workspace(`
-terraform {
-  required_providers {
-    sandboxiac = { source = "sandbox-iac/sandboxiac" }
-  }
-}
-resource "sandboxiac_template" "broken" {
+${REQUIRED_PROVIDERS}resource "sandboxiac_template" "broken" {
   name = "tf-broken"
   build = {
     from_template = "base"
@@ -308,12 +263,7 @@ resource "sandboxiac_template" "broken" {
 
   it("terraform validate lists every error with its attribute path", async () => {
     const ws = workspace(`
-terraform {
-  required_providers {
-    sandboxiac = { source = "sandbox-iac/sandboxiac" }
-  }
-}
-resource "sandboxiac_template" "bad" {
+${REQUIRED_PROVIDERS}resource "sandboxiac_template" "bad" {
   name      = "Not A Name!"
   cpu_count = 0
   build = {
@@ -336,12 +286,7 @@ resource "sandboxiac_template" "bad" {
 
   it("terraform validate refuses an unknown argument, naming the nearest known one", async () => {
     const ws = workspace(`
-terraform {
-  required_providers {
-    sandboxiac = { source = "sandbox-iac/sandboxiac" }
-  }
-}
-resource "sandboxiac_provisioner" "bad" {
+${REQUIRED_PROVIDERS}resource "sandboxiac_provisioner" "bad" {
   template = "base"
   comands  = [{ run = "true" }]
 }

@@ -5,29 +5,21 @@
  * provisioner's sandbox mounts the volume. Skipped (and said so) where
  * terraform is not on PATH.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
+import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
+import { volumeFile } from "../pulumi/support";
 import { phases } from "../support/phases";
-import { Workspace, installPlugins, terraformVersion } from "./workspace";
+import type { Workspace } from "./workspace";
 
-const version = terraformVersion();
-if (!version) {
-  process.stderr.write(
-    "terraform is not on PATH: the Terraform volume/secret scenario is SKIPPED (install Terraform to run it)\n",
-  );
-}
-const describeWithTerraform = version ? describe : describe.skip;
+const { version, describe: describeWithTerraform } = terraformSuite(
+  "the Terraform volume/secret scenario is",
+);
 
 const VALUE_1 = "tf-secret-value-one-5a4b3c";
 const VALUE_2 = "tf-secret-value-two-6d5e4f";
 
-const HCL = `terraform {
-  required_providers {
-    sandboxiac = { source = "sandbox-iac/sandboxiac" }
-  }
-}
-variable "secret_value" {
+const HCL = `${REQUIRED_PROVIDERS}variable "secret_value" {
   type      = string
   sensitive = true
 }
@@ -48,29 +40,8 @@ resource "sandboxiac_secret" "s" {
 `;
 
 describeWithTerraform(`terraform volume and secret (${version ?? "no terraform"})`, () => {
-  let svc: TestService;
-  let plugins: string;
   let ws: Workspace | undefined;
-
-  beforeAll(async () => {
-    assertBuilt();
-    svc = await startTestService();
-    plugins = installPlugins();
-  }, 120_000);
-
-  afterAll(async () => {
-    ws?.remove();
-    if (plugins) rmSync(plugins, { recursive: true, force: true });
-    if (svc) await svc.close();
-  });
-
-  async function volumeFile(volumeID: string, file: string): Promise<number | string> {
-    const vol = (await svc.call("GET", `/volumes/${volumeID}`)).body as { token: string };
-    const res = await fetch(`${svc.apiUrl}/volumecontent/${volumeID}/file?path=${file}`, {
-      headers: { Authorization: `Bearer ${vol.token}` },
-    });
-    return res.status === 200 ? res.text() : res.status;
-  }
+  const tf = terraformFixture();
 
   describe("one scenario, phase by phase", () => {
     const phase = phases();
@@ -80,15 +51,15 @@ describeWithTerraform(`terraform volume and secret (${version ?? "no terraform"}
     let newVolumeID: string;
 
     phase("creates the volume (seeded), its copy and the secret, and plans clean", async () => {
-      ws = new Workspace(HCL, plugins, { E2B_API_URL: svc.apiUrl, E2B_API_KEY: svc.apiKey });
+      ws = tf.workspace(HCL);
       setValue(VALUE_1);
       writeFileSync(path.join(ws.dir, "seed.txt"), "seed v1\n");
       await ws.init();
       const created = await ws.tf("apply", "-auto-approve", "-input=false");
       expect(created.output).toContain("Resources: 3 added");
       volumeID = ws.resource("sandboxiac_volume.v")!.volume_id as string;
-      expect(await volumeFile(volumeID, "/seed.txt")).toBe("seed v1\n");
-      expect(await volumeFile(volumeID, "/copy.txt")).toBe("seed v1\n");
+      expect(await volumeFile(tf.svc, volumeID, "/seed.txt")).toBe("seed v1\n");
+      expect(await volumeFile(tf.svc, volumeID, "/copy.txt")).toBe("seed v1\n");
       const secret = ws.resource("sandboxiac_secret.s")!;
       expect(secret).toMatchObject({ name: "tf-key", current_version: 1 });
       expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
@@ -102,7 +73,7 @@ describeWithTerraform(`terraform volume and secret (${version ?? "no terraform"}
       const applied = await ws!.tf("apply", "-auto-approve", "-input=false");
       expect(applied.output).toContain("Resources: 0 added, 1 changed, 0 destroyed");
       expect(ws!.resource("sandboxiac_volume.v")!.volume_id).toBe(volumeID);
-      expect(await volumeFile(volumeID, "/seed.txt")).toBe("seed v2\n");
+      expect(await volumeFile(tf.svc, volumeID, "/seed.txt")).toBe("seed v2\n");
     });
 
     phase("updates the secret in place to a new version, never printing the value", async () => {
@@ -121,14 +92,14 @@ describeWithTerraform(`terraform volume and secret (${version ?? "no terraform"}
 
     phase("plans the volume deleted out of band for creation, and re-creates it", async () => {
       // Out of band: the volume deleted behind Terraform's back is planned for creation again.
-      expect((await svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
+      expect((await tf.svc.call("DELETE", `/volumes/${volumeID}`)).status).toBe(204);
       const drift = await ws!.tf("plan", "-detailed-exitcode", "-input=false");
       expect(drift.code).toBe(2);
       expect(drift.output).toContain("sandboxiac_volume.v will be created");
       await ws!.tf("apply", "-auto-approve", "-input=false");
       newVolumeID = ws!.resource("sandboxiac_volume.v")!.volume_id as string;
       expect(newVolumeID).not.toBe(volumeID);
-      expect(await volumeFile(newVolumeID, "/seed.txt")).toBe("seed v2\n");
+      expect(await volumeFile(tf.svc, newVolumeID, "/seed.txt")).toBe("seed v2\n");
     });
 
     phase("imports the volume and the secret back by id", async () => {
@@ -155,8 +126,8 @@ describeWithTerraform(`terraform volume and secret (${version ?? "no terraform"}
     phase("destroys everything", async () => {
       const destroyed = await ws!.tf("destroy", "-auto-approve", "-input=false");
       expect(destroyed.code).toBe(0);
-      expect((await svc.call("GET", "/volumes")).body).toEqual([]);
-      expect((await svc.call("GET", "/secrets")).body).toEqual([]);
+      expect((await tf.svc.call("GET", "/volumes")).body).toEqual([]);
+      expect((await tf.svc.call("GET", "/secrets")).body).toEqual([]);
     });
   });
 });

@@ -4,8 +4,8 @@
  * facing code (the control client, the resources' check, the service's paths)
  * also takes the legacy `<sandboxID>-<clientID>`, and refuses anything else.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
+import { sourcesHolding } from "./support";
 import { createControlClient } from "../../src/client/control";
 import { createSandboxClient } from "../../src/client/sandbox/client";
 import { resolveConfig } from "../../src/config";
@@ -22,7 +22,7 @@ import {
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
 import { checkWithSchema } from "../../src/resources/core/check";
 import { call } from "../local/support";
-import { startService, tempDataDir, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 const canonical = ["i0123456789abcdefghij", "abc", "0"];
 const legacy = ["abc-x", "i0123456789abcdefghij-6532622b"];
@@ -117,17 +117,7 @@ describe("the sandbox ID grammar", () => {
 
 describe("the sandbox ID grammar on the local service", () => {
   let svc: TestService;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = tempDataDir();
-    svc = await startService({ dataDir });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  useService((s) => (svc = s));
 
   it.each([...canonical, ...legacy])(
     "looks %j up as a sandbox ID (404 for an unknown one)",
@@ -148,16 +138,6 @@ describe("the sandbox ID grammar on the local service", () => {
 });
 
 describe("one definition of each ID rule", () => {
-  const SRC = path.resolve(__dirname, "..", "..", "src");
-
-  function sources(dir: string): string[] {
-    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return e.name === "gen" ? [] : sources(p);
-      return e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [p] : [];
-    });
-  }
-
   it("writes the ID patterns and the volume and secret name grammar only in src/wire/ids.ts", () => {
     const literals = [
       "[a-z0-9]+$/",
@@ -167,12 +147,7 @@ describe("one definition of each ID rule", () => {
       "[a-zA-Z0-9_-]",
       '"sec_"',
     ];
-    const holders = sources(SRC)
-      .filter((file) => {
-        const text = fs.readFileSync(file, "utf8");
-        return literals.some((l) => text.includes(l));
-      })
-      .map((file) => path.relative(SRC, file));
+    const holders = sourcesHolding(literals);
     expect(holders).toEqual([path.join("wire", "ids.ts")]);
   });
 });

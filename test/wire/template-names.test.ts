@@ -3,12 +3,12 @@
  * the resources' check (Template, Snapshot, the template data source) and the
  * local service (`POST /v3/templates`, `POST /templates/tags`).
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
+import { sourcesHolding } from "./support";
 import { checkWithSchema } from "../../src/resources/core/check";
 import { dataSourceDescriptor, resourceDescriptor } from "../../src/resources/registry";
 import { call } from "../local/support";
-import { startService, tempDataDir, type TestService } from "../support/service";
+import { useService, type TestService } from "../support/service";
 
 const valid = ["tools", "team/tools", "team/tools:v1.2", "a-b_c", " My-Tools ", "n".repeat(128)];
 const invalid: [string, RegExp][] = [
@@ -64,17 +64,7 @@ describe("the template-name grammar in the resources", () => {
 
 describe("the template-name grammar on the local service", () => {
   let svc: TestService;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = tempDataDir();
-    svc = await startService({ dataDir });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  useService((s) => (svc = s));
 
   it.each(valid)("registers %j (202)", async (name) => {
     const answer = await call(svc, "POST", "/v3/templates", { name });
@@ -98,16 +88,6 @@ describe("the template-name grammar on the local service", () => {
 });
 
 describe("one definition of the template-name grammar", () => {
-  const SRC = path.resolve(__dirname, "..", "..", "src");
-
-  function sources(dir: string): string[] {
-    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return e.name === "gen" ? [] : sources(p);
-      return e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [p] : [];
-    });
-  }
-
   it("writes the name and tag patterns, the default tag and the length only in src/wire", () => {
     const literals = [
       "[a-z0-9-_]+$/",
@@ -117,12 +97,7 @@ describe("one definition of the template-name grammar", () => {
       "function parseTemplateName(",
       "function nameProblem(",
     ];
-    const holders = sources(SRC)
-      .filter((file) => {
-        const text = fs.readFileSync(file, "utf8");
-        return literals.some((l) => text.includes(l));
-      })
-      .map((file) => path.relative(SRC, file));
+    const holders = sourcesHolding(literals);
     expect(holders).toEqual([path.join("wire", "template-names.ts")]);
   });
 });

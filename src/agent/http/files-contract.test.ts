@@ -3,18 +3,8 @@ import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
 import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
-import { agentClients, rawRequest } from "../../../test/support/agent/clients";
+import { agentClients, rawRequest, uploadForm } from "../../../test/support/agent/clients";
 import { eventually } from "../../../test/support/eventually";
-
-async function form(parts: { data: string; filename?: string; name?: string }[]) {
-  const fd = new FormData();
-  for (const p of parts) {
-    if (p.filename === undefined) fd.append(p.name ?? "file", p.data);
-    else fd.append(p.name ?? "file", new Blob([p.data]), p.filename);
-  }
-  const r = new Response(fd);
-  return { body: Buffer.from(await r.arrayBuffer()), contentType: r.headers.get("content-type")! };
-}
 
 const octet = { "content-type": "application/octet-stream" };
 const json = { "content-type": "application/json" };
@@ -48,13 +38,11 @@ describe("uploads as envd answers them", () => {
     expect(JSON.parse(oct.body.toString())).toEqual([
       { path: "/tmp/m1.txt", name: "m1.txt", type: "file", metadata: { color: "blue" } },
     ]);
-    const mp = await form([{ data: "y", filename: "/tmp/m2.txt" }]);
-    const multi = await rawRequest(
+    const multi = await uploadForm(
       sbx.socketPath,
-      "POST",
       "/files",
-      { "content-type": mp.contentType, "x-metadata-owner": "me" },
-      mp.body,
+      [{ data: "y", filename: "/tmp/m2.txt" }],
+      { "x-metadata-owner": "me" },
     );
     expect(JSON.parse(multi.body.toString())).toEqual([
       { path: "/tmp/m2.txt", name: "m2.txt", type: "file", metadata: { owner: "me" } },
@@ -62,14 +50,9 @@ describe("uploads as envd answers them", () => {
   });
 
   it("writes a multipart part without a filename to the path query", async () => {
-    const mp = await form([{ data: "text part" }]);
-    const up = await rawRequest(
-      sbx.socketPath,
-      "POST",
-      "/files?path=/tmp/nameless.txt",
-      { "content-type": mp.contentType },
-      mp.body,
-    );
+    const up = await uploadForm(sbx.socketPath, "/files?path=/tmp/nameless.txt", [
+      { data: "text part" },
+    ]);
     expect(up.status).toBe(200);
     expect(JSON.parse(up.body.toString())).toEqual([
       { path: "/tmp/nameless.txt", name: "nameless.txt", type: "file" },
@@ -79,24 +62,12 @@ describe("uploads as envd answers them", () => {
   });
 
   it("answers 400 to an upload that would write nothing", async () => {
-    const nameless = await form([{ data: "lost" }]);
-    const noPath = await rawRequest(
-      sbx.socketPath,
-      "POST",
-      "/files",
-      { "content-type": nameless.contentType },
-      nameless.body,
-    );
+    const noPath = await uploadForm(sbx.socketPath, "/files", [{ data: "lost" }]);
     expect(noPath.status).toBe(400);
     expect(body(noPath).message).toMatch(/neither a filename nor a path query/);
-    const other = await form([{ data: "x", filename: "/tmp/o", name: "other" }]);
-    const wrongField = await rawRequest(
-      sbx.socketPath,
-      "POST",
-      "/files?path=/tmp/o",
-      { "content-type": other.contentType },
-      other.body,
-    );
+    const wrongField = await uploadForm(sbx.socketPath, "/files?path=/tmp/o", [
+      { data: "x", filename: "/tmp/o", name: "other" },
+    ]);
     expect(wrongField.status).toBe(400);
     expect(body(wrongField).message).toMatch(/no part named 'file'/);
     const noBoundary = await rawRequest(

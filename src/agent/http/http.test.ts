@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { ENVD_VERSION } from "../../wire/envd";
 import { filesSignature } from "../../wire/files-signature";
 import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/bwrap-sandbox";
-import { agentClients, rawRequest } from "../../../test/support/agent/clients";
+import { agentClients, rawRequest, uploadForm } from "../../../test/support/agent/clients";
 
 // A fresh sandbox per test group: /init changes agent-wide state.
 async function withSandbox(fn: (sbx: TestSandbox) => Promise<void>): Promise<void> {
@@ -16,13 +16,6 @@ async function withSandbox(fn: (sbx: TestSandbox) => Promise<void>): Promise<voi
   } finally {
     await sbx.stop();
   }
-}
-
-async function multipart(parts: { name: string; filename: string; data: string }[]) {
-  const fd = new FormData();
-  for (const p of parts) fd.append(p.name, new Blob([p.data]), p.filename);
-  const r = new Response(fd);
-  return { body: Buffer.from(await r.arrayBuffer()), contentType: r.headers.get("content-type")! };
 }
 
 const initBody = (extra: object = {}) =>
@@ -48,17 +41,10 @@ describe("plain routes without a token", () => {
       expect(JSON.parse(envs.body.toString())).toEqual({ E2B_SANDBOX: "true", A: "1" });
 
       // multipart: the filename is the path when there is no path query
-      const mp = await multipart([
+      const up = await uploadForm(socketPath, "/files", [
         { name: "file", filename: "up/a.txt", data: "alpha" },
         { name: "file", filename: "/tmp/b.txt", data: "beta" },
       ]);
-      const up = await rawRequest(
-        socketPath,
-        "POST",
-        "/files",
-        { "content-type": mp.contentType },
-        mp.body,
-      );
       expect(up.status).toBe(200);
       expect(JSON.parse(up.body.toString())).toEqual([
         { path: "/home/user/up/a.txt", name: "a.txt", type: "file" },

@@ -51,3 +51,39 @@ export function rawRequest(
     req.end(body);
   });
 }
+
+/** One part of a multipart upload; without `filename` it is a plain text field. */
+export interface FormPart {
+  data: string;
+  filename?: string | undefined;
+  /** @default "file" */
+  name?: string | undefined;
+}
+
+/** A `multipart/form-data` body as the SDKs send it (built by the platform's FormData). */
+async function multipartBody(parts: FormPart[]): Promise<{ body: Buffer; contentType: string }> {
+  const fd = new FormData();
+  for (const p of parts) {
+    if (p.filename === undefined) fd.append(p.name ?? "file", p.data);
+    else fd.append(p.name ?? "file", new Blob([p.data]), p.filename);
+  }
+  const r = new Response(fd);
+  return { body: Buffer.from(await r.arrayBuffer()), contentType: r.headers.get("content-type")! };
+}
+
+/** POSTs `parts` as multipart to `route` (`/files...`) on the agent socket. */
+export async function uploadForm(
+  socketPath: string,
+  route: string,
+  parts: FormPart[],
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  const mp = await multipartBody(parts);
+  return rawRequest(
+    socketPath,
+    "POST",
+    route,
+    { "content-type": mp.contentType, ...headers },
+    mp.body,
+  );
+}
