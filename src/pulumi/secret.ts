@@ -5,9 +5,9 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { SecretArgs as SecretInputArgs } from "../resources/secret/secret.args";
+import type { SecretArgs as SecretInputArgs, SecretOutputs } from "../resources/secret/secret.args";
 import { TYPE_MODULE } from "./constants";
-import type { ResourceArgs } from "./inputs";
+import type { OutputProperties, ResourceArgs } from "./inputs";
 import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
@@ -17,22 +17,8 @@ export type SecretArgs = ResourceArgs<SecretInputArgs>;
 const provider = createDynamicProvider("Secret");
 
 /** A stored secret. A value or metadata change stores a new version in place. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Secret extends pulumi.dynamic.Resource {
-  /** The secret's name. */
-  declare readonly name: pulumi.Output<string>;
-  /** The value (a Pulumi secret). */
-  declare readonly value: pulumi.Output<string>;
-  /** The metadata. */
-  declare readonly metadata: pulumi.Output<Record<string, string> | undefined>;
-  /** The secret's ID. */
-  declare readonly secretID: pulumi.Output<string>;
-  /** The version the service serves. */
-  declare readonly currentVersion: pulumi.Output<number>;
-  /** Creation time (RFC 3339). */
-  declare readonly createdAt: pulumi.Output<string>;
-  /** Last change (RFC 3339). */
-  declare readonly updatedAt: pulumi.Output<string>;
-
   constructor(name: string, args: SecretArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
@@ -44,3 +30,10 @@ export class Secret extends pulumi.dynamic.Resource {
     );
   }
 }
+
+/**
+ * The properties of {@link Secret}: every input and output, typed and described
+ * by the core's descriptor (see `src/resources/secret/secret.args.ts`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Secret extends OutputProperties<SecretOutputs> {}

@@ -5,9 +5,9 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { VolumeArgs as VolumeInputArgs } from "../resources/volume/volume.args";
+import type { VolumeArgs as VolumeInputArgs, VolumeOutputs } from "../resources/volume/volume.args";
 import { TYPE_MODULE } from "./constants";
-import type { ResourceArgs } from "./inputs";
+import type { OutputProperties, ResourceArgs } from "./inputs";
 import { declaredOptions, declaredProps } from "./outputs";
 import { createDynamicProvider } from "./provider";
 
@@ -17,18 +17,8 @@ export type VolumeArgs = ResourceArgs<VolumeInputArgs>;
 const provider = createDynamicProvider("Volume");
 
 /** A persistent volume with optional seed files. A new name replaces it. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Volume extends pulumi.dynamic.Resource {
-  /** The volume's name; sandboxes mount it by this name. */
-  declare readonly name: pulumi.Output<string>;
-  /** The seed files. */
-  declare readonly files: pulumi.Output<
-    Array<{ source: string; destination: string; mode?: number }> | undefined
-  >;
-  /** The volume's ID. */
-  declare readonly volumeID: pulumi.Output<string>;
-  /** Per seeded destination, the uploaded content hash and mode. */
-  declare readonly fileDigest: pulumi.Output<Record<string, string>>;
-
   constructor(name: string, args: VolumeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
@@ -40,3 +30,10 @@ export class Volume extends pulumi.dynamic.Resource {
     );
   }
 }
+
+/**
+ * The properties of {@link Volume}: every input and output, typed and described
+ * by the core's descriptor (see `src/resources/volume/volume.args.ts`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Volume extends OutputProperties<VolumeOutputs> {}
