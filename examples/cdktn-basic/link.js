@@ -8,23 +8,15 @@
  * Usage: `node examples/cdktn-basic/link.js [exampleDir]` (default: this directory).
  */
 "use strict";
-const fs = require("node:fs");
 const path = require("node:path");
+const shared = require("../../scripts/link-packages");
 
-const REPO_ROOT = path.resolve(__dirname, "..", "..");
+const REPO_ROOT = shared.REPO_ROOT;
+const PACKAGES = ["cdktn", "cdktf", "constructs"];
 
 /** Creates (or replaces) the links in `exampleDir/node_modules`. */
 function linkPackages(exampleDir, repoRoot = REPO_ROOT) {
-  const modules = path.join(exampleDir, "node_modules");
-  fs.mkdirSync(modules, { recursive: true });
-  const links = [[path.join(modules, "sandbox-iac"), repoRoot]];
-  for (const name of ["cdktn", "cdktf", "constructs"]) {
-    links.push([path.join(modules, name), path.join(repoRoot, "node_modules", name)]);
-  }
-  for (const [link, target] of links) {
-    fs.rmSync(link, { recursive: true, force: true });
-    fs.symlinkSync(target, link, "dir");
-  }
+  shared.linkPackages(exampleDir, PACKAGES, repoRoot);
 }
 
 module.exports = { linkPackages, REPO_ROOT };

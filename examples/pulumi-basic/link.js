@@ -8,23 +8,15 @@
  * Usage: `node examples/pulumi-basic/link.js [programDir]` (default: this directory).
  */
 "use strict";
-const fs = require("node:fs");
 const path = require("node:path");
+const shared = require("../../scripts/link-packages");
 
-const REPO_ROOT = path.resolve(__dirname, "..", "..");
+const REPO_ROOT = shared.REPO_ROOT;
+const PACKAGES = ["@pulumi"];
 
-/** Creates (or replaces) the two links in `programDir/node_modules`. */
+/** Creates (or replaces) the links in `programDir/node_modules`. */
 function linkPackages(programDir, repoRoot = REPO_ROOT) {
-  const modules = path.join(programDir, "node_modules");
-  fs.mkdirSync(modules, { recursive: true });
-  const links = [
-    [path.join(modules, "sandbox-iac"), repoRoot],
-    [path.join(modules, "@pulumi"), path.join(repoRoot, "node_modules", "@pulumi")],
-  ];
-  for (const [link, target] of links) {
-    fs.rmSync(link, { recursive: true, force: true });
-    fs.symlinkSync(target, link, "dir");
-  }
+  shared.linkPackages(programDir, PACKAGES, repoRoot);
 }
 
 module.exports = { linkPackages, REPO_ROOT };
