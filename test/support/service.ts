@@ -13,7 +13,7 @@ import * as readline from "node:readline";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { startLocalService } from "../../src/local";
-import { TEST_AGENT_DIR_ENV } from "../../src/local/runtime/constants";
+import { agentBundleDirOnHost } from "../../src/local/agent-launch";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 /** Set to a file path to keep every service line of a test run there (for debugging). */
@@ -65,13 +65,19 @@ export interface ServiceProcess extends Endpoint {
 }
 
 /**
+ * Environment variable read by the test helpers only: a directory holding a
+ * built `agent.js` to use instead of `dist/agent` (handy before `npm run build`).
+ */
+const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
+
+/**
  * The agent bundle dir: `$SANDBOX_IAC_TEST_AGENT_DIR`, else `dist/agent`.
  * `npm test` builds before it runs the tests.
  */
 export async function agentBundleDir(): Promise<string> {
   const fromEnv = process.env[TEST_AGENT_DIR_ENV];
   if (fromEnv) return fromEnv;
-  const dist = path.join(ROOT, "dist", "agent");
+  const dist = agentBundleDirOnHost();
   if (!fs.existsSync(path.join(dist, "agent.js"))) {
     throw new Error(`no agent bundle at ${dist}: run \`npm run build\` first (npm test does)`);
   }

@@ -82,12 +82,6 @@ export const SANDBOX_USER = {
 } as const;
 
 /**
- * Environment variable read by the test helpers only: a directory holding a
- * built `agent.js` to use instead of `dist/agent` (handy before `npm run build`).
- */
-export const TEST_AGENT_DIR_ENV = "SANDBOX_IAC_TEST_AGENT_DIR";
-
-/**
  * The Python 3 of the distribution (Debian's `python3`, with `python3-seccomp`).
  * An absolute path: a `python3` earlier on `PATH` (pyenv, venvs) lacks the
  * distribution's modules.
