@@ -14,5 +14,7 @@ module.exports = {
   transformIgnorePatterns: ["/node_modules/(?!(chalk)/)"],
   // Tests start real sandboxes; the suite is I/O bound, not CPU bound.
   maxWorkers: 2,
+  // Sweeps the nftables tables of services that tests killed (test/support/global-teardown.ts).
+  globalTeardown: "<rootDir>/test/support/global-teardown.ts",
   testTimeout: 120_000,
 };

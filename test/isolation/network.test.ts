@@ -41,6 +41,22 @@ function nftTables(): string {
   return execFileSync("nft", ["list", "tables"], { encoding: "utf8" });
 }
 
+/** The host's IPv4 links: ifindex, name and address. */
+function hostLinks(): { index: string; name: string; address: string }[] {
+  return execFileSync("ip", ["-o", "-4", "addr"], { encoding: "utf8" })
+    .split("\n")
+    .map((l) => /^(\d+):\s+(\S+)\s+inet\s+([\d.]+)\//.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ index: m[1]!, name: m[2]!, address: m[3]! }));
+}
+
+/** The host side of a sandbox's /30 link: the address just below the sandbox's. */
+function hostSideOf(sandboxAddress: string): string {
+  const parts = sandboxAddress.split(".").map(Number);
+  parts[3] = parts[3]! - 1;
+  return parts.join(".");
+}
+
 describe("a sandbox's own network", () => {
   it("reaches the outside through NAT when it has internet access", async () => {
     const on = await start("neton");
@@ -124,18 +140,24 @@ s.sendto(ip + udp, ("198.51.100.2", 0))'`,
   });
 
   it("removes its nftables table and veths when the runtime closes", async () => {
-    const own = nftTables().match(new RegExp(`sandbox_iac_${process.pid}_[0-9a-f]+`, "g")) ?? [];
-    expect(own.length).toBeGreaterThan(0);
-    const veths = started.length;
-    expect(veths).toBeGreaterThan(0);
+    // Only this runtime's table is this test's: other services of the same jest worker share its pid.
+    const own = t.runtime.nftTable;
+    expect(nftTables()).toContain(`table inet ${own}\n`);
+    expect(started.length).toBeGreaterThan(0);
+    // The host side of each sandbox's link holds the address just below the sandbox's.
+    const hostSides = new Set(started.map((sbx) => hostSideOf(sbx.address)));
+    const ours = hostLinks().filter((l) => hostSides.has(l.address));
+    expect(ours).toHaveLength(hostSides.size);
     await t.dispose();
-    const after = nftTables();
-    for (const name of own) expect(after).not.toContain(name);
-    const links = execFileSync("ip", ["-o", "link"], { encoding: "utf8" });
-    for (const sbx of started) {
-      // The host side is named after the slot; the slot's address identifies it.
-      expect(links).not.toContain(`${sbx.address}`);
-    }
+    expect(nftTables()).not.toContain(`table inet ${own}\n`);
+    // A host-side veth is identified by its ifindex: once this runtime let its slot go, a service
+    // in another jest worker may claim the slot and make a veth of the same name. The kernel
+    // deletes a dead namespace's veth from a work queue, a moment after its holder exits.
+    const gone = () => hostLinks().filter((l) => ours.some((o) => o.index === l.index));
+    await eventually(() => gone().length === 0, { timeoutMs: 30_000, intervalMs: 100 }).catch(
+      () => undefined,
+    );
+    expect(gone()).toEqual([]);
     t = undefined as unknown as TestRuntime;
   });
 });

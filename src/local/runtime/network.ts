@@ -73,16 +73,7 @@ async function hostResolvers(): Promise<string[]> {
  * forwarding, which NAT needs.
  */
 export async function setUpHostNetwork(t: string): Promise<{ resolvers: string[] }> {
-  const listing = await run("nft", ["list", "tables"]);
-  const pattern = new RegExp(`^table inet (${NFT_TABLE_PREFIX}(\\d+)_[0-9a-f]+)$`, "gm");
-  for (const m of listing.matchAll(pattern)) {
-    if (processAlive(Number(m[2]))) continue;
-    // Another service starting at the same time may remove the same dead table first.
-    await run("nft", ["delete", "table", "inet", m[1]]).catch(async (err: unknown) => {
-      const tables = await run("nft", ["list", "tables"]);
-      if (tables.split("\n").includes(`table inet ${m[1]}`)) throw err;
-    });
-  }
+  await removeTablesOfDeadServices();
   const resolvers = (await hostResolvers()).filter((r) => !r.startsWith("127."));
   const dns = resolvers.length
     ? `iifname @sandboxes ip daddr { ${resolvers.join(", ")} } meta l4proto { tcp, udp } th dport 53 accept`
@@ -117,6 +108,28 @@ table inet ${t} {
   await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`);
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
   return { resolvers };
+}
+
+/**
+ * Removes the tables of services whose process is gone (a `kill -9` leaves no
+ * chance to clean up), and of `alsoPid` when given (a test runner whose
+ * services have all closed). Returns the names removed.
+ */
+export async function removeTablesOfDeadServices(alsoPid?: number): Promise<string[]> {
+  const listing = await run("nft", ["list", "tables"]);
+  const pattern = new RegExp(`^table inet (${NFT_TABLE_PREFIX}(\\d+)_[0-9a-f]+)$`, "gm");
+  const removed: string[] = [];
+  for (const m of listing.matchAll(pattern)) {
+    const pid = Number(m[2]);
+    if (pid !== alsoPid && processAlive(pid)) continue;
+    // Another service starting at the same time may remove the same dead table first.
+    await run("nft", ["delete", "table", "inet", m[1]]).catch(async (err: unknown) => {
+      const tables = await run("nft", ["list", "tables"]);
+      if (tables.split("\n").includes(`table inet ${m[1]}`)) throw err;
+    });
+    removed.push(m[1]);
+  }
+  return removed;
 }
 
 /** Removes the runtime's table. */

@@ -182,6 +182,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
 
   return {
     baseLayerId: BASE_LAYER_ID,
+    nftTable,
     start,
     isolation,
     captureLayer: async (sandboxID: string) => {

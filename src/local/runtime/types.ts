@@ -142,6 +142,8 @@ export interface SandboxRuntime {
   readonly isolation: string;
   /** The id of the built-in base layer (assembled read-only from the host). */
   readonly baseLayerId: string;
+  /** The nftables table (family `inet`) this runtime owns; `close()` removes it. */
+  readonly nftTable: string;
   /** Stops every sandbox this runtime started. */
   close(): Promise<void>;
 }
