@@ -47,13 +47,13 @@ function hostLinks(): { index: string; name: string; address: string }[] {
     .split("\n")
     .map((l) => /^(\d+):\s+(\S+)\s+inet\s+([\d.]+)\//.exec(l))
     .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ index: m[1]!, name: m[2]!, address: m[3]! }));
+    .map((m) => ({ index: m[1], name: m[2], address: m[3] }));
 }
 
 /** The host side of a sandbox's /30 link: the address just below the sandbox's. */
 function hostSideOf(sandboxAddress: string): string {
   const parts = sandboxAddress.split(".").map(Number);
-  parts[3] = parts[3]! - 1;
+  parts[3] = parts[3] - 1;
   return parts.join(".");
 }
 
