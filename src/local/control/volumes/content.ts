@@ -1,8 +1,9 @@
 /**
  * The operations of the volume content API on one volume's directory:
  * stat, list, make a directory, update metadata, read, write and remove.
- * Every path goes through confine.ts; the last component is always handled
- * through a descriptor of its (verified) parent directory.
+ * Every step goes through a directory descriptor held inside the volume
+ * (confine.ts): nothing outside the volume is ever reached, whatever a
+ * sandbox does to the tree meanwhile.
  *
  * @module
  */
@@ -12,16 +13,18 @@ import * as fs from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { serviceError } from "../http";
 import {
-  assertFdInside,
-  isMissing,
-  lstatInside,
+  at,
+  lstatAt,
   notFound,
-  openInside,
-  parentsAreDirectories,
+  openAt,
+  openDirInside,
+  withParent,
+  type ParentOf,
   type VolumePath,
 } from "./confine";
 import { entryStat, listTree, type VolumeEntryStat } from "./entries";
 import { SANDBOX_USER_IDS } from "./owner";
+import { removeTreeAt } from "./remove";
 
 /** Owner and mode asked for a created entry. */
 export interface CreateOptions {
@@ -32,11 +35,9 @@ export interface CreateOptions {
   force: boolean;
 }
 
-const DIR_FLAGS = fsConstants.O_RDONLY | fsConstants.O_DIRECTORY;
-
 /** The stat of `p`. */
 export async function statPath(root: string, p: VolumePath): Promise<VolumeEntryStat> {
-  return entryStat(p.shown, p.host, await lstatInside(root, p));
+  return withParent(root, p, (parent) => statIn(p, parent));
 }
 
 /** The entries below the directory `p`, `depth` levels deep. */
@@ -45,17 +46,10 @@ export async function listDir(
   p: VolumePath,
   depth: number,
 ): Promise<VolumeEntryStat[]> {
-  const st = await lstatInside(root, p);
-  if (st.isSymbolicLink())
-    throw serviceError(
-      "invalid_argument",
-      `path '${p.shown}' is a symlink: the content API does not follow symlinks`,
-    );
-  if (!st.isDirectory())
-    throw serviceError("invalid_argument", `path '${p.shown}' is not a directory`);
-  const dir = await openInside(root, p, DIR_FLAGS);
+  const dir = await openDirInside(root, p.shown, p.parts);
+  if (!dir) throw notFound(p);
   try {
-    return await listTree(`/proc/self/fd/${dir.fd}`, p.shown, depth);
+    return await listTree(dir, p.shown, depth);
   } finally {
     await dir.close();
   }
@@ -72,26 +66,23 @@ export async function makeDir(
     throw serviceError("conflict", "path '/' exists: it is the volume root");
   }
   await ensureParents(root, p, opts);
-  const created = await withParent(root, p, async (parent, name) => {
+  return withParent(root, p, async (parent) => {
+    const name = parent.name ?? "";
     try {
-      await fs.mkdir(`${parent}/${name}`, opts.mode ?? 0o755);
-      return true;
+      await fs.mkdir(at(parent.dir, name), opts.mode ?? 0o755);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      return false;
+      const st = await lstatAt(parent);
+      if (!st.isDirectory() || !opts.force)
+        throw serviceError(
+          "conflict",
+          `path '${p.shown}' already exists${st.isDirectory() ? "; pass force to accept an existing directory" : " and is not a directory"}`,
+        );
+      return entryStat(p.shown, parent, st);
     }
+    await setOwnerAndMode(parent, opts, 0o755);
+    return statIn(p, parent);
   });
-  if (!created) {
-    const st = await lstatInside(root, p);
-    if (!st.isDirectory() || !opts.force)
-      throw serviceError(
-        "conflict",
-        `path '${p.shown}' already exists${st.isDirectory() ? "; pass force to accept an existing directory" : " and is not a directory"}`,
-      );
-    return entryStat(p.shown, p.host, st);
-  }
-  await setOwnerAndMode(root, p, opts, 0o755);
-  return statPath(root, p);
 }
 
 /** Changes the owner and/or mode of `p` (not of a symlink). */
@@ -100,21 +91,18 @@ export async function updateMetadata(
   p: VolumePath,
   change: { uid?: number | undefined; gid?: number | undefined; mode?: number | undefined },
 ): Promise<VolumeEntryStat> {
-  const st = await lstatInside(root, p);
-  if (st.isSymbolicLink())
-    throw serviceError(
-      "invalid_argument",
-      `path '${p.shown}' is a symlink: its metadata cannot be changed`,
-    );
-  const handle = await openInside(root, p, fsConstants.O_RDONLY);
-  try {
-    if (change.uid !== undefined || change.gid !== undefined)
-      await handle.chown(change.uid ?? st.uid, change.gid ?? st.gid);
-    if (change.mode !== undefined) await handle.chmod(change.mode);
-  } finally {
-    await handle.close();
-  }
-  return statPath(root, p);
+  return withParent(root, p, async (parent) => {
+    const handle = await openEntry(p, parent, fsConstants.O_RDONLY);
+    try {
+      const st = await handle.stat();
+      if (change.uid !== undefined || change.gid !== undefined)
+        await handle.chown(change.uid ?? st.uid, change.gid ?? st.gid);
+      if (change.mode !== undefined) await handle.chmod(change.mode);
+    } finally {
+      await handle.close();
+    }
+    return statIn(p, parent);
+  });
 }
 
 /** Opens the file `p` for reading: its size and a stream of its bytes. */
@@ -122,7 +110,7 @@ export async function openForRead(
   root: string,
   p: VolumePath,
 ): Promise<{ size: number; stream: Readable }> {
-  const handle = await openInside(root, p, fsConstants.O_RDONLY);
+  const handle = await withParent(root, p, (parent) => openEntry(p, parent, fsConstants.O_RDONLY));
   const st = await handle.stat();
   if (!st.isFile()) {
     await handle.close();
@@ -145,12 +133,14 @@ export async function writeFile(
   if (p.parts.length === 0)
     throw serviceError("invalid_argument", "path '/' is the volume root, not a file");
   await ensureParents(root, p, opts);
-  await withParent(root, p, async (parent, name) => {
-    const existing = await fs.lstat(`${parent}/${name}`).catch(() => undefined);
+  return withParent(root, p, async (parent) => {
+    const name = parent.name ?? "";
+    const existing = await lstatAt(parent).catch(() => undefined);
     if (existing?.isDirectory())
       throw serviceError("invalid_argument", `path '${p.shown}' is a directory, not a file`);
-    const tmp = `${parent}/.${name}.${randomBytes(6).toString("hex")}.upload`;
-    const handle = await fs.open(tmp, "wx", 0o600);
+    const tmp = `.${name.slice(0, 200)}.${randomBytes(6).toString("hex")}.upload`;
+    // O_EXCL: never opens an existing entry (nor follows a symlink) of that name.
+    const handle = await fs.open(at(parent.dir, tmp), "wx", 0o600);
     try {
       // One chunk at a time: the upload is never held in memory whole.
       for await (const chunk of body as AsyncIterable<Buffer>) await handle.write(chunk);
@@ -158,18 +148,18 @@ export async function writeFile(
       await handle.chmod(opts.mode ?? 0o644);
       await handle.sync();
       await handle.close();
-      await fs.rename(tmp, `${parent}/${name}`);
+      await fs.rename(at(parent.dir, tmp), at(parent.dir, name));
     } catch (err) {
       await handle.close().catch(() => undefined);
-      await fs.rm(tmp, { force: true });
+      await fs.unlink(at(parent.dir, tmp)).catch(() => undefined);
       if ((err as NodeJS.ErrnoException).code === "ENOSPC")
         throw serviceError("rate_limited", `the volume is out of space writing '${p.shown}'`, {
           status: 507,
         });
       throw err;
     }
+    return statIn(p, parent);
   });
-  return statPath(root, p);
 }
 
 /** Removes `p` (a directory with everything below it). */
@@ -179,74 +169,79 @@ export async function removePath(root: string, p: VolumePath): Promise<void> {
       "invalid_argument",
       "path '/' is the volume root: delete the volume instead",
     );
-  await lstatInside(root, p);
-  await withParent(root, p, (parent, name) =>
-    fs.rm(`${parent}/${name}`, { recursive: true, force: false }).catch((err: unknown) => {
-      if (isMissing(err)) throw notFound(p);
-      throw err;
-    }),
-  );
+  await withParent(root, p, async (parent) => {
+    await lstatAt(parent).catch((err: unknown) => {
+      throw (err as NodeJS.ErrnoException).code === "ENOENT" ? notFound(p) : err;
+    });
+    await removeTreeAt(parent.dir, parent.name ?? "");
+  });
+}
+
+/** The stat view of `p`, whose held parent is `parent`; 404 when it is missing. */
+async function statIn(p: VolumePath, parent: ParentOf): Promise<VolumeEntryStat> {
+  try {
+    return await entryStat(p.shown, parent, await lstatAt(parent));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw notFound(p);
+    throw err;
+  }
+}
+
+/** Opens the entry `p` (the root itself for `/`) with `flags`, refusing a symlink. */
+async function openEntry(p: VolumePath, parent: ParentOf, flags: number): Promise<fs.FileHandle> {
+  // The root: a second descriptor of the held directory (the magic link itself is followed).
+  if (parent.name === undefined) return fs.open(at(parent.dir), fsConstants.O_RDONLY);
+  try {
+    return await openAt(parent.dir, parent.name, flags);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw notFound(p);
+    if (code === "ELOOP")
+      throw serviceError(
+        "invalid_argument",
+        `path ${JSON.stringify(p.shown)} is a symlink: the content API does not follow symlinks`,
+      );
+    throw err;
+  }
 }
 
 /** Creates missing parents of `p` when `force` is set; 404 otherwise. */
 async function ensureParents(root: string, p: VolumePath, opts: CreateOptions): Promise<void> {
-  if (await parentsAreDirectories(root, p)) return;
+  const parents = p.parts.slice(0, -1);
+  const held = await openDirInside(root, p.shown, parents);
+  if (held) {
+    await held.close();
+    return;
+  }
   if (!opts.force)
     throw serviceError(
       "not_found",
       `the parent directory of '${p.shown}' does not exist; create it first or pass force`,
     );
-  for (let i = 1; i < p.parts.length; i++) {
+  for (let i = 1; i <= parents.length; i++) {
     const sub: VolumePath = {
-      parts: p.parts.slice(0, i),
-      shown: `/${p.parts.slice(0, i).join("/")}`,
-      host: `${root}/${p.parts.slice(0, i).join("/")}`,
+      parts: parents.slice(0, i),
+      shown: `/${parents.slice(0, i).join("/")}`,
     };
-    const made = await withParent(root, sub, (parent, name) =>
-      fs.mkdir(`${parent}/${name}`, 0o755).then(
-        () => true,
-        (err: NodeJS.ErrnoException) => {
-          if (err.code === "EEXIST") return false;
-          throw err;
-        },
-      ),
-    );
-    if (made) await setOwnerAndMode(root, sub, { ...opts, mode: undefined }, 0o755);
+    await withParent(root, sub, async (parent) => {
+      try {
+        await fs.mkdir(at(parent.dir, parent.name ?? ""), 0o755);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST") return;
+        throw err;
+      }
+      await setOwnerAndMode(parent, { ...opts, mode: undefined }, 0o755);
+    });
   }
 }
 
-/**
- * Runs `fn` with a path to the verified parent directory of `p` (through
- * `/proc/self/fd`, so a parent swapped for a symlink meanwhile is not
- * followed) and the last component's name.
- */
-async function withParent<T>(
-  root: string,
-  p: VolumePath,
-  fn: (parent: string, name: string) => Promise<T>,
-): Promise<T> {
-  const parentParts = p.parts.slice(0, -1);
-  const parentPath: VolumePath = {
-    parts: parentParts,
-    shown: `/${parentParts.join("/")}`,
-    host: [root, ...parentParts].join("/"),
-  };
-  const dir = await openInside(root, parentPath, DIR_FLAGS);
-  try {
-    await assertFdInside(root, dir, parentPath);
-    return await fn(`/proc/self/fd/${dir.fd}`, p.parts[p.parts.length - 1] ?? "");
-  } finally {
-    await dir.close().catch(() => undefined);
-  }
-}
-
+/** Gives the entry just made in `parent` its owner and mode, through a descriptor. */
 async function setOwnerAndMode(
-  root: string,
-  p: VolumePath,
+  parent: ParentOf,
   opts: CreateOptions,
   defaultMode: number,
 ): Promise<void> {
-  const handle = await openInside(root, p, fsConstants.O_RDONLY);
+  const handle = await openAt(parent.dir, parent.name ?? "", fsConstants.O_RDONLY);
   try {
     await handle.chown(opts.uid ?? SANDBOX_USER_IDS.uid, opts.gid ?? SANDBOX_USER_IDS.gid);
     await handle.chmod(opts.mode ?? defaultMode);

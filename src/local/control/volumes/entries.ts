@@ -1,12 +1,14 @@
 /**
  * `VolumeEntryStat` views of volume entries, and directory listings with a
- * depth, never following symlinks.
+ * depth, walked through held directory descriptors (see confine.ts), never
+ * following symlinks.
  *
  * @module
  */
 import type { Stats } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import { at, openDirAt, type ParentOf } from "./confine";
 
 /** The wire `VolumeEntryStat`. */
 export interface VolumeEntryStat {
@@ -23,8 +25,15 @@ export interface VolumeEntryStat {
   target?: string;
 }
 
-/** The view of an entry at `shown` (volume path) whose host path is `host`. */
-export async function entryStat(shown: string, host: string, st: Stats): Promise<VolumeEntryStat> {
+/**
+ * The view of the entry at `shown` (volume path), whose stat is `st`; the
+ * target of a symlink is read through its held parent.
+ */
+export async function entryStat(
+  shown: string,
+  parent: ParentOf,
+  st: Stats,
+): Promise<VolumeEntryStat> {
   const type = st.isSymbolicLink()
     ? "symlink"
     : st.isDirectory()
@@ -44,38 +53,47 @@ export async function entryStat(shown: string, host: string, st: Stats): Promise
     mtime: st.mtime.toISOString(),
     ctime: st.ctime.toISOString(),
   };
-  if (type === "symlink") view.target = await fs.readlink(host).catch(() => "");
+  if (type === "symlink" && parent.name !== undefined)
+    view.target = await fs.readlink(at(parent.dir, parent.name)).catch(() => "");
   return view;
 }
 
 /**
- * Lists the directory whose host path is `dirHost` (a path through an opened
- * descriptor, see confine.ts) down to `depth` levels, symlinks reported but
- * never followed. Entries vanishing meanwhile are skipped.
+ * Lists the held directory `dir` (shown as `shown`) down to `depth` levels,
+ * symlinks reported but never followed: each subdirectory is opened
+ * `O_NOFOLLOW` relative to its held parent. Entries vanishing or swapped
+ * meanwhile are skipped.
  */
 export async function listTree(
-  dirHost: string,
+  dir: fs.FileHandle,
   shown: string,
   depth: number,
 ): Promise<VolumeEntryStat[]> {
   const out: VolumeEntryStat[] = [];
   let names: string[];
   try {
-    names = (await fs.readdir(dirHost)).sort();
+    names = (await fs.readdir(at(dir))).sort();
   } catch {
     return out;
   }
   for (const name of names) {
-    const host = path.join(dirHost, name);
     const childShown = shown === "/" ? `/${name}` : `${shown}/${name}`;
     let st: Stats;
     try {
-      st = await fs.lstat(host);
+      st = await fs.lstat(at(dir, name));
     } catch {
       continue;
     }
-    out.push(await entryStat(childShown, host, st));
-    if (depth > 1 && st.isDirectory()) out.push(...(await listTree(host, childShown, depth - 1)));
+    out.push(await entryStat(childShown, { dir, name }, st));
+    if (depth <= 1 || !st.isDirectory()) continue;
+    // Swapped for a symlink (ELOOP) or removed since the lstat: nothing to descend into.
+    const child = await openDirAt(dir, name).catch(() => undefined);
+    if (!child) continue;
+    try {
+      out.push(...(await listTree(child, childShown, depth - 1)));
+    } finally {
+      await child.close();
+    }
   }
   return out;
 }

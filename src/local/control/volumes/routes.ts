@@ -21,7 +21,6 @@ import {
 } from "./content";
 import type { VolumeRecord, VolumeStore } from "./store";
 
-const UINT32_MAX = 4_294_967_295;
 const MAX_DEPTH = 64;
 
 /** The `VolumeAndToken` body. */
@@ -73,17 +72,34 @@ export function volumeRoutes(store: VolumeStore): Route[] {
   ];
 }
 
-const uint32 = z.coerce.number().int().min(0).max(UINT32_MAX);
+/**
+ * Owners a volume entry may be given: the ids a sandbox has (0 to 65535
+ * inside, stored as is through the idmapped mount); anything else would be
+ * a host user's file in a directory sandboxes share.
+ */
+const SANDBOX_ID_MAX = 65_535;
+const idMessage = `must be an id inside the sandbox, 0 to ${SANDBOX_ID_MAX} (0 is root, 1000 is user): pass the id as a sandbox sees it`;
+/**
+ * Modes: permission bits only. Setuid, setgid and sticky bits (07000) are
+ * refused: a setuid binary planted in a volume is one more thing a host user
+ * or a sandbox could run with someone else's rights.
+ */
+const modeMessage =
+  "must be permission bits 0 to 0o777 (511): setuid, setgid and sticky bits (0o7000) are refused on volume entries; drop them, e.g. 0o755 (493)";
+const sandboxId = (n: z.ZodNumber) =>
+  n.int(idMessage).min(0, idMessage).max(SANDBOX_ID_MAX, idMessage);
+const permissionBits = (n: z.ZodNumber) =>
+  n.int(modeMessage).min(0, modeMessage).max(0o777, modeMessage);
 const createQuery = z.object({
-  uid: uint32.optional(),
-  gid: uint32.optional(),
-  mode: z.coerce.number().int().min(0).max(0o7777).optional(),
+  uid: sandboxId(z.coerce.number()).optional(),
+  gid: sandboxId(z.coerce.number()).optional(),
+  mode: permissionBits(z.coerce.number()).optional(),
   force: z.enum(["true", "false"]).optional(),
 });
 const metadataBody = z.strictObject({
-  uid: z.number().int().min(0).max(UINT32_MAX).optional(),
-  gid: z.number().int().min(0).max(UINT32_MAX).optional(),
-  mode: z.number().int().min(0).max(0o7777).optional(),
+  uid: sandboxId(z.number()).optional(),
+  gid: sandboxId(z.number()).optional(),
+  mode: permissionBits(z.number()).optional(),
 });
 const depthQuery = z.object({ depth: z.coerce.number().int().min(1).max(MAX_DEPTH).optional() });
 
@@ -101,8 +117,7 @@ export function volumeContentRoutes(store: VolumeStore): Route[] {
         "missing or invalid volume token: send 'Authorization: Bearer <token>' with the token of GET /volumes/{volumeID}",
       );
     store.get(volumeID);
-    const root = store.dataPath(volumeID);
-    return { root, p: parseVolumePath(root, req.query.get("path")) };
+    return { root: store.dataPath(volumeID), p: parseVolumePath(req.query.get("path")) };
   };
   const createOptions = (req: ControlRequest): CreateOptions => {
     const q = parseWith(createQuery, Object.fromEntries(req.query), "query");

@@ -22,7 +22,9 @@ import {
 import { serviceError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
 import { safeEqual } from "../../../wire/safe-equal";
+import { openHostDir } from "./confine";
 import { SANDBOX_USER_IDS } from "./owner";
+import { removeTreeAt } from "./remove";
 
 const recordSchema = z.object({
   volumeID: z.string().regex(VOLUME_ID_PATTERN),
@@ -63,7 +65,7 @@ export class VolumeStore {
         continue;
       }
       log(`volumes: removing ${entry}, left by an interrupted create or delete`);
-      await fs.rm(dir, { recursive: true, force: true });
+      await store.removeEntry(entry);
     }
     return store;
   }
@@ -139,10 +141,25 @@ export class VolumeStore {
       await fs.rename(dir, doomed);
       await syncDir(this.root);
       this.byId.delete(volumeID);
-      await fs.rm(doomed, { recursive: true, force: true }).catch((err: Error) => {
+      // Whatever is left (a sandbox writing into the tree forever) is removed at the next start.
+      await this.removeEntry(path.basename(doomed)).catch((err: Error) => {
         this.log(`volumes: removing the content of ${volumeID} failed: ${err.message}`);
       });
     });
+  }
+
+  /**
+   * Removes `<root>/<name>` with everything below it, through directory
+   * descriptors only (remove.ts): sandboxes may still be swapping its
+   * directories for symlinks to the host.
+   */
+  private async removeEntry(name: string): Promise<void> {
+    const dir = await openHostDir(this.root);
+    try {
+      await removeTreeAt(dir, name);
+    } finally {
+      await dir.close();
+    }
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
