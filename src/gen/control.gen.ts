@@ -910,6 +910,13 @@ export interface components {
         NewVolume: {
             /** @description Name of the volume, unique among the service's volumes */
             name: string;
+            /**
+             * Format: int32
+             * @description Extension of this service (not in E2B's API, which sizes volumes itself):
+             *     the volume's size limit in MiB. Writes past it fail with ENOSPC inside
+             *     sandboxes and 507 in the content API. Default 4096.
+             */
+            sizeMB?: number;
         };
         /**
          * @default desc

@@ -158,6 +158,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
           const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
           for (const s of sockets) s.destroy();
           await manager.close();
+          await volumes.close();
           await stopped;
           log("local service stopped");
         })();

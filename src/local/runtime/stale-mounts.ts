@@ -26,6 +26,6 @@ export async function unmountStale(dataDir: string): Promise<number> {
 }
 
 /** mountinfo escapes space, tab, newline and backslash as octal `\NNN`. */
-function unescapeMountPath(p: string): string {
+export function unescapeMountPath(p: string): string {
   return p.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
 }

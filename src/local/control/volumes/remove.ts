@@ -112,3 +112,11 @@ function spend(r: Removal): void {
       "the tree kept changing while it was removed (a sandbox mounting the volume is writing into it): stop the writer, or kill the sandbox, and delete again",
     );
 }
+
+/**
+ * Removes everything inside the held directory `dir` (the directory itself
+ * stays), e.g. a volume's content before its file system is unmounted.
+ */
+export async function removeContentOf(dir: fs.FileHandle): Promise<void> {
+  await emptyDir({ extraRounds: 0 }, dir, 1, dir);
+}

@@ -49,7 +49,8 @@ export function volumeRoutes(store: VolumeStore): Route[] {
             "invalid_argument",
             'body: expected a JSON object like {"name": "my-volume"}',
           );
-        const v = await store.create((body as Record<string, unknown>).name);
+        const { name, sizeMB } = body as Record<string, unknown>;
+        const v = await store.create(name, sizeMB);
         return { status: 201, body: volumeAndToken(store, v) };
       },
     },

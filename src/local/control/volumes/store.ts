@@ -1,7 +1,8 @@
 /**
  * The volumes of the local service: one directory per volume under
  * `<dataDir>/volumes/<volumeID>/`, holding `volume.json` (id, name, creation
- * time) and `data/` (the content, bind-mounted into sandboxes).
+ * time, size), `volume.img` (its ext4 file system, see image.ts) and `data/`
+ * (where that is mounted: the content, bind-mounted into sandboxes).
  *
  * Crash safety: `data/` is made first and `volume.json` written atomically
  * last, so a `kill -9` during create leaves a directory without a record,
@@ -23,13 +24,18 @@ import { serviceError } from "../http";
 import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
 import { safeEqual } from "../../../wire/safe-equal";
 import { openHostDir } from "./confine";
-import { SANDBOX_USER_IDS } from "./owner";
-import { removeTreeAt } from "./remove";
+import { removeContentOf, removeTreeAt } from "./remove";
+import { makeVolumeImage, mountVolumeImage, unmountVolume, volumeSizeOf } from "./image";
+
+/** The file of a volume's ext4 image, beside its record. */
+const IMAGE = "volume.img";
 
 const recordSchema = z.object({
   volumeID: z.string().regex(VOLUME_ID_PATTERN),
   name: z.string().regex(VOLUME_NAME_PATTERN),
   createdAt: z.string(),
+  /** The size limit in MiB; absent for volumes made before images (a plain directory, no limit). */
+  sizeMB: z.number().int().optional(),
 });
 
 /** What is kept about one volume. */
@@ -61,10 +67,13 @@ export class VolumeStore {
       const dir = path.join(store.root, entry);
       const parsed = recordSchema.safeParse(await readJsonFile(path.join(dir, "volume.json")));
       if (parsed.success && parsed.data.volumeID === entry) {
+        if (parsed.data.sizeMB !== undefined)
+          await mountVolumeImage(path.join(dir, IMAGE), path.join(dir, "data"));
         store.byId.set(entry, parsed.data);
         continue;
       }
       log(`volumes: removing ${entry}, left by an interrupted create or delete`);
+      await unmountVolume(path.join(dir, "data"));
       await store.removeEntry(entry);
     }
     return store;
@@ -103,10 +112,14 @@ export class VolumeStore {
     return safeEqual(token, this.tokenOf(volumeID));
   }
 
-  /** Creates a volume; 400 for a bad name, 409 when the name is taken. */
-  create(name: unknown): Promise<VolumeRecord> {
+  /**
+   * Creates a volume of `sizeMB` MiB (the default when absent); 400 for a bad
+   * name or size, 409 when the name is taken.
+   */
+  create(name: unknown, sizeMB?: unknown): Promise<VolumeRecord> {
     return this.serial(async () => {
       assertVolumeName(name);
+      const size = volumeSizeOf(sizeMB);
       if (this.byName(name))
         throw serviceError(
           "conflict",
@@ -116,13 +129,23 @@ export class VolumeStore {
         volumeID: randomUUID(),
         name,
         createdAt: new Date().toISOString(),
+        sizeMB: size,
       };
       const dir = path.join(this.root, record.volumeID);
-      await fs.mkdir(dir, { mode: 0o711 });
       const data = path.join(dir, "data");
-      await fs.mkdir(data, { mode: 0o755 });
-      await fs.chown(data, SANDBOX_USER_IDS.uid, SANDBOX_USER_IDS.gid);
-      await writeFileAtomic(path.join(dir, "volume.json"), JSON.stringify(record));
+      await fs.mkdir(dir, { mode: 0o711 });
+      try {
+        await fs.mkdir(data, { mode: 0o755 });
+        await makeVolumeImage(path.join(dir, IMAGE), size);
+        await mountVolumeImage(path.join(dir, IMAGE), data);
+        // mkfs's lost+found would show in every listing of the volume.
+        await fs.rmdir(path.join(data, "lost+found"));
+        await writeFileAtomic(path.join(dir, "volume.json"), JSON.stringify(record));
+      } catch (err) {
+        await unmountVolume(data).catch(() => undefined);
+        await this.removeEntry(record.volumeID).catch(() => undefined);
+        throw err;
+      }
       this.byId.set(record.volumeID, record);
       return record;
     });
@@ -130,22 +153,50 @@ export class VolumeStore {
 
   /**
    * Deletes a volume and its content. Sandboxes mounting it keep an empty
-   * directory at the mount path, as E2B deletes a mounted volume's data too.
+   * directory at the mount path, as E2B deletes a mounted volume's data too
+   * (its content is removed before its file system is unmounted).
    */
   delete(volumeID: string): Promise<void> {
     return this.serial(async () => {
-      this.get(volumeID);
+      const record = this.get(volumeID);
       const dir = path.join(this.root, volumeID);
       const doomed = path.join(this.root, `.deleted-${randomBytes(6).toString("hex")}`);
       // The rename is the commit point; the volume is gone even if the removal is cut short.
       await fs.rename(dir, doomed);
       await syncDir(this.root);
       this.byId.delete(volumeID);
+      if (record.sizeMB !== undefined) {
+        const data = path.join(doomed, "data");
+        await this.emptyMounted(data).catch((err: Error) => {
+          this.log(`volumes: emptying ${volumeID} failed: ${err.message}`);
+        });
+        await unmountVolume(data).catch((err: Error) => {
+          this.log(`volumes: unmounting ${volumeID} failed: ${err.message}`);
+        });
+      }
       // Whatever is left (a sandbox writing into the tree forever) is removed at the next start.
       await this.removeEntry(path.basename(doomed)).catch((err: Error) => {
         this.log(`volumes: removing the content of ${volumeID} failed: ${err.message}`);
       });
     });
+  }
+
+  /** Unmounts every volume (the service is stopping); the next start mounts them again. */
+  async close(): Promise<void> {
+    await this.serial(async () => {
+      for (const v of this.byId.values())
+        if (v.sizeMB !== undefined) await unmountVolume(this.dataPath(v.volumeID));
+    });
+  }
+
+  /** Removes the content of the mounted volume at `data` (see removeEntry). */
+  private async emptyMounted(data: string): Promise<void> {
+    const dir = await openHostDir(data);
+    try {
+      await removeContentOf(dir);
+    } finally {
+      await dir.close();
+    }
   }
 
   /**
