@@ -37,10 +37,17 @@ export function secureDataDir(dataDir: string, log: (line: string) => void): voi
   fs.mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   const before = fs.lstatSync(dataDir);
   const uid = process.getuid?.() ?? 0;
-  if (!before.isDirectory() || before.uid !== uid) {
+  if (!before.isDirectory()) {
+    throw new SandboxIacError(
+      "invalid_argument",
+      `data dir ${dataDir} is ${before.isSymbolicLink() ? "a symlink (its target could be swapped under the service)" : "not a directory"}: give --data-dir a real directory, e.g. the one \`realpath ${dataDir}\` prints`,
+      { operation: OPERATION, resourceId: dataDir, field: "dataDir" },
+    );
+  }
+  if (before.uid !== uid) {
     throw new SandboxIacError(
       "permission_denied",
-      `data dir ${dataDir} is ${before.isDirectory() ? `owned by uid ${before.uid}` : "not a directory (a symlink or file)"}, not by the service's uid ${uid}: another user could read its API key and reach its sandboxes' files; give --data-dir a directory owned by uid ${uid}, or chown it`,
+      `data dir ${dataDir} is owned by uid ${before.uid}, not by the service's uid ${uid}: another user could read its API key and reach its sandboxes' files; give --data-dir a directory owned by uid ${uid}, or chown it`,
       { operation: OPERATION, resourceId: dataDir },
     );
   }

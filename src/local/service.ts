@@ -167,9 +167,12 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
         closing ??= (async () => {
           const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
           for (const s of sockets) s.destroy();
-          await manager.close();
-          await stopped;
-          lock.release();
+          try {
+            await manager.close();
+            await stopped;
+          } finally {
+            lock.release();
+          }
           log("local service stopped");
         })();
         return closing;

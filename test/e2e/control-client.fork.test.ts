@@ -45,9 +45,9 @@ async function detail(sandboxID: string): Promise<Record<string, unknown>> {
   return (await call(svc, "GET", `/sandboxes/${sandboxID}`)).body as Record<string, unknown>;
 }
 
-/** Fetches `url` inside the sandbox; prints the body or `failed`. */
+/** Fetches `url` inside the sandbox (10 s: loading fetch alone is slow on a busy machine); prints the body or `failed`. */
 async function fetchInside(sandboxID: string, url: string, token?: string): Promise<string> {
-  const code = `fetch("${url}", { signal: AbortSignal.timeout(2000) }).then((r) => r.text()).then(console.log, () => console.log("failed")).finally(() => process.exit())`;
+  const code = `fetch("${url}", { signal: AbortSignal.timeout(10_000) }).then((r) => r.text()).then(console.log, () => console.log("failed")).finally(() => process.exit())`;
   return (
     await runThroughProxy(svc, sandboxID, `/.sandbox-iac/node -e '${code}'`, token)
   ).stdout.trim();

@@ -114,6 +114,18 @@ describe("the data dir's mode", () => {
     );
     expect(fs.readdirSync(dataDir)).toEqual([]);
   });
+
+  it("refuses a data dir that is a symlink, naming the fix", async () => {
+    const real = tempDir();
+    const link = path.join(tempDir(), "link");
+    fs.symlinkSync(real, link);
+    const err = await startService({ dataDir: link }).catch((e: unknown) => e);
+    expect(SandboxIacError.hasCode(err, "invalid_argument")).toBe(true);
+    expect((err as Error).message).toContain(
+      `data dir ${link} is a symlink (its target could be swapped under the service): give --data-dir a real directory, e.g. the one \`realpath ${link}\` prints`,
+    );
+    expect(fs.readdirSync(real)).toEqual([]);
+  });
 });
 
 describe("the API key of serve", () => {
