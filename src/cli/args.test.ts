@@ -21,6 +21,7 @@ describe("sandbox-iac serve", () => {
       port: 3000,
       dataDir: undefined,
       apiKey: undefined,
+      apiKeyFile: undefined,
       agentDir: undefined,
     });
   });
@@ -53,10 +54,32 @@ describe("sandbox-iac serve", () => {
       port: 0,
       dataDir: "/var/lib/s",
       apiKey: "e2b_ab",
+      apiKeyFile: undefined,
       agentDir: "/opt/agent",
     };
     expect(spaced).toEqual(expected);
     expect(joined).toEqual(expected);
+  });
+
+  it("reads --api-key-file PATH", () => {
+    expect(parseArgs(["serve", "--api-key-file", "/etc/sbx/key"])).toMatchObject({
+      apiKey: undefined,
+      apiKeyFile: "/etc/sbx/key",
+    });
+  });
+
+  it("refuses --api-key and --api-key-file together, without showing the key", () => {
+    const err = refusal(["serve", "--api-key", "e2b_0123456789ab", "--api-key-file", "/k"]);
+    expect(err.message).toBe(
+      'cli failed: --api-key-file must be the only source of the key, but --api-key was given too, got "/k": give the key one way: --api-key-file (preferred) or --api-key',
+    );
+    expect(err.message).not.toContain("e2b_0123456789ab");
+  });
+
+  it("refuses an empty --api-key-file", () => {
+    expect(refusal(["serve", "--api-key-file="]).message).toBe(
+      'cli failed: --api-key-file must be a file path, got ""',
+    );
   });
 
   it("keeps the last of a repeated option", () => {
@@ -80,7 +103,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --agent-dir, got "--prot": run `sandbox-iac --help`',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, got "--prot": run `sandbox-iac --help`',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -94,7 +117,7 @@ describe("sandbox-iac serve", () => {
 
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --agent-dir), got "8080": run `sandbox-iac --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir), got "8080": run `sandbox-iac --help`',
     );
   });
 

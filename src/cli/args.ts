@@ -17,8 +17,14 @@ export interface ServeArgs {
   port: number;
   /** @default the default data dir */
   dataDir?: string | undefined;
-  /** @default the key kept in the data dir */
+  /**
+   * The key given on the command line (readable by every host user in
+   * `/proc/<pid>/cmdline`: prefer `apiKeyFile` or `E2B_API_KEY`).
+   * @default `apiKeyFile`, else `E2B_API_KEY`, else the key kept in the data dir
+   */
   apiKey?: string | undefined;
+  /** A file whose first line is the API key. @default none (see `apiKey`) */
+  apiKeyFile?: string | undefined;
   /** @default the built `dist/agent` */
   agentDir?: string | undefined;
 }
@@ -38,8 +44,11 @@ Options:
   --port PORT        TCP port, 0 for any free port (default 3000)
   --data-dir DIR     state, layers and sandboxes (default $XDG_DATA_HOME/sandbox-iac
                      or ~/.local/share/sandbox-iac)
-  --api-key KEY      API key clients must send (default: generated on first start
+  --api-key-file FILE  file holding the API key clients must send (default:
+                     $E2B_API_KEY when set, else a key generated on first start
                      and kept in the data dir)
+  --api-key KEY      the API key itself; every host user can read it in
+                     /proc/<pid>/cmdline, so prefer --api-key-file or E2B_API_KEY
   --agent-dir DIR    directory holding the agent bundle agent.js (default dist/agent)
   -h, --help         show this help
 
@@ -50,7 +59,7 @@ and prints how to point Terraform at it.
 `;
 
 const OPERATION = "cli";
-const SERVE_OPTIONS = ["host", "port", "data-dir", "api-key", "agent-dir"] as const;
+const SERVE_OPTIONS = ["host", "port", "data-dir", "api-key", "api-key-file", "agent-dir"] as const;
 
 /** Parses `argv` (without `node` and the script). */
 export function parseArgs(argv: string[]): CliArgs {
@@ -71,12 +80,23 @@ export function parseArgs(argv: string[]): CliArgs {
     throw invalidArgument(OPERATION, "--port", values.port, "an integer from 0 to 65535");
   if (values["api-key"] === "")
     throw invalidArgument(OPERATION, "--api-key", "", "a non-empty key such as e2b_<hex>");
+  if (values["api-key-file"] === "")
+    throw invalidArgument(OPERATION, "--api-key-file", "", "a file path");
+  if (values["api-key"] !== undefined && values["api-key-file"] !== undefined)
+    throw invalidArgument(
+      OPERATION,
+      "--api-key-file",
+      values["api-key-file"],
+      "the only source of the key, but --api-key was given too",
+      "give the key one way: --api-key-file (preferred) or --api-key",
+    );
   return {
     command: "serve",
     host: values.host ?? "127.0.0.1",
     port: values.port === undefined ? 3000 : Number(values.port),
     dataDir: values["data-dir"],
     apiKey: values["api-key"],
+    apiKeyFile: values["api-key-file"],
     agentDir: values["agent-dir"],
   };
 }

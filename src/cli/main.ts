@@ -9,6 +9,7 @@ import { SandboxIacError, redact } from "../errors";
 import { defaultDataDir, startLocalService } from "../local/service";
 import { ENV_VARS } from "../wire/control";
 import { installProvider, packageVersion } from "../terraform/install";
+import { serveApiKey } from "./api-key";
 import { USAGE, parseArgs, type ServeArgs } from "./args";
 
 function logLine(line: string): void {
@@ -16,11 +17,13 @@ function logLine(line: string): void {
 }
 
 async function serve(args: ServeArgs): Promise<void> {
+  const { key, source } = serveApiKey(args, process.env, logLine);
+  logLine(`API key from ${source}`);
   const service = await startLocalService({
     port: args.port,
     host: args.host,
     dataDir: args.dataDir ?? defaultDataDir(),
-    apiKey: args.apiKey,
+    apiKey: key,
     agentBundleDir: args.agentDir,
     log: logLine,
   });

@@ -92,6 +92,7 @@ const REQUIRED_PROGRAMS: ReadonlyArray<readonly [string, string]> = [
   ["setpriv", "util-linux"],
   ["nsenter", "util-linux"],
   ["unshare", "util-linux"],
+  ["flock", "util-linux"],
   ["mount", "mount"],
 ];
 

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import * as os from "node:os";
@@ -29,8 +28,10 @@ import { SecretStore } from "./control/secrets/store";
 import { resolveVolumeMounts } from "./control/volumes/mounts";
 import { volumeContentRoutes, volumeRoutes } from "./control/volumes/routes";
 import { VolumeStore } from "./control/volumes/store";
+import { lockDataDir, secureDataDir } from "./data-dir";
 import { assertHostSupported } from "./preflight";
 import { createRuntime } from "./runtime";
+import type { SandboxRuntime } from "./runtime/types";
 
 /** Options of {@link startLocalService}. */
 export interface LocalServiceOptions {
@@ -104,15 +105,24 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     );
   }
   const dataDir = path.resolve(opts.dataDir);
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const apiKey = opts.apiKey ?? (await loadOrCreateSecret(dataDir, API_KEY_FILE, newApiKey));
-  const tokenSecret = await loadOrCreateSecret(dataDir, TOKEN_SECRET_FILE, newTokenSecret);
-
-  const runtime = await createRuntime({
-    dataDir,
-    log,
-    ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
-  });
+  secureDataDir(dataDir, log);
+  // Before anything in the dir changes: a second service would mark the first one's sandboxes paused.
+  const lock = lockDataDir(dataDir);
+  let runtime: SandboxRuntime;
+  let apiKey: string;
+  let tokenSecret: string;
+  try {
+    apiKey = opts.apiKey ?? (await loadOrCreateSecret(dataDir, API_KEY_FILE, newApiKey));
+    tokenSecret = await loadOrCreateSecret(dataDir, TOKEN_SECRET_FILE, newTokenSecret);
+    runtime = await createRuntime({
+      dataDir,
+      log,
+      ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
+    });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   log(runtime.isolation);
   let manager: SandboxManager;
   let server: http.Server;
@@ -157,9 +167,13 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
         closing ??= (async () => {
           const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
           for (const s of sockets) s.destroy();
-          await manager.close();
-          await volumes.close();
-          await stopped;
+          try {
+            await manager.close();
+            await volumes.close();
+            await stopped;
+          } finally {
+            lock.release();
+          }
           log("local service stopped");
         })();
         return closing;
@@ -167,6 +181,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     };
   } catch (err) {
     await runtime.close().catch(() => undefined);
+    lock.release();
     throw err;
   }
 }

@@ -24,7 +24,8 @@ async function start(sandboxID: string, overrides: Partial<SandboxSpec> = {}) {
 
 beforeAll(async () => {
   inet = await startStandInInternet();
-  t = await createTestRuntime();
+  // The stand-in plays the resolver: the host's real ones are never queried.
+  t = await createTestRuntime({ dnsResolvers: [STAND_IN.address] });
 });
 afterAll(async () => {
   await t?.dispose();
@@ -35,6 +36,40 @@ afterAll(async () => {
 async function fetchInside(sbx: RuntimeSandbox, url: string): Promise<string> {
   const code = `fetch("${url}", { signal: AbortSignal.timeout(2000) }).then((r) => r.text()).then(console.log, (e) => console.log("failed " + (e.cause?.code ?? e.name))).finally(() => process.exit())`;
   return (await runInSandbox(sbx.agentSocket, `/.sandbox-iac/node -e '${code}'`)).stdout.trim();
+}
+
+/**
+ * Sends a UDP datagram in a hand-made IPv4 header (raw socket, CAP_NET_RAW,
+ * as root inside) from `src` to the stand-in's `port`.
+ */
+async function sendRawUdp(sbx: RuntimeSandbox, src: string, port: number, tag: string) {
+  await runInSandbox(
+    sbx.agentSocket,
+    `python3 -c 'import socket, struct
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xFFFF); s += s >> 16
+    return ~s & 0xFFFF
+src, dst, data = socket.inet_aton("${src}"), socket.inet_aton("${STAND_IN.address}"), b"${tag}"
+udp = struct.pack("!HHHH", 40000, ${port}, 8 + len(data), 0) + data
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0, src, dst)
+ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+s.sendto(ip + udp, ("${STAND_IN.address}", 0))'`,
+    { user: "root" },
+  );
+}
+
+/** Sends `tag` to the stand-in resolver's port 53 from inside; prints the echo or `no answer`. */
+async function dnsInside(sbx: RuntimeSandbox, tag: string): Promise<string> {
+  const code = `import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+s.sendto(b"${tag}", ("${STAND_IN.address}", ${STAND_IN.dnsPort}))
+try:
+    print(s.recv(512).decode())
+except socket.timeout:
+    print("no answer")`;
+  return (await runInSandbox(sbx.agentSocket, `python3 -c '${code}'`)).stdout.trim();
 }
 
 function nftTables(): string {
@@ -56,6 +91,44 @@ function hostSideOf(sandboxAddress: string): string {
   parts[3] = parts[3] - 1;
   return parts.join(".");
 }
+
+describe("DNS from a sandbox, under its egress rules", () => {
+  // The stand-in resolver answers from outside every always-denied range, so
+  // only the sandbox's own rules decide whether a query gets through.
+  let n = 0;
+  const dnsStart = (overrides: Partial<SandboxSpec> = {}) => start(`netdns${n++}`, overrides);
+
+  it("reaches the resolver with internet access and no rules", async () => {
+    const sbx = await dnsStart();
+    expect(await dnsInside(sbx, "open-query")).toBe("open-query");
+  });
+
+  it("sends no DNS at all without internet access", async () => {
+    const sbx = await dnsStart({ allowInternetAccess: false });
+    expect(await dnsInside(sbx, "offline-query")).toBe("no answer");
+    expect(inet.dnsQueries().join("\n")).not.toContain("offline-query");
+  });
+
+  it("closes DNS with denyOut 0.0.0.0/0, and opens it when allowOut names the resolver", async () => {
+    const sbx = await dnsStart({ network: { denyOut: ["0.0.0.0/0"] } });
+    expect(await dnsInside(sbx, "denied-query")).toBe("no answer");
+    expect(inet.dnsQueries().join("\n")).not.toContain("denied-query");
+    await sbx.setNetwork({ denyOut: ["0.0.0.0/0"], allowOut: [`${STAND_IN.address}/32`] });
+    expect(await dnsInside(sbx, "allowed-query")).toBe("allowed-query");
+  });
+
+  it("drops DNS root inside forges with another source address", async () => {
+    const sbx = await dnsStart();
+    await sendRawUdp(sbx, sbx.address, STAND_IN.dnsPort, "honest-dns");
+    await sendRawUdp(sbx, "203.0.113.9", STAND_IN.dnsPort, "forged-dns");
+    await eventually(() => inet.dnsQueries().some((q) => q.endsWith(" honest-dns")), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+    }).catch(() => undefined);
+    expect(inet.dnsQueries()).toContain(`${STAND_IN.hostAddress} honest-dns`);
+    expect(inet.dnsQueries().join("\n")).not.toContain("forged-dns");
+  });
+});
 
 describe("a sandbox's own network", () => {
   it("reaches the outside through NAT when it has internet access", async () => {
@@ -93,24 +166,8 @@ describe("a sandbox's own network", () => {
 
   it("drops packets root inside forges with another source address", async () => {
     const sbx = await start("netspoof");
-    // A UDP datagram in a hand-made IPv4 header (raw socket, CAP_NET_RAW), from `src`.
-    const send = (src: string, tag: string) =>
-      runInSandbox(
-        sbx.agentSocket,
-        `python3 -c 'import socket, struct
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xFFFF); s += s >> 16
-    return ~s & 0xFFFF
-src, dst, data = socket.inet_aton("${src}"), socket.inet_aton("198.51.100.2"), b"${tag}"
-udp = struct.pack("!HHHH", 40000, ${inet.udpPort}, 8 + len(data), 0) + data
-ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0, src, dst)
-ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-s.sendto(ip + udp, ("198.51.100.2", 0))'`,
-        { user: "root" },
-      );
-    await send(sbx.address, "honest");
-    await send("203.0.113.9", "forged");
+    await sendRawUdp(sbx, sbx.address, inet.udpPort, "honest");
+    await sendRawUdp(sbx, "203.0.113.9", inet.udpPort, "forged");
     await eventually(() => inet.datagrams().includes(`${STAND_IN.hostAddress} honest`), {
       timeoutMs: 5_000,
       intervalMs: 50,

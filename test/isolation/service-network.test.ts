@@ -38,7 +38,9 @@ function get(
 }
 
 const SERVER_8000 =
-  'nohup /.sandbox-iac/node -e \'require("http").createServer((q, s) => s.end("port 8000 " + q.url)).listen(8000)\' >/dev/null 2>&1 & sleep 0.5';
+  // Returns once the server listens (bash's /dev/tcp probes the port), for at most 30 s.
+  'nohup /.sandbox-iac/node -e \'require("http").createServer((q, s) => s.end("port 8000 " + q.url)).listen(8000)\' >/dev/null 2>&1 & ' +
+  "for i in $(seq 300); do (: </dev/tcp/127.0.0.1/8000) 2>/dev/null && break; sleep 0.1; done";
 
 /** Fetches `url` inside the sandbox through the proxy; prints the body or `failed`. */
 async function fetchInside(sandboxID: string, url: string, token?: string): Promise<string> {

@@ -3,6 +3,9 @@
  * no test sends anything beyond this machine: a veth from the host to a
  * namespace holding a TEST-NET-2 address (RFC 5737, never routed publicly)
  * with an HTTP server on it, routed via the host like any outside address.
+ * It also plays a DNS resolver: UDP port 53 records each datagram and sends
+ * it back (an echo is enough to tell whether DNS got through; tests point the
+ * runtime's resolver list at it, never at the host's real resolvers).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 
@@ -12,6 +15,7 @@ export const STAND_IN = {
   hostAddress: "198.51.100.1",
   port: 8080,
   udpPort: 9999,
+  dnsPort: 53,
 };
 
 /** A running stand-in; `close` removes the namespace and its veth. */
@@ -21,6 +25,8 @@ export interface StandIn {
   udpPort: number;
   /** `"<source address> <payload>"` of every datagram received so far. */
   datagrams(): string[];
+  /** `"<source address> <payload>"` of every datagram its DNS port received so far. */
+  dnsQueries(): string[];
   close(): void;
 }
 
@@ -45,6 +51,7 @@ export async function startStandInInternet(): Promise<StandIn> {
   };
   let server: ChildProcess | undefined;
   const datagrams: string[] = [];
+  const dnsQueries: string[] = [];
   try {
     ip("netns", "add", ns);
     ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
@@ -55,14 +62,17 @@ export async function startStandInInternet(): Promise<StandIn> {
     ip("-n", ns, "link", "set", "lo", "up");
     const code = [
       `require("dgram").createSocket("udp4").on("message", (m, r) => console.log("udp " + r.address + " " + m)).bind(${STAND_IN.udpPort});`,
+      `const dns = require("dgram").createSocket("udp4"); dns.on("message", (m, r) => { console.log("dns " + r.address + " " + m); dns.send(m, r.port, r.address); }).bind(${STAND_IN.dnsPort});`,
       `require("http").createServer((q, s) => s.end("internet " + q.url)).listen(${STAND_IN.port}, "0.0.0.0", () => console.log("up"))`,
     ].join(" ");
     server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     server.stdout!.on("data", (d: Buffer) => {
-      for (const line of d.toString().split("\n"))
+      for (const line of d.toString().split("\n")) {
         if (line.startsWith("udp ")) datagrams.push(line.slice(4));
+        if (line.startsWith("dns ")) dnsQueries.push(line.slice(4));
+      }
     });
     await new Promise<void>((resolve, reject) => {
       server!.stdout!.once("data", () => resolve());
@@ -76,6 +86,7 @@ export async function startStandInInternet(): Promise<StandIn> {
     url: `http://${STAND_IN.address}:${STAND_IN.port}`,
     udpPort: STAND_IN.udpPort,
     datagrams: () => [...datagrams],
+    dnsQueries: () => [...dnsQueries],
     close,
   };
 }

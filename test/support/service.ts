@@ -38,6 +38,16 @@ export interface ServiceOptions {
    * @default lines are dropped (or appended to `$SANDBOX_IAC_TEST_LOG` when set)
    */
   log?: ((line: string) => void) | undefined;
+  /**
+   * More `serve` options (child process only), e.g. `["--api-key-file", path]`.
+   * @default none
+   */
+  args?: string[] | undefined;
+  /**
+   * Variables added to the child's environment (child process only).
+   * @default none: the test runner's environment as it is
+   */
+  env?: Record<string, string> | undefined;
 }
 
 /** A service started in-process by {@link startService}. */
@@ -162,8 +172,9 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
       dataDir,
       "--agent-dir",
       await agentBundleDir(),
+      ...(opts.args ?? []),
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...opts.env } },
   );
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));

@@ -6,6 +6,7 @@
  * @module
  */
 import { invalidArgument } from "../../errors";
+import type { EgressRules } from "./types";
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/(\d{1,2}))?$/;
 /** Most rules one list takes. */
@@ -18,6 +19,20 @@ export function isIpv4Cidr(value: string): boolean {
   const octets = m.slice(1, 5).map(Number);
   const bits = m[5] === undefined ? 32 : Number(m[5]);
   return octets.every((o) => o <= 255) && bits <= 32;
+}
+
+/** The address `a.b.c.d` as an unsigned 32-bit number. */
+function ipv4Number(address: string): number {
+  return address.split(".").reduce((n, o) => n * 256 + Number(o), 0);
+}
+
+/** True when the IPv4 address `address` lies in `cidr` (an address or `a.b.c.d/n`). */
+export function cidrContains(cidr: string, address: string): boolean {
+  const [base, bitsText] = cidr.split("/");
+  const bits = bitsText === undefined ? 32 : Number(bitsText);
+  // 2^(32-bits) addresses per block; division keeps it exact beyond 31 bits.
+  const size = 2 ** (32 - bits);
+  return Math.floor(ipv4Number(base ?? "") / size) === Math.floor(ipv4Number(address) / size);
 }
 
 /** Throws `invalid_argument` unless `network` holds valid `allowOut` / `denyOut` lists. */
@@ -49,4 +64,18 @@ export function assertNetwork(operation: string, network: unknown): void {
       }
     }
   }
+}
+
+/**
+ * The resolvers a sandbox with internet access may send DNS to: those its
+ * rules let through, judged as any other destination (allowOut wins over
+ * denyOut), except that a resolver in a private range stays reachable.
+ */
+export function openResolvers(resolvers: readonly string[], rules: EgressRules): string[] {
+  if (!rules.internet) return [];
+  return resolvers.filter(
+    (r) =>
+      rules.allowOut.some((c) => cidrContains(c, r)) ||
+      !rules.denyOut.some((c) => cidrContains(c, r)),
+  );
 }

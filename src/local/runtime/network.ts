@@ -8,11 +8,15 @@
  *   loopback is its own.
  * - Nothing new reaches a sandbox (forward to a sandbox veth: only replies);
  *   the service's proxy connects from the host itself, which is allowed.
- * - Out of a sandbox with internet access: private, loopback, link-local
- *   (cloud metadata), CGNAT, multicast and reserved ranges are dropped
- *   (except DNS to the host's own resolvers), then `allowOut` CIDRs are
- *   accepted, `denyOut` CIDRs dropped, and the rest masqueraded out.
- * - Without internet access everything it sends off its loopback is dropped.
+ * - Out of a sandbox, in its own egress chain and in this order: packets
+ *   whose source is not the sandbox's address are dropped (root inside can
+ *   forge them); without internet access everything else is dropped too
+ *   (DNS included); DNS to the host's resolvers is accepted when the
+ *   sandbox's rules let the resolver's address through (`allowOut` names it,
+ *   or `denyOut` does not), whatever range it is in; private, loopback,
+ *   link-local (cloud metadata), CGNAT, multicast and reserved ranges are
+ *   dropped; then `allowOut` CIDRs are accepted, `denyOut` CIDRs dropped,
+ *   and the rest masqueraded out.
  *
  * @module
  */
@@ -20,9 +24,10 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
-import { SandboxIacError } from "../../errors";
+import { SandboxIacError, invalidArgument } from "../../errors";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
 import type { Slot } from "./slots";
+import { isIpv4Cidr, openResolvers } from "./egress-rules";
 import type { EgressRules } from "./types";
 
 /** Destinations no sandbox reaches, whatever its rules say. */
@@ -67,23 +72,48 @@ async function hostResolvers(): Promise<string[]> {
   return [...text.matchAll(/^nameserver\s+(\d+\.\d+\.\d+\.\d+)\s*$/gm)].map((m) => m[1]);
 }
 
+/** A runtime's table and the resolvers its sandboxes may send DNS to. */
+export interface HostNetwork {
+  /** The nftables table (inet family). */
+  table: string;
+  /** IPv4 addresses of the DNS resolvers, reached on port 53 under each sandbox's rules. */
+  resolvers: readonly string[];
+}
+
 /**
  * Creates this service's table (replacing one left by an earlier process with
  * the same pid), removes tables of services that are gone, and turns on IPv4
  * forwarding, which NAT needs.
+ *
+ * @param resolvers - the DNS resolvers' addresses; by default the host's
+ *   (its resolv.conf, loopback ones left out: a sandbox's loopback is its own)
  */
-export async function setUpHostNetwork(t: string): Promise<{ resolvers: string[] }> {
+export async function setUpHostNetwork(t: string, resolvers?: string[]): Promise<HostNetwork> {
+  const dns = (resolvers ?? (await hostResolvers())).filter((r) => !r.startsWith("127."));
+  for (const r of dns) {
+    if (!isIpv4Cidr(r) || r.includes("/"))
+      throw invalidArgument(
+        OPERATION,
+        "dnsResolvers",
+        r,
+        "IPv4 addresses",
+        'give addresses such as "192.0.2.53"',
+      );
+  }
   await removeTablesOfDeadServices();
-  const resolvers = (await hostResolvers()).filter((r) => !r.startsWith("127."));
-  const dns = resolvers.length
-    ? `iifname @sandboxes ip daddr { ${resolvers.join(", ")} } meta l4proto { tcp, udp } th dport 53 accept`
-    : "";
+  // Anti-spoofing comes first: a packet from a sandbox's link whose source is
+  // not that sandbox's address is dropped before anything can accept it (even
+  // as part of a connection: it could carry a neighbour's address and ports).
+  // Then each sandbox's egress chain is its whole policy, DNS included.
   const ruleset = `
 table inet ${t} {
   set sandboxes { type ifname; }
+  set sources { type ifname . ipv4_addr; }
   map egress { type ifname : verdict; }
   chain input {
     type filter hook input priority -10; policy accept;
+    iifname @sandboxes meta nfproto ipv6 drop
+    iifname @sandboxes iifname . ip saddr != @sources drop
     iifname @sandboxes ct state established,related accept
     iifname @sandboxes drop
   }
@@ -91,11 +121,10 @@ table inet ${t} {
     type filter hook forward priority -10; policy accept;
     oifname @sandboxes ct state established,related accept
     oifname @sandboxes drop
-    iifname @sandboxes ct state established,related accept
     iifname @sandboxes meta nfproto ipv6 drop
+    iifname @sandboxes iifname . ip saddr != @sources drop
+    iifname @sandboxes ct state established,related accept
     iifname @sandboxes oifname "${VETH_PREFIX}*" drop
-    ${dns}
-    iifname @sandboxes ip daddr { ${ALWAYS_DENIED.join(", ")} } drop
     iifname vmap @egress
     iifname @sandboxes drop
   }
@@ -107,7 +136,7 @@ table inet ${t} {
 `;
   await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`);
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
-  return { resolvers };
+  return { table: t, resolvers: dns };
 }
 
 /**
@@ -151,20 +180,27 @@ function egressChain(slot: Slot): string {
 }
 
 /** nft statements (re)filling the egress chain of `slot` from `rules`. */
-function egressStatements(t: string, slot: Slot, rules: EgressRules): string[] {
+function egressStatements(net: HostNetwork, slot: Slot, rules: EgressRules): string[] {
+  const t = net.table;
   const chain = egressChain(slot);
+  const add = (rule: string) => `add rule inet ${t} ${chain} ${rule}`;
   const lines = [`flush chain inet ${t} ${chain}`];
+  // First, whatever the rules (the forward chain checks it too, before it
+  // accepts replies): root inside has CAP_NET_RAW, and a packet with another
+  // source than the sandbox's own address is forged.
+  lines.push(add(`ip saddr != ${slot.sandboxAddress} drop`));
   if (!rules.internet) {
-    lines.push(`add rule inet ${t} ${chain} drop`);
+    lines.push(add("drop"));
     return lines;
   }
-  // Root inside has CAP_NET_RAW: packets with another source than its own address are forged.
-  lines.push(`add rule inet ${t} ${chain} ip saddr != ${slot.sandboxAddress} drop`);
+  const dns = openResolvers(net.resolvers, rules);
+  if (dns.length)
+    lines.push(add(`ip daddr { ${dns.join(", ")} } meta l4proto { tcp, udp } th dport 53 accept`));
+  lines.push(add(`ip daddr { ${ALWAYS_DENIED.join(", ")} } drop`));
   // One rule per block: overlapping blocks in one anonymous set are refused by nft.
-  for (const cidr of rules.allowOut)
-    lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} accept`);
-  for (const cidr of rules.denyOut) lines.push(`add rule inet ${t} ${chain} ip daddr ${cidr} drop`);
-  lines.push(`add rule inet ${t} ${chain} accept`);
+  for (const cidr of rules.allowOut) lines.push(add(`ip daddr ${cidr} accept`));
+  for (const cidr of rules.denyOut) lines.push(add(`ip daddr ${cidr} drop`));
+  lines.push(add("accept"));
   return lines;
 }
 
@@ -174,7 +210,7 @@ function egressStatements(t: string, slot: Slot, rules: EgressRules): string[] {
  * proxy reaches the sandbox's ports over it) but every packet out is dropped.
  */
 export async function connectSandbox(
-  t: string,
+  net: HostNetwork,
   slot: Slot,
   holderPid: number,
   rules: EgressRules,
@@ -192,9 +228,11 @@ export async function connectSandbox(
       `link set ${slot.veth} up`,
     ].join("\n"),
   );
+  const t = net.table;
   const nft = [
     `add chain inet ${t} ${egressChain(slot)}`,
-    ...egressStatements(t, slot, rules),
+    ...egressStatements(net, slot, rules),
+    `add element inet ${t} sources { "${slot.veth}" . ${slot.sandboxAddress} }`,
     `add element inet ${t} egress { "${slot.veth}" : jump ${egressChain(slot)} }`,
     `add element inet ${t} sandboxes { "${slot.veth}" }`,
   ];
@@ -214,8 +252,12 @@ export async function connectSandbox(
 }
 
 /** Replaces the egress rules of a connected sandbox (atomically). */
-export async function setEgressRules(t: string, slot: Slot, rules: EgressRules): Promise<void> {
-  await run("nft", ["-f", "-"], egressStatements(t, slot, rules).join("\n"));
+export async function setEgressRules(
+  net: HostNetwork,
+  slot: Slot,
+  rules: EgressRules,
+): Promise<void> {
+  await run("nft", ["-f", "-"], egressStatements(net, slot, rules).join("\n"));
 }
 
 /** Removes the sandbox's nft elements and chain (the veth goes with its namespace). */
@@ -226,6 +268,7 @@ export async function disconnectSandbox(t: string, slot: Slot): Promise<void> {
     [
       `delete element inet ${t} egress { "${slot.veth}" }`,
       `delete element inet ${t} sandboxes { "${slot.veth}" }`,
+      `delete element inet ${t} sources { "${slot.veth}" . ${slot.sandboxAddress} }`,
       `delete chain inet ${t} ${egressChain(slot)}`,
     ].join("\n"),
   ).catch(() => undefined);

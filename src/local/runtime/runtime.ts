@@ -50,6 +50,12 @@ export interface RuntimeOptions {
    * @default 30000 ms
    */
   startTimeoutMs?: number;
+  /**
+   * IPv4 addresses of the DNS resolvers the sandboxes' resolv.conf names, to
+   * which each sandbox may send DNS (port 53) under its own egress rules.
+   * @default the nameservers of the host's /etc/resolv.conf, loopback ones left out
+   */
+  dnsResolvers?: string[] | undefined;
 }
 
 /**
@@ -86,14 +92,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   // Claims of services that died (kill -9): their holders died with them, and so did their veths.
   await reclaimDeadSlots();
   const nftTable = newTableName();
-  const { resolvers } = await setUpHostNetwork(nftTable);
+  const hostNetwork = await setUpHostNetwork(nftTable, options.dnsResolvers);
   const seccompFile = await ensureSeccompFilter(dataDir);
   const mounts = new MountHelper();
   const nodeBinary = await fs.realpath(process.execPath);
   const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   log(`runtime: data dir ${dataDir}, cgroup v${cgroups.version}, agent ${agentBundleDir}`);
-  const isolation = describeIsolation(nftTable, resolvers);
+  const isolation = describeIsolation(nftTable, hostNetwork.resolvers);
 
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
@@ -122,7 +128,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         nodeBinary,
         agentBundleDir,
         seccompFile,
-        nftTable,
+        hostNetwork,
         mounts,
         startTimeoutMs,
         log,
@@ -238,7 +244,7 @@ async function validateSpec(operation: string, dataDir: string, spec: SandboxSpe
 }
 
 /** The one line saying what isolation sandboxes get (printed at start). */
-function describeIsolation(nftTable: string, resolvers: string[]): string {
+function describeIsolation(nftTable: string, resolvers: readonly string[]): string {
   return [
     "isolation: user namespace per sandbox (root inside = an unprivileged host uid range)",
     "idmapped read-only layers",

@@ -18,7 +18,7 @@ import { writeBootId } from "./boot-id";
 import { startHolder, type Holder } from "./holder";
 import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
 import type { MountHelper } from "./mounts";
-import { connectSandbox, disconnectSandbox, setEgressRules } from "./network";
+import { connectSandbox, disconnectSandbox, setEgressRules, type HostNetwork } from "./network";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
 import { assertNetwork } from "./egress-rules";
@@ -42,8 +42,8 @@ export interface LaunchContext {
   agentBundleDir: string;
   /** The compiled seccomp filter. */
   seccompFile: string;
-  /** The runtime's nftables table. */
-  nftTable: string;
+  /** The runtime's nftables table and DNS resolvers. */
+  hostNetwork: HostNetwork;
   /** Builds root filesystems in holders' mount namespaces. */
   mounts: MountHelper;
   startTimeoutMs: number;
@@ -55,7 +55,7 @@ export interface LaunchContext {
 interface SandboxHooks {
   /** SIGKILLs the launch chain's process (bwrap). */
   killInit: () => void;
-  nftTable: string;
+  hostNetwork: HostNetwork;
   closeLog: () => Promise<void>;
   onStopped: () => void;
 }
@@ -132,7 +132,7 @@ export async function launchSandbox(
       .reverse()
       .map((l) => [l.root, l.usr] as const);
     [, , cgroup, listener] = await Promise.all([
-      connectSandbox(ctx.nftTable, slot, holder.pid, rules),
+      connectSandbox(ctx.hostNetwork, slot, holder.pid, rules),
       ctx.mounts.mount({
         holderPid: holder.pid,
         image: paths.disk,
@@ -157,7 +157,7 @@ export async function launchSandbox(
     await holder?.exited;
     listener?.close();
     await cgroup?.remove().catch(() => undefined);
-    await disconnectSandbox(ctx.nftTable, slot);
+    await disconnectSandbox(ctx.hostNetwork.table, slot);
     await releaseSlot(slot);
     throw err;
   }
@@ -187,7 +187,7 @@ export async function launchSandbox(
   });
   const sandbox = new LinuxSandbox(spec, paths, cgroup, slot, holder, processExited, {
     killInit: () => child.kill("SIGKILL"),
-    nftTable: ctx.nftTable,
+    hostNetwork: ctx.hostNetwork,
     closeLog: () => agentLog.close(),
     onStopped: ctx.onStopped,
   });
@@ -276,7 +276,7 @@ class LinuxSandbox implements RuntimeSandbox {
     this.holder.kill();
     await this.holder.exited;
     await this.cgroup.remove();
-    await disconnectSandbox(this.hooks.nftTable, this.slot);
+    await disconnectSandbox(this.hooks.hostNetwork.table, this.slot);
     await releaseSlot(this.slot);
     await fs.rm(this.paths.socket, { force: true });
     this.hooks.onStopped();
@@ -312,7 +312,7 @@ class LinuxSandbox implements RuntimeSandbox {
     assertNetwork("runtime.setNetwork", network);
     const allowInternetAccess = network.allowInternetAccess ?? this.spec.allowInternetAccess;
     await setEgressRules(
-      this.hooks.nftTable,
+      this.hooks.hostNetwork,
       this.slot,
       egressRulesOf({ allowInternetAccess, network }),
     );

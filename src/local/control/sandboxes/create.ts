@@ -1,7 +1,6 @@
 /**
  * Creating a sandbox: its template resolved, a warm-pool member claimed or a
- * runtime sandbox started, the agent initialised, the record made. Also what
- * a fork takes over from its parent.
+ * runtime sandbox started, the agent initialised, the record made.
  *
  * @module
  */
@@ -15,9 +14,6 @@ import { newSandboxRecord } from "./new-record";
 import type { SandboxRecord } from "./record";
 import type { WarmPool } from "./warm-pool";
 import { warmSpec } from "./warm-up";
-
-/** Environment variables create sets per sandbox, never inherited by a fork. */
-const OWN_ENV_KEYS = new Set(["E2B_SANDBOX", "E2B_SANDBOX_ID", "E2B_TEMPLATE_ID"]);
 
 /** What {@link startSandbox} needs of the manager. */
 export interface CreateContext {
@@ -61,25 +57,4 @@ export async function startSandbox(
   appendLog(record, "info", "sandbox created", { templateID: tpl.templateID });
   ctx.templates.markSpawned(tpl.templateID);
   return { record, rt };
-}
-
-/** The create request of a fork of `parent` from the template `templateID`. */
-export function forkInput(
-  parent: SandboxRecord,
-  templateID: string,
-  timeoutSec: number,
-): CreateSandboxInput {
-  return {
-    template: templateID,
-    timeoutSec,
-    secure: parent.secure,
-    allowInternetAccess: parent.allowInternetAccess,
-    autoPause: parent.autoPause,
-    autoResume: parent.autoResume,
-    metadata: { ...parent.metadata },
-    // The E2B_* variables name the sandbox itself; create sets the fork's own.
-    envVars: Object.fromEntries(
-      Object.entries(parent.initEnv).filter(([k]) => !OWN_ENV_KEYS.has(k)),
-    ),
-  };
 }

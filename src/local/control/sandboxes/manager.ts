@@ -13,7 +13,8 @@ import type { RuntimeSandbox } from "../../runtime/types";
 import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
 import { envdAccessToken, trafficAccessToken } from "../tokens";
-import { forkInput, startSandbox, type CreateContext } from "./create";
+import { startSandbox, type CreateContext } from "./create";
+import { forkInput } from "./fork-policy";
 import { expire } from "./expiry";
 import { newSandboxID } from "./ids";
 import { arm, extendTo } from "./lifetime";
@@ -216,7 +217,7 @@ export class SandboxManager implements SandboxManagerView {
       );
     }
     const record = await this.create(forkInput(parent, templateID, timeoutSec));
-    return sandboxView(record, this.tokenOf(record));
+    return sandboxView(record, this.tokenOf(record), this.trafficTokenOf(record));
   }
 
   /** Kills a sandbox and deletes its writable layer. */
