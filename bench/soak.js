@@ -261,6 +261,11 @@ async function main() {
     `\nrestarts survived: ${rows.length} (each a kill -9 at a random moment, a restart, and every check)` +
       `\nwall time ${((Date.now() - t0) / 60_000).toFixed(1)} min: restarts and settling ${restartMin.toFixed(1)} min, checks ${checkMin.toFixed(1)} min, the rest traffic`,
   );
+  const sum = (k) => rows.reduce((a, r) => a + r.verified[k], 0);
+  console.log(
+    `calls a kill cut off that had taken effect: creates ${sum("cutCreatesThatHappened")}, writes ${sum("cutWritesThatLanded")} (complete ones then count as acknowledged); kills that had not: ${sum("cutKillsThatDidNot")}` +
+      `\nchecked over all restarts: ${sum("files")} sandbox files, ${sum("volumeFiles")} volume files, ${sum("snapshotFiles")} files in ${sum("snapshots")} snapshot starts, ${sum("templateFiles")} files in ${sum("templates")} template starts; upload temp files seen: ${sum("tempFiles")}`,
+  );
   if (start0) printLeaks({ start: start0, rows, end: end ?? start0, afterShutdown });
   const lost = printProblems(ledger.problems);
   process.exit(lost || failed || interrupted ? 1 : 0);
