@@ -2,37 +2,52 @@
 // benchmark client and the service do not share one event loop.
 "use strict";
 const { spawn } = require("node:child_process");
+const fs = require("node:fs");
 const path = require("node:path");
 
 const CLI = path.join(__dirname, "..", "dist", "cli", "main.js");
+/** How long a start may take before it counts as hung (a first start builds the base layer). */
+const READY_TIMEOUT_MS = 180_000;
 
-/** Resolves with { apiUrl, sandboxUrl, apiKey, pid, close() } once the ready line is printed. */
+/**
+ * Resolves with { apiUrl, sandboxUrl, apiKey, pid, close(), kill9() } once the
+ * ready line is printed. `close()` is the normal shutdown (SIGTERM: the
+ * sandboxes stop and their mounts go); `kill9()` is a crash (SIGKILL). Both
+ * resolve once the process is gone.
+ */
 function startServiceProcess(dataDir) {
   const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir], {
     // The service log goes to a file beside the data dir, out of the figures.
-    stdio: ["ignore", "pipe", require("node:fs").openSync(`${dataDir}.log`, "a")],
+    stdio: ["ignore", "pipe", fs.openSync(`${dataDir}.log`, "a")],
   });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = async (signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
   return new Promise((resolve, reject) => {
     let buf = "";
-    child.on("exit", (code, signal) =>
-      reject(new Error(`sandbox-iac serve exited early (${signal ?? code})`)),
-    );
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`sandbox-iac serve printed no ready line in ${READY_TIMEOUT_MS} ms`));
+    }, READY_TIMEOUT_MS);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox-iac serve exited early (${signal ?? code}), see ${dataDir}.log`));
+    });
     child.stdout.on("data", (chunk) => {
       buf += chunk;
       const m = /E2B_API_URL=(\S+) E2B_SANDBOX_URL=(\S+) E2B_API_KEY=(\S+)/.exec(buf);
       if (!m) return;
+      clearTimeout(timer);
       child.stdout.resume();
       resolve({
         apiUrl: m[1],
         sandboxUrl: m[2],
         apiKey: m[3],
         pid: child.pid,
-        close: () =>
-          new Promise((done) => {
-            child.removeAllListeners("exit");
-            child.on("exit", () => done());
-            child.kill("SIGTERM");
-          }),
+        close: () => stop("SIGTERM"),
+        kill9: () => stop("SIGKILL"),
       });
     });
   });

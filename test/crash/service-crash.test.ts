@@ -142,4 +142,42 @@ describe("kill -9 of the service", () => {
       "kept\n",
     );
   });
+
+  it("leaves no layer on disk that no template or sandbox uses, keeping those in use", async () => {
+    // GIVEN a snapshot (a captured, recorded layer) and a sandbox paused by the crash
+    const remote = await startServiceProcess();
+    served = remote;
+    const { dataDir } = remote;
+    const { sandboxID } = await createSandbox(remote);
+    expect(
+      (await runThroughProxy(remote, sandboxID, "echo kept > /home/user/k.txt")).exitCode,
+    ).toBe(0);
+    const snap = await call(remote, "POST", `/sandboxes/${sandboxID}/snapshots`, {
+      name: "kept-snap",
+    });
+    expect(snap.status).toBe(201);
+    const layers = path.join(dataDir, "layers");
+    const recorded = fs.readdirSync(layers).filter((n) => /^[0-9a-f]{16}$/.test(n));
+    expect(recorded).toHaveLength(1);
+    // ... and a layer the service captured but was killed before recording
+    // (the window between the copy's rename and the catalog's write).
+    const unrecorded = "0123456789abcdef";
+    fs.cpSync(path.join(layers, recorded[0]), path.join(layers, unrecorded), { recursive: true });
+    await remote.kill9();
+
+    // WHEN the service starts again on the data dir
+    svc = await startService({ dataDir });
+
+    // THEN the unrecorded layer is gone, and the snapshot and the sandbox still work
+    expect(fs.existsSync(path.join(layers, unrecorded))).toBe(false);
+    expect(fs.existsSync(path.join(layers, recorded[0]))).toBe(true);
+    const fromSnap = await createSandbox(svc, { templateID: "kept-snap" });
+    expect((await runThroughProxy(svc, fromSnap.sandboxID, "cat /home/user/k.txt")).stdout).toBe(
+      "kept\n",
+    );
+    expect(
+      (await call(svc, "POST", `/sandboxes/${sandboxID}/connect`, { timeout: 60 })).status,
+    ).toBe(201);
+    expect((await runThroughProxy(svc, sandboxID, "cat /home/user/k.txt")).stdout).toBe("kept\n");
+  });
 });

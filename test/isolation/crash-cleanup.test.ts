@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { SLOTS_DIR, VETH_PREFIX } from "../../src/local/runtime/constants";
 import { call, createSandbox, runThroughProxy } from "../local/support";
@@ -20,6 +22,21 @@ afterAll(async () => {
   await svc?.close();
   await served?.close();
 });
+
+/**
+ * The directory grouping the sandbox cgroups of an in-process service in the
+ * cgroup v1 hierarchy of `controller`: below this process's own cgroup there.
+ */
+function v1GroupDir(controller: string): string {
+  const line = fs
+    .readFileSync("/proc/self/cgroup", "utf8")
+    .split("\n")
+    .find((l) => l.split(":")[1]?.split(",").includes(controller));
+  const own = line?.split(":")[2] ?? "/";
+  return `/sys/fs/cgroup/${controller}${own === "/" ? "" : own}/sandbox-iac`;
+}
+
+const onCgroupV1 = !fs.existsSync("/sys/fs/cgroup/cgroup.controllers");
 
 function nftTables(): string {
   return execFileSync("nft", ["list", "tables"], { encoding: "utf8" });
@@ -115,4 +132,29 @@ describe("after kill -9 of the service", () => {
     ).toBe(201);
     expect((await runThroughProxy(svc, sandboxID, "cat /home/user/k.txt")).stdout).toBe("kept\n");
   });
+
+  (onCgroupV1 ? it : it.skip)(
+    "the next start removes the cgroup of a sandbox whose creation the kill cut off (made in some controllers only)",
+    async () => {
+      // GIVEN a data dir whose killed service had made a sandbox cgroup in cpu, cpuacct and
+      // memory only: create() makes cpu, cpuacct, memory, pids and freezer in this order.
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-cg-"));
+      const prefix = createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 10);
+      const halfMade = ["cpu", "cpuacct", "memory"].map((c) =>
+        path.join(v1GroupDir(c), `${prefix}-ihalfmade00000000000`),
+      );
+      for (const dir of halfMade) fs.mkdirSync(dir, { recursive: true });
+      let started: TestService | undefined;
+      try {
+        // WHEN a service starts on it
+        started = await startService({ dataDir });
+        // THEN that cgroup is gone from every controller
+        expect(halfMade.filter((dir) => fs.existsSync(dir))).toEqual([]);
+      } finally {
+        await started?.close();
+        for (const dir of halfMade) if (fs.existsSync(dir)) fs.rmdirSync(dir);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });

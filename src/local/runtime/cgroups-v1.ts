@@ -36,8 +36,14 @@ export function createCgroupV1Driver(groupDirs: Record<Controller, string>): Cgr
       return new CgroupV1(dirs);
     },
     async removeStale(prefix: string): Promise<void> {
-      const names = await fs.readdir(groupDirs.freezer).catch(() => [] as string[]);
-      for (const name of names.filter((n) => n.startsWith(prefix))) {
+      // Every controller is listed: a service killed inside create() leaves the
+      // cgroup in the controllers made so far (freezer, made last, among the missing).
+      const names = new Set<string>();
+      for (const c of controllers) {
+        const entries = await fs.readdir(groupDirs[c]).catch(() => [] as string[]);
+        for (const n of entries) if (n.startsWith(prefix)) names.add(n);
+      }
+      for (const name of names) {
         const dirs = {} as Record<Controller, string>;
         for (const c of controllers) dirs[c] = path.join(groupDirs[c], name);
         const cg = new CgroupV1(dirs);

@@ -13,6 +13,19 @@ import { copyUpperOut } from "./disk";
 import { PARTIAL_LAYER_PREFIX } from "./layer-copy";
 import { layerPaths, sandboxPaths } from "./paths";
 
+/** Random bytes in the id of a captured layer (its hex digits name the layer's directory). */
+const CAPTURED_LAYER_ID_BYTES = 8;
+const CAPTURED_LAYER_ID = new RegExp(`^[0-9a-f]{${CAPTURED_LAYER_ID_BYTES * 2}}$`);
+
+/**
+ * Ids of the captured layers under the data dir (the base layer and partial
+ * copies are not among them).
+ */
+export async function listCapturedLayers(dataDir: string): Promise<string[]> {
+  const names = await fs.readdir(path.join(dataDir, LAYERS_DIR)).catch(() => [] as string[]);
+  return names.filter((n) => CAPTURED_LAYER_ID.test(n));
+}
+
 /**
  * Copies the writable layer `upper/{root,usr}` out of the sandbox's disk
  * into a new layer and returns its id. `cp -a` as root keeps what overlayfs
@@ -37,7 +50,7 @@ export async function captureLayer(
       resourceId: sandboxID,
     });
   }
-  const layerId = randomBytes(8).toString("hex");
+  const layerId = randomBytes(CAPTURED_LAYER_ID_BYTES).toString("hex");
   const tmp = path.join(dataDir, LAYERS_DIR, `${PARTIAL_LAYER_PREFIX}${layerId}`);
   try {
     await fs.mkdir(tmp, { recursive: true });

@@ -41,6 +41,16 @@ export function sandboxesStateWriter(
   );
 }
 
+/**
+ * Every layer the sandboxes recorded in the state file start from (running,
+ * paused or stopped alike): layers a clean-up must keep.
+ */
+export async function recordedLayers(dataDir: string): Promise<string[]> {
+  const state = (await readJsonFile(path.join(dataDir, SANDBOXES_STATE_FILE))) as
+    { sandboxes?: Pick<SandboxRecord, "layers">[] } | undefined;
+  return (state?.sandboxes ?? []).flatMap((r) => r.layers ?? []);
+}
+
 export async function restoreRecords(dataDir: string): Promise<SandboxRecord[]> {
   const state = (await readJsonFile(path.join(dataDir, SANDBOXES_STATE_FILE))) as
     { sandboxes?: SandboxRecord[] } | undefined;

@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import { listCapturedLayers } from "../../runtime/layers";
 import type { SandboxRuntime } from "../../runtime/types";
 import { ENVD_VERSION, DEFAULT_USER } from "../../../wire/envd";
 import { JsonStateWriter } from "../state-file";
@@ -68,12 +69,14 @@ export class TemplateCatalog {
   /**
    * Loads the catalog from `<dataDir>/templates`, creating it on first use.
    * Builds that were running when the service stopped are marked `error` and
-   * their build sandboxes destroyed.
+   * their build sandboxes destroyed; captured layers that neither a template
+   * nor a sandbox (`sandboxLayers`) uses are deleted.
    */
   static async open(
     dataDir: string,
     runtime: SandboxRuntime,
     log: (line: string) => void,
+    sandboxLayers: Iterable<string> = [],
   ): Promise<TemplateCatalog> {
     const dir = path.join(dataDir, TEMPLATES_DIR);
     await fs.mkdir(path.join(dir, BUILD_LOGS_DIR), { recursive: true });
@@ -88,7 +91,33 @@ export class TemplateCatalog {
     catalog.ensureBase();
     await catalog.recoverInterruptedBuilds();
     await catalog.save();
+    await catalog.removeUnusedLayers(dataDir, sandboxLayers);
     return catalog;
+  }
+
+  /**
+   * Deletes the captured layers no template and no sandbox uses. A service
+   * killed between capturing a layer and recording it (a build, a snapshot),
+   * or between forgetting a template and deleting its layers, leaves them on
+   * disk for good otherwise. Runs at open, before any build or sandbox starts.
+   */
+  private async removeUnusedLayers(
+    dataDir: string,
+    sandboxLayers: Iterable<string>,
+  ): Promise<void> {
+    const used = this.layersInUse();
+    for (const layer of sandboxLayers) used.add(layer);
+    for (const layer of await listCapturedLayers(dataDir)) {
+      if (used.has(layer)) continue;
+      try {
+        await this.runtime.deleteLayer(layer);
+        this.log(`templates: deleted layer ${layer}, which no template or sandbox uses`);
+      } catch (err) {
+        this.log(
+          `templates: could not delete unused layer ${layer}: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
+        );
+      }
+    }
   }
 
   private snapshot(): CatalogFile {
