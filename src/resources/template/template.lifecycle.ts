@@ -9,9 +9,11 @@
  */
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
+import { versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import {
+  REBUILDING_INPUTS,
   normaliseTemplateInputs,
   templateArgsSchema,
   templateChangeRules,
@@ -94,6 +96,7 @@ async function describe(
     ...inputs,
     templateID: ids.templateID,
     buildID: ids.buildID,
+    ref: versionedRef(ids.templateID, ids.buildID),
     names: state.names,
     public: state.public,
     envdVersion: buildInfo?.envdVersion ?? "",
@@ -235,7 +238,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     const diff = await templateLifecycle.diff(olds, rawNews, { baseDir: ctx.baseDir });
     let ids = { templateID: id, buildID: olds.buildID };
     let hashes = olds.filesHashes ?? [];
-    if (diff.updates.some((k) => k === "build" || k === "cpuCount" || k === "memoryMB")) {
+    if (diff.updates.some((k) => (REBUILDING_INPUTS as readonly string[]).includes(k))) {
       const built = await build(control, news, ctx);
       ids = { templateID: built.created.templateID, buildID: built.created.buildID };
       hashes = built.hashes;
