@@ -77,9 +77,36 @@ async function build(
   onCreated(created.templateID);
   const ids = { templateID: created.templateID, buildID: created.buildID, name: inputs.name };
   ctx.log(`building template ${inputs.name} (${created.templateID}, build ${created.buildID})`);
-  await uploadMissingFiles(control, created.templateID, copies, ctx);
-  await buildAndWait(control, ids, toWireBuild(inputs, copies), ctx);
+  try {
+    await uploadMissingFiles(control, created.templateID, copies, ctx);
+    await buildAndWait(control, ids, toWireBuild(inputs, copies), ctx);
+  } catch (err) {
+    if (ctx.signal?.aborted) await cancelOnService(ids, ctx);
+    throw err;
+  }
   return { created, hashes: copies.map((c) => c.hash) };
+}
+
+/**
+ * Stop means stop: a build the user cancelled (Ctrl-C, Terraform's
+ * StopProvider) is cancelled on the service too, so it never becomes the
+ * template's build behind the state's back. Not under `ctx.signal`, which has
+ * fired. A service without the call (E2B) is said to maybe finish the build.
+ */
+async function cancelOnService(
+  ids: { templateID: string; buildID: string; name: string },
+  ctx: ResourceContext,
+): Promise<void> {
+  const { signal: _fired, ...uncancellable } = ctx;
+  try {
+    await templateControl(uncancellable).cancelBuild(ids.templateID, ids.buildID);
+    ctx.log(`cancelled build ${ids.buildID} of template ${ids.name} on the service`);
+  } catch (err) {
+    const why = SandboxIacError.from(err, { operation: "templates.cancelBuild" }).reason;
+    ctx.log(
+      `could not cancel build ${ids.buildID} of template ${ids.name} (${why}): it may still finish on the service; the next plan compares`,
+    );
+  }
 }
 
 /** Reads what the service reports about build `buildID` and merges it into outputs beside `inputs` (as written). */
