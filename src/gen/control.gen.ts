@@ -379,6 +379,26 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/templates/{templateID}/builds/{buildID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                buildID: components["parameters"]["buildID"];
+                templateID: components["parameters"]["templateID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description A sandbox-iac extension, not in E2B's API: cancels the build if it is waiting or building (it ends as `error`, "the build was cancelled"), so that a client that stops (Ctrl-C, Terraform's StopProvider) leaves no build going on. A build that has ended is left as it is. E2B answers 404 or 405; clients then say the build may still finish. */
+        delete: operations["cancelTemplateBuild"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates/{templateID}/builds/{buildID}/logs": {
         parameters: {
             query?: never;
@@ -2276,6 +2296,31 @@ export interface operations {
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
+            500: components["responses"]["500"];
+        };
+    };
+    cancelTemplateBuild: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                buildID: components["parameters"]["buildID"];
+                templateID: components["parameters"]["templateID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The build is not running any more */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
             500: components["responses"]["500"];
         };
     };

@@ -207,6 +207,38 @@ describe("builds", () => {
     expect((await call(svc, "GET", `/templates/${templateID}`)).status).toBe(404);
     expect((await call(svc, "GET", "/templates/aliases/deleted-while-building")).status).toBe(404);
   });
+
+  it("cancels one build in progress on DELETE of the build, keeping the template and its ready build", async () => {
+    // GIVEN a template with a ready build and a second build in progress
+    const first = await buildTemplate("cancelled-rebuild");
+    const again = await call(svc, "POST", "/v3/templates", { name: "cancelled-rebuild" });
+    const { templateID, buildID } = again.body;
+    expect(templateID).toBe(first.templateID);
+    await call(svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
+      fromTemplate: "base",
+      steps: [{ type: "RUN", args: ["sleep 60"] }],
+    });
+    // WHEN the client cancels the second build
+    const cancelled = await call(svc, "DELETE", `/templates/${templateID}/builds/${buildID}`);
+    // THEN it ended as cancelled, and the first build still answers for the name
+    expect(cancelled.status).toBe(204);
+    const status = await call(svc, "GET", `/templates/${templateID}/builds/${buildID}/status`);
+    expect(status.body).toMatchObject({
+      status: "error",
+      reason: { message: "the build was cancelled: the client cancelled it" },
+    });
+    const tags = await call(svc, "GET", `/templates/${templateID}/tags`);
+    expect(tags.body).toEqual([
+      expect.objectContaining({ tag: "default", buildID: first.buildID }),
+    ]);
+    // AND cancelling a build that has ended changes nothing
+    expect(
+      (await call(svc, "DELETE", `/templates/${templateID}/builds/${first.buildID}`)).status,
+    ).toBe(204);
+    expect(
+      (await call(svc, "GET", `/templates/${templateID}/builds/${first.buildID}/status`)).body,
+    ).toMatchObject({ status: "ready" });
+  });
 });
 
 describe("templates, tags and aliases", () => {

@@ -4,7 +4,7 @@
  * directory. Terraform runs asynchronously: the local service answers from
  * the test process itself.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -57,9 +57,19 @@ export class Workspace {
   }
 
   /** Runs `terraform <args> -no-color`. */
-  async tf(...args: string[]): Promise<TfRun> {
+  tf(...args: string[]): Promise<TfRun> {
+    return this.start(...args).done;
+  }
+
+  /**
+   * Starts `terraform <args> -no-color` in its own process group, as a shell
+   * runs a foreground job: `interrupt()` sends SIGINT to the group, as Ctrl-C
+   * in a terminal does; `done` resolves when terraform has exited.
+   */
+  start(...args: string[]): { interrupt(): void; done: Promise<TfRun> } {
     const child = spawn("terraform", [...args, "-no-color"], {
       cwd: this.dir,
+      detached: true,
       env: {
         ...process.env,
         ...this.env,
@@ -68,6 +78,10 @@ export class Workspace {
         TF_CLI_CONFIG_FILE: "/dev/null",
       },
     });
+    return { interrupt: () => process.kill(-child.pid!, "SIGINT"), done: this.collect(child) };
+  }
+
+  private async collect(child: ChildProcessWithoutNullStreams): Promise<TfRun> {
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));

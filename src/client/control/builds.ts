@@ -1,5 +1,6 @@
 /**
- * Template builds: start (v2), poll the status with logs, read the logs.
+ * Template builds: start (v2), poll the status with logs, read the logs,
+ * cancel (a sandbox-iac extension).
  *
  * @module
  */
@@ -25,6 +26,12 @@ export interface BuildMethods {
     body: TemplateBuildStartV2,
     options?: CallOptions,
   ): Promise<void>;
+  /**
+   * `DELETE /templates/{templateID}/builds/{buildID}` (204): cancels the build
+   * if it is still running. A sandbox-iac extension: E2B's API has no such
+   * call and answers 404 or 405 (thrown as usual).
+   */
+  cancelTemplateBuild(templateID: string, buildID: string, options?: CallOptions): Promise<void>;
   /**
    * `GET /templates/{templateID}/builds/{buildID}/status`. Poll while `waiting`
    * or `building`, advancing `logsOffset` by the entries received.
@@ -67,6 +74,14 @@ export function buildMethods(ctx: CallContext): BuildMethods {
         await result.response.body?.cancel();
         return result;
       });
+    },
+
+    async cancelTemplateBuild(templateID, buildID, options) {
+      const path = ids("builds.cancel", templateID, buildID);
+      const spec = callSpec("builds.cancel", [204], undefined, path.buildID);
+      await invoke(ctx, spec, options, (init) =>
+        ctx.api.DELETE("/templates/{templateID}/builds/{buildID}", { params: { path }, ...init }),
+      );
     },
 
     async getTemplateBuildStatus(templateID, buildID, query, options) {

@@ -44,6 +44,7 @@ export const OPERATIONS = {
   // The archive is opened again for each attempt and the link names its content.
   "templates.uploadFiles": true,
   "builds.startV2": false,
+  "builds.cancel": true,
   "builds.status": true,
   "builds.logs": true,
   "tags.assign": false,

@@ -32,10 +32,25 @@ import type { ChangeRule, ResourceContext, ResourceLifecycle } from "./lifecycle
  * How an output behaves when the resource is updated in place:
  * - `stable`: keeps its value (e.g. Template `templateID`); an adapter may copy
  *   it from the prior state into the plan;
- * - `recomputed`: may change with any update (e.g. Template `buildID`); an
- *   adapter plans it as unknown whenever an update is planned.
+ * - `recomputed`: may change with any update (e.g. Provisioner `commandsRun`);
+ *   an adapter plans it as unknown whenever an update is planned;
+ * - `{ recomputedWith }`: changes only when one of these inputs changes (the
+ *   core's `diff` lists it among the updates), e.g. Template `buildID` and
+ *   `ref` with `build`, `cpuCount`, `memoryMB`: a tags-only update keeps the
+ *   build, so dependents that follow the build (see `core/refs.ts`) are not
+ *   planned again.
  */
-export type OutputRule = "stable" | "recomputed";
+export type OutputRule = "stable" | "recomputed" | { readonly recomputedWith: readonly string[] };
+
+/**
+ * True when an output under `rule` is not known in a plan whose `diff`
+ * changes the inputs `changed` in place.
+ */
+export function recomputedBy(rule: OutputRule, changed: ReadonlySet<string>): boolean {
+  if (rule === "stable") return false;
+  if (rule === "recomputed") return true;
+  return rule.recomputedWith.some((input) => changed.has(input));
+}
 
 /**
  * The order of a replacement, stated as data and translated by each adapter

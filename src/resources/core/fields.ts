@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { SANDBOX_ID_PATH_ALLOWED, SANDBOX_ID_PATH_PATTERN } from "../../wire/ids";
 import { tagProblem, templateNameProblem } from "../../wire/template-names";
+import { refTarget } from "./refs";
 
 /**
  * A sandbox ID as the control API takes it: what the service issued, or the
@@ -14,6 +15,17 @@ import { tagProblem, templateNameProblem } from "../../wire/template-names";
 export const sandboxIDSchema = z
   .string({ error: "must be a sandbox ID string" })
   .regex(SANDBOX_ID_PATH_PATTERN, { error: `must be ${SANDBOX_ID_PATH_ALLOWED}` });
+
+/**
+ * A sandbox ID, or a reference to one sandbox's state (a Provisioner's
+ * `keptSandboxRef`, `<sandboxID>@<run>`; see `refs.ts`): the ID part is
+ * checked like {@link sandboxIDSchema}.
+ */
+export const sandboxRefSchema = z
+  .string({ error: "must be a sandbox ID string" })
+  .refine((value) => SANDBOX_ID_PATH_PATTERN.test(refTarget(value)), {
+    error: `must be ${SANDBOX_ID_PATH_ALLOWED}, or a Provisioner's keptSandboxRef (<sandboxID>@<run>)`,
+  });
 
 /**
  * A template name `[namespace/]alias[:tag]`, checked in the normalised form

@@ -67,6 +67,8 @@ export interface TemplateControl {
   uploadFiles(url: string, archive: SpooledArchiveFile): Promise<void>;
   startBuild(templateID: string, buildID: string, body: TemplateBuildStartV2): Promise<void>;
   buildStatus(templateID: string, buildID: string, logsOffset: number): Promise<BuildInfo>;
+  /** Cancels a build still running (a sandbox-iac extension; E2B refuses it with 404 or 405). */
+  cancelBuild(templateID: string, buildID: string): Promise<void>;
   /** The ID of the template named `name` (without tag), `undefined` when there is none. */
   lookupName(name: string): Promise<string | undefined>;
   /** `undefined` when the template does not exist. */
@@ -97,6 +99,7 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
       ),
     startBuild: (templateID, buildID, body) =>
       client.startTemplateBuildV2(templateID, buildID, body, options),
+    cancelBuild: (templateID, buildID) => client.cancelTemplateBuild(templateID, buildID, options),
     buildStatus: (templateID, buildID, logsOffset) =>
       client.getTemplateBuildStatus(templateID, buildID, { logsOffset }, options),
     async lookupName(name) {

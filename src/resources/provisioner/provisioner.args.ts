@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
-import { sandboxIDSchema } from "../core/fields";
+import { sandboxIDSchema, templateNameSchema } from "../core/fields";
 import type { ChangeRule } from "../core/lifecycle";
 
 const sandboxPath = z
@@ -112,7 +112,7 @@ export const provisionerArgsSchema = z
   .strictObject({
     template: z.string().min(1).optional().meta({
       description:
-        "Template (ID or name) of the sandbox the Provisioner creates for the work. Exactly one of template, sandboxID.",
+        "Template of the sandbox the Provisioner creates for the work: a Template resource's `ref` (`<templateID>@<buildID>`, so that a new build of the template runs the Provisioner again), or a template ID or name (then a rebuild is not seen). Exactly one of template, sandboxID.",
     }),
     sandboxID: sandboxIDSchema.optional().meta({
       description:
@@ -132,7 +132,7 @@ export const provisionerArgsSchema = z
     }),
     snapshot: z
       .strictObject({
-        name: z.string().min(1, "must be a template name").meta({
+        name: templateNameSchema("my-app-ready").meta({
           description: "The name of the template the snapshot becomes, [namespace/]alias[:tag].",
         }),
       })
@@ -213,6 +213,10 @@ export const provisionerOutputsSchema = z.strictObject({
   keptSandboxID: z.string().optional().meta({
     description: "The sandbox kept running after provisioning (with keepSandbox), if any.",
   }),
+  keptSandboxRef: z.string().optional().meta({
+    description:
+      "The kept sandbox as this run left it, `<sandboxID>@<run>`: give it as a Snapshot's `sandboxID` so that every run of the Provisioner retakes the snapshot. Changes with every run; not known in a plan that runs again.",
+  }),
   fileDigest: z.record(z.string(), fileDigestEntrySchema).meta({
     description:
       "Content hash, mode and size of every uploaded file, by sandbox path (known at plan time).",
@@ -266,6 +270,7 @@ export const provisionerOutputRules: Record<
 > = {
   // An update works in the kept sandbox itself; keepSandbox changes replace.
   keptSandboxID: "stable",
+  keptSandboxRef: "recomputed",
   fileDigest: "recomputed",
   snapshotID: "recomputed",
   snapshotNames: "recomputed",

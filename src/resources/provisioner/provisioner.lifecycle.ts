@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { SandboxIacError } from "../../errors";
 import { unlessNotFound } from "../core/not-found";
 import { checkWithSchema } from "../core/check";
+import { refTarget, versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import { runCommands } from "./commands";
@@ -69,7 +70,7 @@ async function provisionIn(
   args: ProvisionerArgs,
   ctx: ResourceContext,
   plan: { manifest: Manifest; previous?: ManifestDigest | undefined; runCommands: boolean },
-): Promise<Omit<ProvisionerOutputs, keyof ProvisionerArgs | "keptSandboxID">> {
+): Promise<Omit<ProvisionerOutputs, keyof ProvisionerArgs | KeptOutput>> {
   const options = syncOptions(args, ctx);
   const changes = compareManifest(plan.previous, plan.manifest);
   if (changes.remove.length > 0) await removeFiles(session.sandbox, changes.remove, options);
@@ -87,7 +88,7 @@ async function provisionIn(
   );
   const commands = plan.runCommands ? (args.commands ?? []) : [];
   await runCommands(session.sandbox, commands, ctx.log, ctx.signal);
-  const outputs: Omit<ProvisionerOutputs, keyof ProvisionerArgs | "keptSandboxID"> = {
+  const outputs: Omit<ProvisionerOutputs, keyof ProvisionerArgs | KeptOutput> = {
     fileDigest: digestOf(plan.manifest),
     commandsRun: commands.length,
     bytesUploaded,
@@ -105,11 +106,27 @@ async function provisionIn(
   return outputs;
 }
 
+/** The outputs about a kept sandbox. */
+type KeptOutput = "keptSandboxID" | "keptSandboxRef";
+
+/**
+ * The kept sandbox's outputs after a run: its ID, and a reference that
+ * changes with every run (`core/refs.ts`), so a Snapshot of it is retaken.
+ */
+function keptOutputs(keptSandboxID: string | undefined): Pick<ProvisionerOutputs, KeptOutput> {
+  if (keptSandboxID === undefined) return {};
+  return {
+    keptSandboxID,
+    keptSandboxRef: versionedRef(keptSandboxID, `run-${randomBytes(6).toString("hex")}`),
+  };
+}
+
 /** Opens the sandbox of a run: the declared one, or a new one from the template. */
 async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<WorkSession> {
   if (args.sandboxID !== undefined) return openWorkSandbox(ctx, args.sandboxID);
   return createWorkSandbox(ctx, {
-    template: args.template,
+    // A Template's `ref` names the build it follows; the sandbox starts from the template.
+    template: refTarget(args.template),
     timeoutSeconds: args.sandboxTimeoutSeconds,
     envs: args.envs,
     metadata: args.metadata,
@@ -213,11 +230,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
     const { result, keptSandboxID } = await withSession(inputs, ctx, (session) =>
       provisionIn(session, inputs, ctx, { manifest, runCommands: true }),
     );
-    const outputs: ProvisionerOutputs = {
-      ...inputs,
-      ...result,
-      ...(keptSandboxID ? { keptSandboxID } : {}),
-    };
+    const outputs: ProvisionerOutputs = { ...inputs, ...result, ...keptOutputs(keptSandboxID) };
     return { id: keptSandboxID ?? inputs.sandboxID ?? newId(), outputs };
   },
 
@@ -234,7 +247,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       // which would otherwise be orphaned.
       if (!found && olds.snapshotID === undefined) return undefined;
       if (!found) {
-        const { keptSandboxID: _gone, ...rest } = olds;
+        const { keptSandboxID: _gone, keptSandboxRef: _goneRef, ...rest } = olds;
         outputs = rest;
       }
     }
@@ -259,16 +272,12 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
         previous: olds.fileDigest,
         runCommands: true,
       });
-      return {
-        ...news,
-        ...result,
-        ...(olds.keptSandboxID ? { keptSandboxID: olds.keptSandboxID } : {}),
-      };
+      return { ...news, ...result, ...keptOutputs(olds.keptSandboxID) };
     }
     const { result, keptSandboxID } = await withSession(news, ctx, (session) =>
       provisionIn(session, news, ctx, { manifest, runCommands: true }),
     );
-    return { ...news, ...result, ...(keptSandboxID ? { keptSandboxID } : {}) };
+    return { ...news, ...result, ...keptOutputs(keptSandboxID) };
   },
 
   async delete(_id, olds, ctx) {

@@ -48,6 +48,20 @@ describe("provisioner check", () => {
     expect(result.failures[0].reason).toContain('got "Not An Id"');
   });
 
+  it("fails when the snapshot's name is not a template name, before anything is created", () => {
+    const result = provisionerLifecycle.check({
+      template: "base",
+      snapshot: { name: "team/app/extra" },
+    });
+    expect(result.failures).toEqual([expect.objectContaining({ property: "snapshot.name" })]);
+    expect(result.failures[0].reason).toContain('e.g. "my-app-ready"');
+  });
+
+  it("accepts a Template's ref as its template", () => {
+    const ref = "abcdefghij0123456789@1b2c3d4e-0000-4000-8000-000000000000";
+    expect(provisionerLifecycle.check({ template: ref }).failures).toEqual([]);
+  });
+
   it("accepts values still unknown during preview", () => {
     const result = provisionerLifecycle.check(
       { template: UNKNOWN, files: [{ source: "a", destination: UNKNOWN }] },
@@ -134,6 +148,21 @@ describe("provisioner diff", () => {
         noFiles,
       ),
     ).toMatchObject({ changes: false });
+  });
+
+  it("runs again from scratch when the template's ref names a new build, deleting its snapshot first", async () => {
+    const olds = outputs({
+      template: "tpl0123456789abcdefg@build-1",
+      snapshot: { name: "ready" },
+      snapshotID: "ready:default",
+    });
+    const next = { template: "tpl0123456789abcdefg@build-2", snapshot: { name: "ready" } };
+    expect(await provisionerLifecycle.diff(olds, next, noFiles)).toEqual({
+      changes: true,
+      replaces: ["template"],
+      updates: [],
+      deleteBeforeReplace: true,
+    });
   });
 
   it("sees an edited local file although the declaration did not change", async () => {

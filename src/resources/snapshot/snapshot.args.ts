@@ -7,12 +7,13 @@
 import { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
-import { sandboxIDSchema, templateNameSchema } from "../core/fields";
+import { sandboxRefSchema, templateNameSchema } from "../core/fields";
 
 /** The zod schema of the Snapshot inputs (validation only: the name is not rewritten). */
 export const snapshotArgsSchema = z.strictObject({
-  sandboxID: sandboxIDSchema.meta({
-    description: "The sandbox to snapshot (running or paused). A change takes a new snapshot.",
+  sandboxID: sandboxRefSchema.meta({
+    description:
+      "The sandbox to snapshot (running or paused): its ID, or a Provisioner's `keptSandboxRef` so that every run of the Provisioner takes a new snapshot. A change takes a new snapshot.",
   }),
   name: templateNameSchema("my-app-ready").meta({
     description:

@@ -7,6 +7,7 @@
  */
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
+import { refTarget } from "../core/refs";
 import type { ResourceLifecycle } from "../core/lifecycle";
 import { normaliseTemplateName, parseTemplateName } from "../../wire/template-names";
 import {
@@ -49,8 +50,10 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
 
   async create(inputs, ctx) {
     const name = normaliseTemplateName(inputs.name);
-    const info = await snapshotControl(ctx).createSnapshot(inputs.sandboxID, name);
-    ctx.log(`snapshot ${info.snapshotID} taken of sandbox ${inputs.sandboxID}`);
+    // A Provisioner's keptSandboxRef names the run it follows; the snapshot is of the sandbox.
+    const sandboxID = refTarget(inputs.sandboxID);
+    const info = await snapshotControl(ctx).createSnapshot(sandboxID, name);
+    ctx.log(`snapshot ${info.snapshotID} taken of sandbox ${sandboxID}`);
     return {
       id: info.snapshotID,
       outputs: { ...inputs, snapshotID: info.snapshotID, names: info.names },

@@ -19,6 +19,17 @@ describe("Snapshot check()", () => {
     });
   });
 
+  it("accepts a Provisioner's keptSandboxRef as the sandbox and refuses a ref to no sandbox ID", () => {
+    expect(
+      snapshotLifecycle.check({ sandboxID: "iabc123@run-1f2e", name: "ready" }).failures,
+    ).toEqual([]);
+    expect(
+      snapshotLifecycle
+        .check({ sandboxID: "Bad ID@run-1", name: "ready" })
+        .failures.map((f) => f.property),
+    ).toEqual(["sandboxID"]);
+  });
+
   it("fails when both inputs are wrong, listing both", () => {
     const result = snapshotLifecycle.check({ sandboxID: "Bad ID", name: "a/b/c" });
     expect(result.failures.map((f) => f.property)).toEqual(["sandboxID", "name"]);
@@ -63,6 +74,16 @@ describe("Snapshot diff()", () => {
     );
     expect(renamed.replaces).toEqual(["name"]);
     expect(renamed.deleteBeforeReplace).toBeUndefined();
+  });
+
+  it("retakes the snapshot when a Provisioner's keptSandboxRef names a new run of the same sandbox", async () => {
+    const ofRun = { ...olds, sandboxID: "iabc123@run-1" };
+    const result = await snapshotLifecycle.diff(
+      ofRun,
+      { sandboxID: "iabc123@run-2", name: "ready" },
+      { baseDir },
+    );
+    expect(result).toMatchObject({ replaces: ["sandboxID"], deleteBeforeReplace: true });
   });
 
   it("sees no change when only the name's case differs", async () => {

@@ -166,6 +166,10 @@ export type TemplateCopyInput = NonNullable<TemplateStepInput["copy"]>;
 export const templateOutputsSchema = z.strictObject({
   templateID: z.string().meta({ description: "The template ID; stable across rebuilds." }),
   buildID: z.string().meta({ description: "The ID of the build in use." }),
+  ref: z.string().meta({
+    description:
+      "The template at the build in use, `<templateID>@<buildID>`: give it as a Provisioner's `template` so that a new build of this template runs the Provisioner again (and retakes its snapshot). Changes with every build; not known in a plan that rebuilds.",
+  }),
   names: z
     .array(z.string())
     .meta({ description: "Every name of the template, with namespace and tag." }),
@@ -199,16 +203,23 @@ export const templateChangeRules: Record<keyof TemplateInputs, ChangeRule> = {
   build: "update",
 };
 
-/** The ID stays across rebuilds; everything about the build in use is recomputed by an update. */
+/** The inputs whose change makes a new build (the Template's `update` rebuilds on exactly these). */
+export const REBUILDING_INPUTS = ["build", "cpuCount", "memoryMB"] as const;
+
+/** What follows the build changes only with a new build; the ID stays across rebuilds. */
+const withBuild: OutputRule = { recomputedWith: REBUILDING_INPUTS };
+
+/** The ID stays across rebuilds; the build's outputs change with a new build, names and tags with any update. */
 export const templateOutputRules: Record<keyof z.infer<typeof templateOutputsSchema>, OutputRule> =
   {
     templateID: "stable",
     public: "stable",
-    buildID: "recomputed",
+    buildID: withBuild,
+    ref: withBuild,
     names: "recomputed",
-    envdVersion: "recomputed",
-    buildStatus: "recomputed",
-    filesHashes: "recomputed",
+    envdVersion: withBuild,
+    buildStatus: withBuild,
+    filesHashes: withBuild,
     currentTags: "recomputed",
   };
 

@@ -9,9 +9,11 @@
  */
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
+import { versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import {
+  REBUILDING_INPUTS,
   normaliseTemplateInputs,
   templateArgsSchema,
   templateChangeRules,
@@ -75,9 +77,36 @@ async function build(
   onCreated(created.templateID);
   const ids = { templateID: created.templateID, buildID: created.buildID, name: inputs.name };
   ctx.log(`building template ${inputs.name} (${created.templateID}, build ${created.buildID})`);
-  await uploadMissingFiles(control, created.templateID, copies, ctx);
-  await buildAndWait(control, ids, toWireBuild(inputs, copies), ctx);
+  try {
+    await uploadMissingFiles(control, created.templateID, copies, ctx);
+    await buildAndWait(control, ids, toWireBuild(inputs, copies), ctx);
+  } catch (err) {
+    if (ctx.signal?.aborted) await cancelOnService(ids, ctx);
+    throw err;
+  }
   return { created, hashes: copies.map((c) => c.hash) };
+}
+
+/**
+ * Stop means stop: a build the user cancelled (Ctrl-C, Terraform's
+ * StopProvider) is cancelled on the service too, so it never becomes the
+ * template's build behind the state's back. Not under `ctx.signal`, which has
+ * fired. A service without the call (E2B) is said to maybe finish the build.
+ */
+async function cancelOnService(
+  ids: { templateID: string; buildID: string; name: string },
+  ctx: ResourceContext,
+): Promise<void> {
+  const { signal: _fired, ...uncancellable } = ctx;
+  try {
+    await templateControl(uncancellable).cancelBuild(ids.templateID, ids.buildID);
+    ctx.log(`cancelled build ${ids.buildID} of template ${ids.name} on the service`);
+  } catch (err) {
+    const why = SandboxIacError.from(err, { operation: "templates.cancelBuild" }).reason;
+    ctx.log(
+      `could not cancel build ${ids.buildID} of template ${ids.name} (${why}): it may still finish on the service; the next plan compares`,
+    );
+  }
 }
 
 /** Reads what the service reports about build `buildID` and merges it into outputs beside `inputs` (as written). */
@@ -94,6 +123,7 @@ async function describe(
     ...inputs,
     templateID: ids.templateID,
     buildID: ids.buildID,
+    ref: versionedRef(ids.templateID, ids.buildID),
     names: state.names,
     public: state.public,
     envdVersion: buildInfo?.envdVersion ?? "",
@@ -235,7 +265,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     const diff = await templateLifecycle.diff(olds, rawNews, { baseDir: ctx.baseDir });
     let ids = { templateID: id, buildID: olds.buildID };
     let hashes = olds.filesHashes ?? [];
-    if (diff.updates.some((k) => k === "build" || k === "cpuCount" || k === "memoryMB")) {
+    if (diff.updates.some((k) => (REBUILDING_INPUTS as readonly string[]).includes(k))) {
       const built = await build(control, news, ctx);
       ids = { templateID: built.created.templateID, buildID: built.created.buildID };
       hashes = built.hashes;

@@ -46,6 +46,7 @@ function outputsFor(i: TemplateInputs): TemplateOutputs {
     ...i,
     templateID: "t1",
     buildID: "b1",
+    ref: "t1@b1",
     names: [i.name],
     public: false,
     envdVersion: "0.6.13",

@@ -11,6 +11,7 @@ import {
   type ValidateResourceConfig_Request,
   ValidateResourceConfig_ResponseSchema,
 } from "../../gen/terraform/tfplugin6_pb";
+import { recomputedBy } from "../../resources/core/descriptor";
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
 import { UNKNOWN, encodeDynamic, isUnknown } from "../values/dynamic-value";
@@ -115,7 +116,7 @@ export async function planResource(
     // A stable output keeps the value it has; one it does not have yet (e.g. a kept
     // sandbox killed out of band, provisioned again by this update) is not known yet.
     const unset = planned[attr.name] === null || planned[attr.name] === undefined;
-    if (replaces.size > 0 || rule === "recomputed" || unset) planned[attr.name] = UNKNOWN;
+    if (replaces.size > 0 || recomputedBy(rule, updates) || unset) planned[attr.name] = UNKNOWN;
   }
   const requiresReplace = inputAttributes(block)
     .filter((a) => replaces.has(a.coreName))

@@ -69,7 +69,7 @@ export interface ProvisionerConfig extends cdktf.TerraformMetaArguments {
   */
   readonly snapshot?: ProvisionerSnapshot;
   /**
-  * Template (ID or name) of the sandbox the Provisioner creates for the work. Exactly one of template, sandboxID.
+  * Template of the sandbox the Provisioner creates for the work: a Template resource's `ref` (`<templateID>@<buildID>`, so that a new build of the template runs the Provisioner again), or a template ID or name (then a rebuild is not seen). Exactly one of template, sandboxID.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#template Provisioner#template}
   */
@@ -1094,6 +1094,11 @@ export class Provisioner extends cdktf.TerraformResource {
   // kept_sandbox_id - computed: true, optional: false, required: false
   public get keptSandboxId() {
     return this.getStringAttribute('kept_sandbox_id');
+  }
+
+  // kept_sandbox_ref - computed: true, optional: false, required: false
+  public get keptSandboxRef() {
+    return this.getStringAttribute('kept_sandbox_ref');
   }
 
   // metadata - computed: false, optional: true, required: false

@@ -15,7 +15,7 @@ export interface SnapshotConfig extends cdktn.TerraformMetaArguments {
   */
   readonly name: string;
   /**
-  * The sandbox to snapshot (running or paused). A change takes a new snapshot.
+  * The sandbox to snapshot (running or paused): its ID, or a Provisioner's `keptSandboxRef` so that every run of the Provisioner takes a new snapshot. A change takes a new snapshot.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/snapshot#sandbox_id Snapshot#sandbox_id}
   */

@@ -888,6 +888,11 @@ export class Template extends cdktn.TerraformResource {
     return this.getBooleanAttribute('public');
   }
 
+  // ref - computed: true, optional: false, required: false
+  public get ref() {
+    return this.getStringAttribute('ref');
+  }
+
   // tags - computed: false, optional: true, required: false
   private _tags?: string[]; 
   public get tags() {

@@ -37,7 +37,10 @@ export class BuildRunner {
   private readonly queue: Array<() => void> = [];
   private readonly active = new Set<Promise<void>>();
   /** Builds started and not ended yet, by build ID: their job and how to cancel them. */
-  private readonly inFlight = new Map<string, { job: Promise<void>; cancel: () => void }>();
+  private readonly inFlight = new Map<
+    string,
+    { job: Promise<void>; cancel: (why: string) => void }
+  >();
 
   constructor(
     private readonly catalog: TemplateCatalog,
@@ -77,18 +80,18 @@ export class BuildRunner {
         this.releaseSlot();
       });
     this.active.add(job);
-    this.inFlight.set(b.buildID, { job, cancel: () => cancel.abort() });
+    this.inFlight.set(b.buildID, { job, cancel: (why) => cancel.abort(why) });
   }
 
   /**
    * Cancels build `buildID` (its build sandbox is stopped, so the running step
-   * fails) and resolves once it has ended as `error`. A build that is not
-   * running resolves at once.
+   * fails) and resolves once it has ended as `error`, its failure saying
+   * "the build was cancelled: <why>". A build that is not running resolves at once.
    */
-  async cancel(buildID: string): Promise<void> {
+  async cancel(buildID: string, why = "its template was deleted"): Promise<void> {
     const found = this.inFlight.get(buildID);
     if (!found) return;
-    found.cancel();
+    found.cancel(why);
     await found.job;
   }
 
@@ -175,7 +178,7 @@ export class BuildRunner {
       logLine("info", "Build finished", step);
     } catch (err) {
       const message = cancelled.aborted
-        ? "the build was cancelled: its template was deleted"
+        ? `the build was cancelled: ${String(cancelled.reason)}`
         : err instanceof StepFailure
           ? err.message
           : `internal error: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`;

@@ -154,6 +154,13 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
     return { status: 200, body: { logs: entries.slice(0, q.limit) } };
   };
 
+  // A sandbox-iac extension (E2B has no such call): a client that stops cancels its build.
+  const cancel = async (req: ControlRequest) => {
+    const { b } = requireBuild(catalog, req);
+    await builds.cancel(b.buildID, "the client cancelled it");
+    return emptyResponse(204);
+  };
+
   return [
     { method: "GET", pattern: "/templates/:templateID/files/:hash", handler: fileLink },
     {
@@ -163,6 +170,7 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
       auth: "none",
     },
     { method: "POST", pattern: "/v2/templates/:templateID/builds/:buildID", handler: start },
+    { method: "DELETE", pattern: "/templates/:templateID/builds/:buildID", handler: cancel },
     { method: "GET", pattern: "/templates/:templateID/builds/:buildID/status", handler: status },
     { method: "GET", pattern: "/templates/:templateID/builds/:buildID/logs", handler: logs },
   ];

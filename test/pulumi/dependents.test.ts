@@ -1,0 +1,53 @@
+/**
+ * Dependents follow their template through the Pulumi engine harness: a
+ * changed build step rebuilds the Template, and the same preview shows the
+ * Provisioner on its `ref` and the Snapshot of its `keptSandboxRef` replaced;
+ * after `up`, sandboxes from both snapshots hold the new build's file. A
+ * tags-only change keeps the build and replaces nothing.
+ */
+import { preview, up } from "../harness";
+import { ops, pulumiStack, stackOptions } from "./support";
+import { phases } from "../support/phases";
+import { fileInTemplate } from "../support/template-files";
+
+jest.setTimeout(600_000);
+
+const stack = pulumiStack("dependents", { destroyAfter: true });
+
+describe("dependents follow their template through Pulumi", () => {
+  const phase = phases();
+  const opts = (config: Record<string, unknown>) => stackOptions(stack.svc, stack.dir, config);
+
+  phase("creates the template, the Provisioner on its ref and the snapshot", async () => {
+    const created = await up(stack.dir, opts({ word: "one" }));
+    expect(ops(created).sort()).toEqual(["create agent", "create kept", "create setup"]);
+    expect(created.outputs["ref"]).toMatch(/^[a-z0-9]+@[0-9a-f-]+$/);
+    expect(await fileInTemplate(stack.svc, "pl-dep-ready", "/home/user/seen.txt")).toBe("one\n");
+  });
+
+  phase("replaces nothing downstream when only the template's tags change", async () => {
+    const retagged = await up(stack.dir, opts({ word: "one", tag: "v2" }));
+    expect(ops(retagged).sort()).toEqual(["same kept", "same setup", "update agent"]);
+  });
+
+  phase(
+    "previews the Provisioner and the snapshot replaced when a build step changes",
+    async () => {
+      const planned = await preview(stack.dir, opts({ word: "two", tag: "v2" }));
+      expect(ops(planned)).toEqual(
+        expect.arrayContaining(["update agent", "replace setup", "replace kept"]),
+      );
+    },
+  );
+
+  phase("ups it: both snapshots hold the new build's file", async () => {
+    const applied = await up(stack.dir, opts({ word: "two", tag: "v2" }));
+    expect(ops(applied)).toEqual(
+      expect.arrayContaining(["update agent", "replace setup", "replace kept"]),
+    );
+    expect(await fileInTemplate(stack.svc, "pl-dep-ready", "/home/user/seen.txt")).toBe("two\n");
+    expect(await fileInTemplate(stack.svc, "pl-dep-kept", "/home/user/seen.txt")).toBe("two\n");
+    const again = await up(stack.dir, opts({ word: "two", tag: "v2" }));
+    expect(ops(again).sort()).toEqual(["same agent", "same kept", "same setup"]);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Stop means stop, with the real terraform binary: a SIGINT to terraform's
+ * process group (Ctrl-C in a terminal) in the middle of a template rebuild
+ * makes terraform call StopProvider; the provider cancels the build on the
+ * service, so it never becomes the template's build behind the state's back.
+ * The next plan shows the truth: the rebuild is still to do.
+ */
+import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
+import { phases } from "../support/phases";
+import { eventually } from "../support/eventually";
+
+const { version, describe: describeWithTerraform } = terraformSuite("the Terraform stop tests are");
+
+jest.setTimeout(300_000);
+
+const hcl = (steps: string) => `${REQUIRED_PROVIDERS}
+resource "sandboxiac_template" "slow" {
+  name  = "tf-stop"
+  build = {
+    from_template = "base"
+    steps         = [${steps}]
+  }
+}
+`;
+
+interface Build {
+  buildID: string;
+  status: string;
+}
+
+describeWithTerraform(`Ctrl-C stops the service's work (${version ?? "no terraform"})`, () => {
+  const tf = terraformFixture();
+  const phase = phases();
+  let ws: ReturnType<typeof tf.workspace>;
+  let templateID: string;
+  let firstBuild: string;
+
+  async function builds(): Promise<Build[]> {
+    const res = await tf.svc.call("GET", `/templates/${templateID}`);
+    return (res.body as { builds: Build[] }).builds;
+  }
+
+  async function tags(): Promise<Array<{ tag: string; buildID: string }>> {
+    return (await tf.svc.call("GET", `/templates/${templateID}/tags`)).body as Array<{
+      tag: string;
+      buildID: string;
+    }>;
+  }
+
+  phase("builds the template once", async () => {
+    ws = tf.workspace(hcl(`{ run = ["echo one > /home/user/step.txt"] }`));
+    await ws.init();
+    expect((await ws.tf("apply", "-auto-approve", "-input=false")).code).toBe(0);
+    templateID = ws.resource("sandboxiac_template.slow")!.template_id as string;
+    firstBuild = ws.resource("sandboxiac_template.slow")!.build_id as string;
+  });
+
+  phase("cancels the rebuild on the service when terraform is interrupted mid-build", async () => {
+    // GIVEN a rebuild whose second step takes long
+    ws.write(hcl(`{ run = ["echo two > /home/user/step.txt"] }, { run = ["sleep 120"] }`));
+    const apply = ws.start("apply", "-auto-approve", "-input=false");
+    // WHEN Ctrl-C arrives while the service is building it
+    const rebuild = await eventually(
+      async () =>
+        (await builds()).find((b) => b.buildID !== firstBuild && b.status === "building") ?? false,
+      { timeoutMs: 120_000 },
+    );
+    apply.interrupt();
+    const run = await apply.done;
+    // THEN terraform stops, the build is cancelled on the service, the state keeps the first build
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain("Interrupt received");
+    const ended = await eventually(
+      async () =>
+        (await builds()).find((b) => b.buildID === rebuild.buildID && b.status !== "building") ??
+        false,
+    );
+    expect(ended.status).toBe("error");
+    const status = await tf.svc.call(
+      "GET",
+      `/templates/${templateID}/builds/${rebuild.buildID}/status`,
+    );
+    expect((status.body as { reason?: { message: string } }).reason?.message).toContain(
+      "the build was cancelled",
+    );
+    expect(ws.resource("sandboxiac_template.slow")!.build_id).toBe(firstBuild);
+    expect((await tags()).find((t) => t.tag === "default")?.buildID).toBe(firstBuild);
+  });
+
+  phase("plans the rebuild again: the plan shows the truth", async () => {
+    const plan = await ws.tf("plan", "-detailed-exitcode", "-input=false");
+    expect(plan.code).toBe(2);
+    expect(plan.output).toContain("sandboxiac_template.slow will be updated in-place");
+    expect(plan.output).toMatch(
+      new RegExp(`build_id\\s+= "${firstBuild}" -> \\(known after apply\\)`),
+    );
+  });
+
+  phase("destroys it", async () => {
+    expect((await ws.tf("destroy", "-auto-approve", "-input=false")).code).toBe(0);
+  });
+});
