@@ -75,6 +75,7 @@ export function forkInput(
     secure: parent.secure,
     allowInternetAccess: parent.allowInternetAccess,
     autoPause: parent.autoPause,
+    autoPauseMemory: parent.autoPauseMemory,
     autoResume: parent.autoResume,
     metadata: { ...parent.metadata },
     // The E2B_* variables name the sandbox itself; create sets the fork's own.
