@@ -149,14 +149,16 @@ export function addProviderValidation(
 /**
  * The problem with an `api_key` given in the provider block: a literal key
  * would be written in clear into `cdk.tf.json`. A late-bound value (a
- * `TerraformVariable` declared `sensitive`) is accepted.
+ * `TerraformVariable` declared `sensitive`) is accepted, but the message
+ * recommends the environment: terraform writes variable values in clear into
+ * saved plan files.
  */
 export function apiKeyProblems(apiKey: string | undefined, runtime: CdkRuntime): string[] {
   if (apiKey === undefined || runtime.Token.isUnresolved(apiKey)) return [];
   return [
     "sandboxiac provider: api_key is a literal value, which would be written in clear into cdk.tf.json: " +
-      "leave api_key out and set E2B_API_KEY in the environment terraform runs in, " +
-      "or pass a TerraformVariable declared with sensitive: true",
+      "leave api_key out and set E2B_API_KEY in the environment terraform runs in " +
+      "(a TerraformVariable, even sensitive, is written in clear into saved plan files)",
   ];
 }
 

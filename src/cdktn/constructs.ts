@@ -33,8 +33,9 @@ const RUNTIME: CdkRuntime = cdktn;
  * The `sandboxiac` provider block. With no arguments the provider reads
  * `E2B_API_URL`, `E2B_SANDBOX_URL`, `E2B_DOMAIN` and `E2B_API_KEY` from the
  * environment terraform runs in. A literal `apiKey` fails synth validation
- * (it would be written in clear into `cdk.tf.json`); pass a sensitive
- * `TerraformVariable` or the environment instead.
+ * (it would be written in clear into `cdk.tf.json`). Set `E2B_API_KEY` in the
+ * environment: a sensitive `TerraformVariable` is accepted, but terraform
+ * writes variable values in clear into saved plan files (`terraform plan -out`).
  */
 export class SandboxiacProvider extends provider.SandboxiacProvider {
   /** Declares the provider block; every argument is optional. */

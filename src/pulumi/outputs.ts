@@ -6,12 +6,32 @@
  *
  * @module
  */
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { deletesFirst, outputNames, resourceDescriptor } from "../resources/registry";
 
-/** `args` plus each of `outputNames` set to `undefined` (an output Pulumi will fill). */
-function propsWithOutputs(args: object, names: readonly string[]): pulumi.Inputs {
+/**
+ * `value` as a Pulumi secret, so the engine stores it encrypted among the
+ * resource's inputs even when the program gave a plain string (marking only
+ * the outputs, as `additionalSecretOutputs` does, leaves the inputs in clear).
+ * An absent value stays absent: a secret `undefined` would reach `check` as
+ * `null`.
+ */
+function asSecret(value: unknown): pulumi.Input<unknown> {
+  if (value === undefined) return undefined;
+  return pulumi.output(value).apply((v) => (v === undefined ? undefined : pulumi.secret(v)));
+}
+
+/**
+ * `args` with each of `secretInputs` made a secret, plus each of `outputNames`
+ * set to `undefined` (an output Pulumi will fill).
+ */
+function propsWithOutputs(
+  args: object,
+  secretInputs: readonly string[],
+  names: readonly string[],
+): pulumi.Inputs {
   const props: Record<string, unknown> = { ...args };
+  for (const name of secretInputs) if (name in props) props[name] = asSecret(props[name]);
   for (const name of names) if (!(name in props)) props[name] = undefined;
   return props;
 }
@@ -28,9 +48,13 @@ function withSecretOutputs(
   };
 }
 
-/** The props of resource `typeName`: `args` and every output its descriptor declares. */
+/**
+ * The props of resource `typeName`: `args`, with every input its descriptor
+ * marks sensitive made a Pulumi secret, and every output the descriptor declares.
+ */
 export function declaredProps(typeName: string, args: object): pulumi.Inputs {
-  return propsWithOutputs(args, outputNames(resourceDescriptor(typeName)));
+  const descriptor = resourceDescriptor(typeName);
+  return propsWithOutputs(args, descriptor.sensitiveInputs, outputNames(descriptor));
 }
 
 /**

@@ -92,6 +92,36 @@ describe.each(SDK_TARGETS)("E2B contract with $label", ({ sdk }) => {
     }
   });
 
+  it("boots fresh after a filesystem-only auto-pause, as after an explicit one", async () => {
+    const bootId = async (s: SandboxType) =>
+      (await s.commands.run("cat /proc/sys/kernel/random/boot_id")).stdout.trim();
+    const own = await Sandbox.create({
+      ...connectionOpts(env.service),
+      timeoutMs: 300_000,
+      lifecycle: { onTimeout: { action: "pause", keepMemory: false } },
+    });
+    try {
+      const first = await bootId(own);
+      await own.files.write("/home/user/kept.txt", "kept");
+      const bg = await own.commands.run("sleep 300", { background: true });
+      // WHEN its timeout is reached THEN it pauses on its own
+      await own.setTimeout(1_000);
+      await eventually(async () => (await own.getInfo()).state === "paused", {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+      // THEN connecting boots it again: a new boot id, no old process, the files kept
+      await own.connect({ timeoutMs: 300_000 });
+      const second = await bootId(own);
+      expect(second).toMatch(/^[0-9a-f-]{36}$/);
+      expect(second).not.toBe(first);
+      expect((await own.commands.list()).map((p) => p.pid)).not.toContain(bg.pid);
+      expect(await own.files.read("/home/user/kept.txt")).toBe("kept");
+    } finally {
+      await own.kill();
+    }
+  });
+
   it("kills a process and returns only once its pid is gone", async () => {
     for (let i = 0; i < 5; i++) {
       const handle = await env.sbx.commands.run("sleep 60", { background: true });

@@ -136,6 +136,18 @@ describe("files with e2b@2.51.0", () => {
     expect(await env.sbx.files.read("/home/user/uploaded.txt")).toBe("via url");
   });
 
+  it("answers a download even root may not open with 403, not 401", async () => {
+    // Write-only and owned by the host's root, which the sandbox's user
+    // namespace does not map: its root gets EACCES opening it for reading.
+    const url = await env.sbx.downloadUrl("/proc/sys/vm/drop_caches", { user: "root" });
+    const res = await fetch(url);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({
+      code: 403,
+      message: "cannot open '/proc/sys/vm/drop_caches': permission denied",
+    });
+  });
+
   it("serves gzip-encoded downloads when asked", async () => {
     await env.sbx.files.write("/home/user/z.txt", "zipped".repeat(100));
     const url = await env.sbx.downloadUrl("/home/user/z.txt");

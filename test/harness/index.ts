@@ -16,7 +16,7 @@ import { PLUGIN_PID_FILE, type Command, type HarnessResult, type RunnerArgs } fr
 
 export type { Command, HarnessResult } from "./result";
 export { renderResult } from "./display";
-export { readState } from "./state";
+export { checkpointText, readState } from "./state";
 export { isSecret, UNKNOWN } from "./secrets";
 
 /** Options of every harness command. */

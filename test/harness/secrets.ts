@@ -96,6 +96,19 @@ export function annotateSecrets(
   return out;
 }
 
+/**
+ * `v` as the CLI writes it into its checkpoint: every secret's value replaced
+ * by ciphertext (`{ [SPECIAL_SIG_KEY]: SECRET_SIG, ciphertext }`), everything
+ * else as is. What remains is what a reader of the state file sees in clear.
+ */
+export function encryptSecrets(v: Wire): Wire {
+  if (isSecret(v)) return { [SPECIAL_SIG_KEY]: SECRET_SIG, ciphertext: "(encrypted)" };
+  if (Array.isArray(v)) return v.map(encryptSecrets);
+  if (isObject(v))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encryptSecrets(x)]));
+  return v;
+}
+
 /** Passes a value through JSON, so `undefined` never reaches `Struct.fromJavaScript` (docs/pulumi-provider.md#engine-harness, gotcha 1). */
 export function toWire(v: unknown): WireMap {
   return JSON.parse(JSON.stringify(v ?? {})) as WireMap;

@@ -6,7 +6,7 @@
  * @module
  */
 import * as fs from "node:fs";
-import type { WireMap } from "./secrets";
+import { encryptSecrets, type Wire, type WireMap } from "./secrets";
 
 /** Resource options the engine keeps with each resource. */
 export interface ResourceOptions {
@@ -59,4 +59,13 @@ export function writeState(file: string, state: HarnessState): void {
   const tmp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
   fs.renameSync(tmp, file);
+}
+
+/**
+ * The state as the CLI's checkpoint holds it, as text: the harness keeps
+ * secrets sig-wrapped in clear (so tests can assert secretness), the CLI
+ * encrypts them, so a value found in this text is a value stored in clear.
+ */
+export function checkpointText(state: HarnessState): string {
+  return JSON.stringify(encryptSecrets(state as unknown as Wire), null, 2);
 }

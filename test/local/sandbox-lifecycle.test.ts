@@ -150,6 +150,33 @@ describe("sandbox lifecycle", () => {
     );
   });
 
+  it("fails a filesystem-only auto-pause without autoPause, or with autoResume, with 400", async () => {
+    const count = async () => ((await call(svc, "GET", "/v2/sandboxes")).body as unknown[]).length;
+    const before = await count();
+    const without = await call(svc, "POST", "/sandboxes", {
+      templateID: "base",
+      autoPauseMemory: false,
+    });
+    expect(without).toMatchObject({
+      status: 400,
+      body: {
+        message:
+          "body.autoPauseMemory: false applies only with autoPause: true: set autoPause or drop autoPauseMemory",
+      },
+    });
+    const withResume = await call(svc, "POST", "/sandboxes", {
+      templateID: "base",
+      autoPause: true,
+      autoPauseMemory: false,
+      autoResume: { enabled: true },
+    });
+    expect(withResume.status).toBe(400);
+    expect((withResume.body as { message: string }).message).toContain(
+      "cannot be combined with autoResume",
+    );
+    expect(await count()).toBe(before);
+  });
+
   it("kills with 204, then answers 404 and 502 through the proxy", async () => {
     const { sandboxID } = await createSandbox(svc);
     expect((await call(svc, "DELETE", `/sandboxes/${sandboxID}`)).status).toBe(204);

@@ -2,6 +2,7 @@
  * What the Pulumi adapter derives from the registry of descriptors instead of
  * restating it: the declared outputs, the secrets and the replacement order.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { declaredOptions, declaredProps } from "../../src/pulumi/outputs";
 import { outputNames, resourceDescriptors } from "../../src/resources/registry";
 
@@ -17,6 +18,27 @@ describe("Pulumi options and props derived from the descriptors", () => {
       }
     },
   );
+
+  it("makes every input the descriptors mark sensitive a secret, even given as a plain value", async () => {
+    for (const d of resourceDescriptors) {
+      const args = Object.fromEntries(d.sensitiveInputs.map((name) => [name, "plain"]));
+      const props = declaredProps(d.typeName, args);
+      for (const name of d.sensitiveInputs) {
+        const value = props[name] as pulumi.Output<unknown>;
+        expect(pulumi.Output.isInstance(value)).toBe(true);
+        expect(await pulumi.isSecret(value)).toBe(true);
+      }
+    }
+    // The ones this covers today, so the loop above cannot pass empty.
+    expect(
+      resourceDescriptors.flatMap((d) => d.sensitiveInputs.map((n) => `${d.typeName}.${n}`)),
+    ).toEqual(expect.arrayContaining(["Provisioner.envs", "Secret.value"]));
+  });
+
+  it("leaves a sensitive input the program left out absent", () => {
+    const props = declaredProps("Provisioner", { template: "base" });
+    expect(props["envs"]).toBeUndefined();
+  });
 
   it("marks the sandbox access token and the Provisioner's envs secret, keeping the user's own", () => {
     expect(declaredOptions("SandboxReader", {}, undefined).additionalSecretOutputs).toEqual([

@@ -32,8 +32,11 @@ describe("file metadata in Stat and ListDir", () => {
         "content-type": "application/octet-stream",
         "x-metadata-owner": "team-a",
         "x-metadata-note": "two words",
+        // UTF-8 bytes on the wire: Node writes header strings as Latin-1, one byte per char
+        // (when the body is a Buffer; a string body would re-encode the whole head as UTF-8).
+        "x-metadata-greeting": Buffer.from("héllo wörld ✓").toString("latin1"),
       },
-      "x",
+      Buffer.from("x"),
     );
     expect(up.status).toBe(200);
     await sh(
@@ -51,7 +54,11 @@ describe("file metadata in Stat and ListDir", () => {
 
   it("reports each file's user.e2b.* attributes in Stat, decoded as UTF-8", async () => {
     const tagged = await clients.fs.stat({ path: "/tmp/meta/tagged.txt" });
-    expect(tagged.entry?.metadata).toEqual({ owner: "team-a", note: "two words" });
+    expect(tagged.entry?.metadata).toEqual({
+      owner: "team-a",
+      note: "two words",
+      greeting: "héllo wörld ✓",
+    });
     const plain = await clients.fs.stat({ path: "/tmp/meta/plain.txt" });
     expect(plain.entry?.metadata).toEqual({ by: "sändbox" });
   });
@@ -67,7 +74,7 @@ describe("file metadata in Stat and ListDir", () => {
     expect(Object.fromEntries(entries.map((e) => [e.name, e.metadata]))).toEqual({
       link: {},
       "plain.txt": { by: "sändbox" },
-      "tagged.txt": { owner: "team-a", note: "two words" },
+      "tagged.txt": { owner: "team-a", note: "two words", greeting: "héllo wörld ✓" },
     });
   });
 
@@ -86,5 +93,23 @@ describe("file metadata in Stat and ListDir", () => {
     });
     expect((await again({})).status).toBe(200);
     expect((await clients.fs.stat({ path: "/tmp/meta/tagged.txt" })).entry?.metadata).toEqual({});
+  });
+
+  it("fails an upload whose metadata value is not UTF-8 with 400, before writing", async () => {
+    // A lone Latin-1 0xE9 byte ("é" in Latin-1) is not UTF-8.
+    const res = await rawRequest(
+      sbx.socketPath,
+      "POST",
+      "/files?path=/tmp/meta/latin1.txt",
+      { "content-type": "application/octet-stream", "x-metadata-word": "caf\u00e9" },
+      Buffer.from("z"),
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body.toString()).message).toBe(
+      "metadata value of 'word' is not UTF-8: send the value's UTF-8 bytes (or printable ASCII)",
+    );
+    expect(
+      (await rawRequest(sbx.socketPath, "GET", "/files?path=/tmp/meta/latin1.txt")).status,
+    ).toBe(404);
   });
 });

@@ -65,6 +65,15 @@ export function watchDir(opts: WatchOptions): () => void {
   // rename. inotify reports the two halves back to back, but fs.watch does
   // not pair them, so the vanished name waits briefly for its partner.
   let vanished: { name: string; ino: number; timer: NodeJS.Timeout } | undefined;
+  // Names whose removal was reported (or is waiting in `vanished`) and that
+  // have not been seen since: inotify may add events for the same removal (a
+  // late change, the unlink's attribute change, the delete itself), and envd
+  // reports one REMOVE. Insertion-ordered, so the oldest go first when full.
+  const gone = new Set<string>();
+  const markGone = (name: string) => {
+    gone.add(name);
+    if (gone.size > GONE_MAX_NAMES) gone.delete(gone.values().next().value as string);
+  };
   const send = (event: WatchEvent) => {
     if (!closed) opts.onEvent(event);
   };
@@ -86,8 +95,12 @@ export function watchDir(opts: WatchOptions): () => void {
     const before = seen.get(name);
     let type: EventType;
     if (!st) {
+      // A change of a name that is gone adds nothing (its removal comes as a
+      // rename event), nor does a second event for a removal already reported.
+      if (fsType === "change" || gone.has(name)) return;
+      markGone(name);
       seen.delete(name);
-      if (fsType === "rename" && before) {
+      if (before) {
         settleVanished(EventType.REMOVE);
         const timer = setTimeout(() => settleVanished(EventType.REMOVE), RENAME_PAIR_MS);
         vanished = { name, ino: before.ino, timer };
@@ -95,6 +108,7 @@ export function watchDir(opts: WatchOptions): () => void {
       }
       type = EventType.REMOVE;
     } else {
+      gone.delete(name);
       const now = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ino: st.ino };
       seen.set(name, now);
       // envd (fsnotify) reports RENAME on the old name, CREATE on the new one.
@@ -152,6 +166,9 @@ export function watchDir(opts: WatchOptions): () => void {
 
 /** How long a vanished name waits for its inode to reappear (a rename) before it counts as removed. */
 const RENAME_PAIR_MS = 50;
+
+/** Most removed names remembered to drop repeated events of one removal. */
+const GONE_MAX_NAMES = 10_000;
 
 /** Most entries whose inodes are recorded when a watch starts. */
 const PRIME_MAX_ENTRIES = 10_000;

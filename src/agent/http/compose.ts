@@ -21,6 +21,27 @@ interface ComposeBody {
   username?: unknown;
 }
 
+/**
+ * What `cat`'s failure means for the caller. GNU cat reports a failed write
+ * as `cat: write error: <reason>` and a failed read as `cat: <source>:
+ * <reason>`: a source the caller named that cannot be read (a `/proc` file
+ * whose read fails, say) is the caller's mistake, not the service's.
+ */
+function catFailure(stderr: string, code: number | null): HttpError {
+  const said = stderr.trim().replace(/^\/bin\/cat: /gm, "");
+  if (/no space left|quota exceeded/i.test(said))
+    return new HttpError(507, "not enough disk space to compose the files");
+  if (said === "" || /^write error/m.test(said))
+    return new HttpError(
+      500,
+      `writing the composed file failed: ${said || `cat exited with ${code}`}`,
+    );
+  return new HttpError(
+    400,
+    `a source cannot be read (${said}): compose only sources whose content can be read`,
+  );
+}
+
 function runCat(sources: string[], out: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn("/bin/cat", ["--", ...sources], { stdio: ["ignore", out, "pipe"] });
@@ -29,15 +50,7 @@ function runCat(sources: string[], out: number): Promise<void> {
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve();
-      else if (/no space left/i.test(stderr))
-        reject(new HttpError(507, "not enough disk space to compose the files"));
-      else
-        reject(
-          new HttpError(
-            500,
-            `concatenating the files failed: ${stderr.trim() || `cat exited with ${code}`}`,
-          ),
-        );
+      else reject(catFailure(stderr, code));
     });
   });
 }
@@ -97,6 +110,12 @@ export async function composeFiles(ctx: RouteContext): Promise<void> {
     await fs.promises.rm(tmp, { force: true });
     throw httpFsError(err, `composing '${destination}' failed`);
   }
-  for (const src of new Set(sources)) await fs.promises.rm(src, { force: true });
+  for (const src of new Set(sources)) {
+    // A source that cannot be deleted (one under /proc, say) is the caller's
+    // path at fault: the errno table gives its 4xx.
+    await fs.promises.rm(src, { force: true }).catch((err: unknown) => {
+      throw httpFsError(err, `composed '${destination}' but cannot delete the source '${src}'`);
+    });
+  }
   sendJson(ctx.res, 200, { path: destination, name: path.basename(destination), type: "file" });
 }

@@ -58,7 +58,6 @@ export async function getFile(ctx: RouteContext): Promise<void> {
   const handle = await fs.promises.open(abs, flags).catch((err: unknown) => {
     const e = err as NodeJS.ErrnoException;
     if (e.code === "ENOENT") throw new HttpError(404, `path '${abs}' does not exist`);
-    if (e.code === "EACCES") throw new HttpError(401, `cannot open '${abs}': permission denied`);
     throw httpFsError(err, `cannot open '${abs}'`);
   });
   let st: fs.Stats;

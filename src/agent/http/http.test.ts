@@ -164,6 +164,23 @@ describe("plain routes without a token", () => {
       expect(same.status).toBe(400);
     }));
 
+  it("fails a compose whose source cannot be read with 400 naming it, writing nothing", () =>
+    withSandbox(async ({ socketPath }) => {
+      // /proc/self/mem is a regular file by stat, but reading it from offset 0 fails (EIO).
+      const res = await rawRequest(
+        socketPath,
+        "POST",
+        "/files/compose",
+        { "content-type": "application/json" },
+        JSON.stringify({ source_paths: ["/proc/self/mem"], destination: "/tmp/mem-copy" }),
+      );
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body.toString()).message).toBe(
+        "a source cannot be read (/proc/self/mem: Input/output error): compose only sources whose content can be read",
+      );
+      expect((await rawRequest(socketPath, "GET", "/files?path=/tmp/mem-copy")).status).toBe(404);
+    }));
+
   it("extracts a gzipped tar archive into a directory owned by the user", () =>
     withSandbox(async ({ socketPath }) => {
       const src = fs.mkdtempSync(path.join(os.tmpdir(), "agent-tar-"));

@@ -122,6 +122,25 @@ describe("hash cache of the Provisioner's manifest", () => {
     expect((await run()).cache.hits).toBe(3);
   });
 
+  it("drops the entries of deleted and changed files on save, keeping other resources' files", async () => {
+    await run();
+    // GIVEN c.txt deleted and b.txt changed after they were recorded
+    rmSync(path.join(root, "sub", "c.txt"));
+    writeFileSync(path.join(root, "b.txt"), "BRAVO, changed");
+    utimesSync(path.join(root, "b.txt"), PAST, PAST);
+
+    // WHEN a run over a.txt alone (another resource of the same base directory) saves the cache
+    const cache = await HashCache.open(dir, cacheDir);
+    await buildManifest([{ source: path.join(root, "a.txt"), destination: "/a" }], dir, {
+      cache,
+    });
+    expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 1, misses: 0 });
+
+    // THEN only a.txt is left: the other two entries could never hit again
+    const body = JSON.parse(readFileSync(cache.file!, "utf8")) as { entries: object };
+    expect(Object.keys(body.entries)).toEqual([path.join(root, "a.txt")]);
+  });
+
   it("keeps one cache per base directory under SANDBOX_IAC_CACHE_DIR or XDG_CACHE_HOME", async () => {
     expect(defaultCacheDir({ SANDBOX_IAC_CACHE_DIR: "/c" })).toBe("/c");
     expect(defaultCacheDir({ XDG_CACHE_HOME: "/x" })).toBe("/x/sandbox-iac");

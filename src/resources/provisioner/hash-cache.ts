@@ -13,12 +13,14 @@
  * The cache is a convenience outside any state: one JSON file per base
  * directory under the user's cache directory, replaced atomically. A missing,
  * unreadable or corrupt cache is an empty one; failing to write it costs only
- * the next run's hashing.
+ * the next run's hashing. Saving prunes the entries that can never hit again
+ * (a file deleted, or changed since it was recorded), so the file does not
+ * grow with every file the directory ever held.
  *
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import { promises as fs, type BigIntStats } from "node:fs";
+import { promises as fs, statSync, type BigIntStats } from "node:fs";
 import { homedir } from "node:os";
 import * as path from "node:path";
 
@@ -48,6 +50,19 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 function statKey(st: BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * True when `file` still has the stat key `key`: a file gone, or changed
+ * (its ctime moved, which nothing can set back), never matches again.
+ */
+function stillMatches(file: string, key: string): boolean {
+  try {
+    // Synchronous, as the manifest's own stats: a few microseconds each.
+    return statKey(statSync(file, { bigint: true })) === key;
+  } catch {
+    return false;
+  }
 }
 
 /** Hash cache of one base directory; counts what it saved and what it could not. */
@@ -117,14 +132,20 @@ export class HashCache {
   }
 
   /**
-   * Writes the cache when anything was hashed: entries of this run over those
-   * loaded (other resources of the same base directory keep theirs). Atomic;
-   * errors are ignored (the cache is only a shortcut).
+   * Writes the cache when anything was hashed or pruned: entries of this run
+   * over those loaded that still match their file (other resources of the
+   * same base directory keep theirs; a deleted or changed file's entry is
+   * dropped). Atomic; errors are ignored (the cache is only a shortcut).
    */
   async save(): Promise<void> {
-    if (!this.file || !this.changed) return;
+    if (!this.file) return;
     const entries: CacheFile["entries"] = {};
-    for (const [p, e] of this.loaded) entries[p] = [e.key, e.sha256, e.mtimeNs];
+    for (const [p, e] of this.loaded) {
+      if (this.recorded.has(p)) continue;
+      if (stillMatches(p, e.key)) entries[p] = [e.key, e.sha256, e.mtimeNs];
+      else this.changed = true;
+    }
+    if (!this.changed) return;
     for (const [p, e] of this.recorded) entries[p] = [e.key, e.sha256, e.mtimeNs];
     const body: CacheFile = { version: 1, entries };
     const tmp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;

@@ -220,6 +220,7 @@ export function describeSynth(flavour: CdkFlavour): void {
       const message = validationError(flavour, stack);
       expect(message).toContain("api_key is a literal value");
       expect(message).toContain("E2B_API_KEY");
+      expect(message).toContain("saved plan files");
       expect(message).not.toContain(SECRET);
     });
 

@@ -1,6 +1,7 @@
 /**
- * What happens when a running sandbox's end is reached: paused (its memory
- * kept) when it asked for auto-pause, killed otherwise.
+ * What happens when a running sandbox's end is reached: paused when it asked
+ * for auto-pause (its memory kept, or filesystem-only when it asked for
+ * `autoPauseMemory: false`), killed otherwise.
  *
  * @module
  */
@@ -9,8 +10,8 @@ import { appendLog } from "./logs";
 
 /** The state changes an expiry may make; both run under the sandbox's lock. */
 export interface ExpiryContext {
-  /** Pauses `l` with its memory, logging `reason`. */
-  pause(l: Live, reason: string): Promise<void>;
+  /** Pauses `l`, with its memory when `memory` (else filesystem-only), logging `reason`. */
+  pause(l: Live, reason: string, memory: boolean): Promise<void>;
   /** Kills `l` and deletes its writable layer. */
   kill(l: Live): Promise<void>;
   log(line: string): void;
@@ -26,7 +27,9 @@ export async function expire(ctx: ExpiryContext, l: Live): Promise<void> {
     await lockedEntry(l, async () => {
       if (l.gone || l.record.state !== "running" || Date.parse(l.record.endAt) > Date.now()) return;
       if (l.record.autoPause) {
-        await ctx.pause(l, "sandbox paused: timeout reached");
+        // Filesystem-only, the next connect boots again, as after `pause` with `memory: false`.
+        const memory = l.record.autoPauseMemory !== false;
+        await ctx.pause(l, "sandbox paused: timeout reached", memory);
         return;
       }
       appendLog(l.record, "info", "sandbox killed: timeout reached", {});

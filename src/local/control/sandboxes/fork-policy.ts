@@ -46,6 +46,7 @@ export const FORK_INHERITS: ForkInheritance = {
     },
   // What happens at the end of its lifetime, and on a request while paused.
   autoPause: (p) => p.autoPause,
+  autoPauseMemory: (p) => p.autoPauseMemory,
   autoResume: (p) => p.autoResume,
   metadata: (p) => ({ ...p.metadata }),
   // The E2B_* variables name the sandbox itself; create sets the fork's own.

@@ -53,6 +53,27 @@ function positiveTimeout(timeout: number | undefined): number {
 /** The create body's type. */
 type NewSandboxBody = z.infer<typeof newSandboxSchema>;
 
+/**
+ * Whether a timeout's auto-pause keeps memory. `autoPauseMemory: false` asks
+ * for a filesystem-only pause, which only an auto-pausing sandbox without
+ * auto-resume can have: a filesystem-only snapshot is resumed by `connect`,
+ * never by traffic.
+ */
+function autoPauseMemory(body: NewSandboxBody): boolean {
+  if (body.autoPauseMemory !== false) return true;
+  if (body.autoPause !== true)
+    throw serviceError(
+      "invalid_argument",
+      "body.autoPauseMemory: false applies only with autoPause: true: set autoPause or drop autoPauseMemory",
+    );
+  if (body.autoResume?.enabled)
+    throw serviceError(
+      "invalid_argument",
+      "body.autoPauseMemory: false cannot be combined with autoResume: a filesystem-only snapshot is resumed with connect, not by traffic; drop one of them",
+    );
+  return false;
+}
+
 /** Without a volume store, naming a volume is a 400. */
 function noMounts(raw: NewSandboxBody["volumeMounts"]): ResolvedVolumeMount[] {
   if (raw?.length)
@@ -77,6 +98,7 @@ export function lifecycleRoutes(
       secure: alwaysSecure || body.secure === true,
       allowInternetAccess: body.allow_internet_access ?? true,
       autoPause: body.autoPause ?? false,
+      autoPauseMemory: autoPauseMemory(body),
       autoResume: body.autoResume?.enabled ?? false,
       metadata: body.metadata ?? {},
       envVars: body.envVars ?? {},

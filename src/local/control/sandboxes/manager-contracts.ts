@@ -65,6 +65,8 @@ export interface CreateSandboxInput {
   secure: boolean;
   allowInternetAccess: boolean;
   autoPause: boolean;
+  /** False: auto-pause is filesystem-only. @default true: the pause keeps memory */
+  autoPauseMemory?: boolean | undefined;
   autoResume: boolean;
   metadata: Record<string, string>;
   envVars: Record<string, string>;

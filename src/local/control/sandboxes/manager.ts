@@ -347,7 +347,7 @@ export class SandboxManager implements SandboxManagerView {
   private async onTimeout(l: Live): Promise<void> {
     await expire(
       {
-        pause: (x, reason) => pauseLocked(this.ctx, x, true, reason),
+        pause: (x, reason, memory) => pauseLocked(this.ctx, x, memory, reason),
         kill: (x) => this.killLocked(x),
         log: this.opts.log,
       },

@@ -32,6 +32,7 @@ export function newSandboxRecord(
     allowInternetAccess: input.allowInternetAccess,
     ...(input.network ? { network: input.network } : {}),
     autoPause: input.autoPause,
+    ...(input.autoPauseMemory === false ? { autoPauseMemory: false } : {}),
     autoResume: input.autoResume,
     metadata: input.metadata,
     initEnv: {

@@ -37,6 +37,12 @@ export interface SandboxRecord {
   /** Outbound rules and public-traffic setting; absent: no rules, public ports. */
   network?: SandboxNetwork | undefined;
   autoPause: boolean;
+  /**
+   * False: a timeout's auto-pause is filesystem-only (processes stopped, the
+   * next connect boots again, as `pause` with `memory: false`). Absent (older
+   * state files) or true: the pause keeps memory.
+   */
+  autoPauseMemory?: boolean | undefined;
   autoResume: boolean;
   metadata: Record<string, string>;
   /** The full environment given to the agent's `/init` (template ENV, user envVars, E2B_*). */
