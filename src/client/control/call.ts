@@ -8,7 +8,7 @@
 
 import type { Client } from "openapi-fetch";
 import type { z } from "zod";
-import { type ErrorCode, redact, SandboxIacError } from "../../errors";
+import { type ErrorCode, redact, registerSecret, SandboxIacError } from "../../errors";
 import type { paths } from "../../gen/control.gen";
 import {
   type AttemptOutcome,
@@ -104,6 +104,26 @@ export interface CallResult<T> {
   response: Response;
 }
 
+/** Fields of control-API answers that hold credentials (sandbox and volume access tokens). */
+const TOKEN_FIELD = /(?:AccessToken|^token)$/;
+
+/**
+ * Registers the credentials an answer carries (`envdAccessToken`,
+ * `trafficAccessToken`, a volume's `token`), so that they are redacted by
+ * value wherever they might be echoed later.
+ */
+function registerTokens(data: unknown): void {
+  if (data === null || typeof data !== "object") return;
+  if (Array.isArray(data)) {
+    data.forEach(registerTokens);
+    return;
+  }
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === "string" && TOKEN_FIELD.test(key)) registerSecret(value);
+    else if (typeof value === "object") registerTokens(value);
+  }
+}
+
 /**
  * Runs `send` under the call's deadline and retry policy, maps failures to
  * {@link SandboxIacError} and validates the success body with `spec.schema`.
@@ -159,5 +179,6 @@ export async function invoke<S extends z.ZodType | undefined>(
     spec.schema === undefined
       ? undefined
       : parseResponse(spec.schema, result.data, { ...call, status: response.status });
+  registerTokens(data);
   return { data: data as S extends z.ZodType ? z.output<S> : undefined, response };
 }
