@@ -104,6 +104,18 @@ export interface CallResult<T> {
   response: Response;
 }
 
+/**
+ * Releases the body of an answer the caller does not read (a 202 or a v1
+ * update). openapi-fetch has already read the body of an error answer, which
+ * leaves its stream locked: cancelling it then would throw ("ReadableStream is
+ * locked") and hide the service's status and message, so only a body nobody
+ * has touched is cancelled.
+ */
+export async function discardBody(response: Response): Promise<void> {
+  if (response.bodyUsed || response.body === null || response.body.locked) return;
+  await response.body.cancel();
+}
+
 /** Fields of control-API answers that hold credentials (sandbox and volume access tokens). */
 const TOKEN_FIELD = /(?:AccessToken|^token)$/;
 
