@@ -10,7 +10,7 @@
  */
 
 import { inspect } from "node:util";
-import { invalidArgument } from "./errors";
+import { invalidArgument, registerSecret } from "./errors";
 import { ENV_VARS, LOCAL_DEFAULT_API_URL } from "./wire/control";
 import { ENVD_HEADERS, ENVD_PORT } from "./wire/envd";
 import { sandboxIDProblem } from "./wire/ids";
@@ -156,6 +156,8 @@ class Config implements ResolvedConfig {
     readonly source: Readonly<ConfigSources>,
   ) {
     this.#apiKey = apiKey;
+    // Known to be secret: redacted by value wherever it might be echoed.
+    registerSecret(apiKey);
   }
 
   get apiKey(): string | undefined {

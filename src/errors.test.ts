@@ -1,4 +1,4 @@
-import { SandboxIacError } from "./errors";
+import { redact, registerSecret, registerSecretsIn, SandboxIacError } from "./errors";
 
 describe("SandboxIacError.from()", () => {
   const context = { operation: "templates.saveCatalog", resourceId: "t1" };
@@ -46,5 +46,32 @@ describe("SandboxIacError.from()", () => {
     expect(SandboxIacError.from(undefined, context).reason).toBe("nothing");
     const key = `e2b_${"a".repeat(40)}`;
     expect(SandboxIacError.from(new Error(`bad key ${key}`), context).message).not.toContain(key);
+  });
+});
+
+describe("redact()", () => {
+  const sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+  it("leaves hashes and ids: a 64-hex string is not a secret by its shape", () => {
+    expect(redact(`${sha}  -`)).toBe(`${sha}  -`);
+    expect(redact("sandbox i3f9c2a7b9d1e4f60 build 0c4b7c6e")).toBe(
+      "sandbox i3f9c2a7b9d1e4f60 build 0c4b7c6e",
+    );
+  });
+
+  it("redacts API keys by their shape, and values registered as secret wherever they appear", () => {
+    expect(redact("key e2b_0123456789abcdef01234567")).toBe("key [redacted]");
+    const token = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    expect(redact(`token=${token}`)).toBe(`token=${token}`);
+    registerSecret(token);
+    registerSecretsIn({ envs: { PASSWORD: "hunter2-but-longer" } });
+    expect(redact(`token=${token} pw=hunter2-but-longer ${sha}`)).toBe(
+      `token=[redacted] pw=[redacted] ${sha}`,
+    );
+  });
+
+  it("ignores values too short to be a secret (redacting them would blank ordinary words)", () => {
+    registerSecret("yes");
+    expect(redact("yes it is")).toBe("yes it is");
   });
 });

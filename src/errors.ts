@@ -205,21 +205,57 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** Matches the credentials this project handles: API keys, access tokens, signatures. */
+/**
+ * Credentials recognisable by their shape alone: E2B API keys (`e2b_...`,
+ * `sk_e2b_...`), URL signatures and the values of credential headers. A bare
+ * hex string is not among them: a sha256sum or an id prints as it is, and the
+ * secrets without a shape of their own are redacted by value (see
+ * {@link registerSecret}).
+ */
 const SECRET_PATTERNS: RegExp[] = [
   /e2b_[0-9a-f]{8,}/gi,
   /sk_e2b_[0-9a-z]+/gi,
-  /\b[0-9a-f]{64}\b/gi,
   /(signature=)v1_[A-Za-z0-9+/_-]+/g,
   /((?:x-api-key|x-access-token|authorization)["']?\s*[:=]\s*["']?)[^\s"',}]+/gi,
 ];
 
+/** Values shorter than this are not registered: redacting them would blank ordinary words. */
+const MIN_SECRET_LENGTH = 6;
+
+/** The secret values this process knows, longest first when replaced. */
+const knownSecrets = new Set<string>();
+
 /**
- * Replaces API keys, access tokens and URL signatures in `text` with `[redacted]`,
- * so that they never reach logs, state files or error messages in clear.
+ * Registers a value this process knows to be secret (an API key, a sandbox
+ * access token, a Secret's value, a sensitive input): from now on
+ * {@link redact} replaces it wherever it appears. Values shorter than six
+ * characters are ignored.
+ */
+export function registerSecret(value: string | null | undefined): void {
+  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH) knownSecrets.add(value);
+}
+
+/** {@link registerSecret} for every string in `value` (map values, list items, at any depth). */
+export function registerSecretsIn(value: unknown): void {
+  if (typeof value === "string") registerSecret(value);
+  else if (Array.isArray(value)) value.forEach(registerSecretsIn);
+  else if (value !== null && typeof value === "object")
+    Object.values(value).forEach(registerSecretsIn);
+}
+
+/**
+ * Replaces the secret values this process knows ({@link registerSecret}) and
+ * credentials recognisable by shape (API keys, URL signatures, credential
+ * headers) in `text` with `[redacted]`, so that they never reach logs, state
+ * files or error messages in clear. Hashes and ids print as they are.
  */
 export function redact(text: string): string {
   let out = text;
+  if (knownSecrets.size > 0) {
+    for (const secret of [...knownSecrets].sort((a, b) => b.length - a.length)) {
+      if (out.includes(secret)) out = out.split(secret).join("[redacted]");
+    }
+  }
   for (const pattern of SECRET_PATTERNS) {
     out = out.replace(pattern, (match: string, prefix?: unknown) =>
       typeof prefix === "string" && match.startsWith(prefix) ? `${prefix}[redacted]` : "[redacted]",

@@ -10,7 +10,7 @@
  */
 export { resolveConfig } from "./config";
 export type { ConfigSource, ConfigSources, ResolvedConfig, SandboxAddress } from "./config";
-export { ERROR_CODES, SandboxIacError, invalidArgument, redact } from "./errors";
+export { ERROR_CODES, SandboxIacError, invalidArgument, redact, registerSecret } from "./errors";
 export type { ErrorCode, ErrorContext, ErrorDetails } from "./errors";
 export { createControlClient } from "./client/control";
 export type { ControlClient, ControlClientOptions, CallOptions } from "./client/control";

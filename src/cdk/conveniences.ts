@@ -7,7 +7,10 @@
  * @module
  */
 import type { Construct } from "constructs";
-import { kindOf, unknownKeyReason } from "../resources/core/unknown-keys";
+import { kindOf, unknownKeyReason, unknownKeysIn } from "../resources/core/unknown-keys";
+import { defaultCatalog } from "../terraform/catalog";
+import { inputAttributes } from "../terraform/provider/state";
+import { type AttributeName, camelCase, cdkName, namedShape } from "../terraform/schema/naming";
 import { packageLocalPath } from "./local-paths";
 import { providerProblems } from "./provider-check";
 import type { CdkRuntime } from "./runtime";
@@ -45,7 +48,7 @@ export function packageCopySources<T>(
     if (!copy || typeof copy.src !== "string" || runtime.Token.isUnresolved(copy)) return step;
     const packaged = packageLocalPath(scope, `copy-${i}`, copy.src, runtime);
     if (!packaged.ok) {
-      problems.push(`build.steps[${i}].copy.src ${packaged.problem}`);
+      problems.push(`buildAttribute.steps[${i}].copy.src ${packaged.problem}`);
       return step;
     }
     return { ...record(step), copy: { ...copy, src: packaged.path } };
@@ -112,22 +115,55 @@ function configKeysOf(construct: object): string[] {
 }
 
 /**
- * The keys of `config` the construct does not know (a JavaScript caller, or a
- * cast, can pass them; the generated binding would drop them silently), each
- * with the nearest known key, as the provider's check names unknown keys.
+ * How the construct names the attributes of `terraformType`: the generated
+ * binding's property (`cpuCount`, `sandboxId`; `buildAttribute` where the
+ * generator renamed a reserved name, found by the binding's getters).
  */
-function unknownConfigProblems(construct: object, config: object): string[] {
+function constructNaming(construct: object, terraformType: string): AttributeName {
+  const entry = defaultCatalog().resources.get(terraformType);
+  const known = new Set(configKeysOf(construct));
+  const topLevel = new Map(
+    (entry ? inputAttributes(entry.block) : []).map((a) => {
+      const plain = camelCase(a.name);
+      return [a, known.has(plain) ? plain : `${plain}Attribute`] as const;
+    }),
+  );
+  return (a) => topLevel.get(a) ?? cdkName(a);
+}
+
+/**
+ * The keys of `config`, at any depth, the construct does not know (a
+ * JavaScript caller, or a cast, can pass them; the generated binding would
+ * drop them silently), each with its property path and the nearest known
+ * key, in the construct's names: `commands[0].timeoutSecs`.
+ */
+function unknownConfigProblems(
+  construct: ValidatedConstruct,
+  config: object,
+  runtime: CdkRuntime,
+): string[] {
+  const entry = defaultCatalog().resources.get(construct.terraformResourceType);
   const known = configKeysOf(construct);
-  return Object.entries(config)
+  const problems = Object.entries(config)
     .filter(([key]) => !known.includes(key))
-    .map(([key, value]) => unknownKeyReason(key, known, kindOf(value)));
+    .map(([key, value]) => `${key}: ${unknownKeyReason(key, known, kindOf(value))}`);
+  if (!entry) return problems;
+  const shape = namedShape(
+    inputAttributes(entry.block),
+    constructNaming(construct, construct.terraformResourceType),
+  );
+  const nested = unknownKeysIn(shape, config, {
+    isLate: (v) => runtime.Token.isUnresolved(v),
+    known,
+  }).filter((k) => k.steps.length > 1);
+  return [...problems, ...nested.map((k) => `${k.path}: ${k.reason}`)];
 }
 
 /**
  * Adds a synth-time validation (`node.addValidation`) that runs the provider's
  * own validation on the construct's attributes as they will be synthesized,
- * the keys of `config` the construct does not know, plus any `extra` problems (e.g. missing local paths). Each problem names the
- * Terraform attribute path.
+ * the keys of `config` the construct does not know, plus any `extra` problems
+ * (e.g. missing local paths). Each problem names the construct's property path.
  */
 export function addProviderValidation(
   construct: ValidatedConstruct,
@@ -139,9 +175,14 @@ export function addProviderValidation(
   construct.node.addValidation({
     validate: () =>
       [
-        ...unknownConfigProblems(construct, config),
+        ...unknownConfigProblems(construct, config, runtime),
         ...extra(),
-        ...providerProblems(construct.terraformResourceType, attributes(), runtime),
+        ...providerProblems(
+          construct.terraformResourceType,
+          attributes(),
+          runtime,
+          constructNaming(construct, construct.terraformResourceType),
+        ),
       ].map((problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`),
   });
 }

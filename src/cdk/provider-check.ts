@@ -3,15 +3,20 @@
  * `terraform validate` (ValidateResourceConfig): the construct's attributes,
  * as they will be synthesized, go through the provider's conversion to core
  * inputs and the descriptor's `check`, and every failure is named by its
- * Terraform attribute path. A CDK user therefore sees `cpu_count ...` when
- * running the app, before any plan. Late-bound values (references to other
+ * construct's own property path. A CDK user therefore sees `cpuCount ...`
+ * (or `buildAttribute.steps[0].run ...`) when running the app, before any plan. Late-bound values (references to other
  * resources, variables) are unknown at synth, as at validate, and left alone.
  *
  * @module
  */
 import { defaultCatalog } from "../terraform/catalog";
 import { coreInputs, inputAttributes, type TfObject } from "../terraform/provider/state";
-import { pathText } from "../terraform/provider/validate";
+import {
+  type AttributeName,
+  inAdapterNames,
+  propertyPathText,
+  renamedFields,
+} from "../terraform/schema/naming";
 import { UNKNOWN, isUnknown, type TfValue } from "../terraform/values/dynamic-value";
 import type { CdkRuntime } from "./runtime";
 
@@ -31,18 +36,23 @@ function asTerraformValue(value: unknown, runtime: CdkRuntime): TfValue {
 /**
  * Every problem the provider's validation finds in the synthesized
  * `attributes` of a resource of type `terraformType`, one line each:
- * `<attribute path> <what is wrong and what is allowed>`.
+ * `<property path> <what is wrong and what is allowed>`, fields named by `name`
+ * (the construct's properties).
  */
 export function providerProblems(
   terraformType: string,
   attributes: Record<string, unknown>,
   runtime: CdkRuntime,
+  name: AttributeName,
 ): string[] {
   const entry = defaultCatalog().resources.get(terraformType);
   if (!entry) throw new Error(`sandbox-iac: no resource type ${terraformType} in the provider`);
   const config = asTerraformValue(attributes, runtime) as TfObject;
   const result = entry.descriptor.lifecycle.check(coreInputs(entry.block, config), { isUnknown });
+  const inputs = inputAttributes(entry.block);
+  const renames = renamedFields(inputs, name);
   return result.failures.map(
-    (failure) => `${pathText(inputAttributes(entry.block), failure.property)} ${failure.reason}`,
+    (failure) =>
+      `${propertyPathText(inputs, failure.property, name)} ${inAdapterNames(failure.reason, renames)}`,
   );
 }

@@ -8,7 +8,7 @@ import * as http from "node:http";
 import type { Socket } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SandboxIacError } from "../errors";
+import { registerSecret, SandboxIacError } from "../errors";
 import type { Route } from "./control/http";
 import { lifecycleRoutes } from "./control/sandboxes/lifecycle-routes";
 import { SandboxManager } from "./control/sandboxes/manager";
@@ -114,6 +114,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   try {
     apiKey = opts.apiKey ?? (await loadOrCreateSecret(dataDir, API_KEY_FILE, newApiKey));
     tokenSecret = await loadOrCreateSecret(dataDir, TOKEN_SECRET_FILE, newTokenSecret);
+    // Secrets of this service, redacted by value wherever they might be echoed.
+    registerSecret(apiKey);
+    registerSecret(tokenSecret);
     runtime = await createRuntime({
       dataDir,
       log,

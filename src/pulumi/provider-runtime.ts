@@ -10,6 +10,7 @@
 import { redact } from "../errors";
 import type { CheckFailure, ResourceContext, ResourceLifecycle } from "../resources/core/lifecycle";
 import { resourceDescriptor } from "../resources/registry";
+import { propertyText } from "../resources/core/unknown-keys";
 import { UNKNOWN_SENTINEL } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
 
@@ -99,7 +100,9 @@ export function check(
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
   const raw = withoutProvider(news);
   const result = lifecycleOf(typeName).check(raw, { isUnknown });
-  return { inputs: toWire(result.inputs ?? raw), failures: result.failures };
+  // Paths as a TypeScript program writes them: `commands[0].timeoutSeconds`.
+  const failures = result.failures.map((f) => ({ ...f, property: propertyText(f.property) }));
+  return { inputs: toWire(result.inputs ?? raw), failures };
 }
 
 /** Pulumi `diff`, from the stored outputs to the checked inputs. */

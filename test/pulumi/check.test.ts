@@ -22,7 +22,7 @@ describe("check through Pulumi", () => {
       "cpuCount",
       "memoryMB",
       "build",
-      "build.steps.0",
+      "build.steps[0]",
       "sandboxID",
       "includeMetrics",
     ]) {
@@ -32,6 +32,14 @@ describe("check through Pulumi", () => {
     expect(text).toContain(
       'unknown key "timeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
     );
+    // At any depth, with the path and the nearest key as the program writes them.
+    expect(text).toContain(
+      'commands[0].timeoutSecs: unknown key "timeoutSecs" (got a number): did you mean "timeoutSeconds"?',
+    );
+    expect(text).toContain(
+      'build.formTemplate: unknown key "formTemplate" (got a string): did you mean "fromTemplate"?',
+    );
+    expect(text).not.toMatch(/from_template|timeout_seconds/);
     expect(stack.svc.requests).toEqual([]);
     expect(
       (failure as HarnessRunError).result.state.resources.filter((r) =>

@@ -80,14 +80,14 @@ describe("unknown keys", () => {
     expect(reason).not.toContain("s3cret-value");
   });
 
-  it("reaches Pulumi's check unchanged", () => {
+  it("reaches Pulumi's check with the path as a program writes it", () => {
     const result = pulumiCheck("Provisioner", {
       template: "base",
       commands: [{ run: "true", timeout: 5 }],
     });
     expect(result.failures).toEqual([
       {
-        property: "commands.0.timeout",
+        property: "commands[0].timeout",
         reason: expect.stringContaining('did you mean "timeoutSeconds"?'),
       },
     ]);

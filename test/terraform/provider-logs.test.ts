@@ -14,6 +14,11 @@ const { version, describe: describeWithTerraform } = terraformSuite(
 
 jest.setTimeout(300_000);
 
+/** A secret value with no recognisable shape: redacted because the provider knows it is secret. */
+const SECRET_TOKEN = "deploy-token-7f3a91c2";
+/** sha256("abc"): a 64-hex string that is not a secret. */
+const ABC_SHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
 const HCL = `${REQUIRED_PROVIDERS}resource "sandboxiac_template" "t" {
   name  = "tf-logs"
   build = {
@@ -23,7 +28,11 @@ const HCL = `${REQUIRED_PROVIDERS}resource "sandboxiac_template" "t" {
 }
 resource "sandboxiac_provisioner" "p" {
   template = sandboxiac_template.t.template_id
-  commands = [{ run = "echo hello-from-setup; cat /tmp/built.txt" }]
+  commands = [
+    { run = "echo hello-from-setup; cat /tmp/built.txt" },
+    { run = "printf abc | sha256sum; echo \\"token=$DEPLOY_TOKEN\\"" },
+  ]
+  envs = { DEPLOY_TOKEN = "${SECRET_TOKEN}" }
 }
 `;
 
@@ -35,7 +44,7 @@ describeWithTerraform(`terraform provider logs (${version ?? "no terraform"})`, 
     },
   });
 
-  it("shows the build log and the setup commands' output at TF_LOG_PROVIDER=INFO, never the API key", async () => {
+  it("shows the build log and the setup commands' output at TF_LOG_PROVIDER=INFO, hashes included, never the API key or a secret input", async () => {
     ws = tf.workspace(HCL, { TF_LOG_PROVIDER: "INFO" });
     expect((await ws.init()).code).toBe(0);
     const apply = await ws.tf("apply", "-auto-approve", "-input=false");
@@ -48,12 +57,16 @@ describeWithTerraform(`terraform provider logs (${version ?? "no terraform"})`, 
     expect(apply.output).toMatch(
       line("\\S+ info \\[1\\] Step 1/1: RUN echo built-by-step > /tmp/built.txt"),
     );
-    expect(apply.output).toMatch(line("\\[1/1\\] \\$ echo hello-from-setup; cat /tmp/built.txt"));
+    expect(apply.output).toMatch(line("\\[1/2\\] \\$ echo hello-from-setup; cat /tmp/built.txt"));
     expect(apply.output).toMatch(line(" {2}\\| hello-from-setup"));
     expect(apply.output).toMatch(line(" {2}\\| built-by-step"));
     // Terraform's own durations, per resource.
     expect(apply.output).toMatch(/sandboxiac_template\.t: Creation complete after \d+s \[id=\w+\]/);
     expect(apply.output).toMatch(/sandboxiac_provisioner\.p: Creation complete after \d+s/);
     expect(apply.output).not.toContain(tf.svc.apiKey);
+    // Redaction by value: a hash a command prints shows, a secret input it echoes does not.
+    expect(apply.output).toMatch(line(` {2}\\| ${ABC_SHA256} {2}-`));
+    expect(apply.output).toMatch(line(" {2}\\| token=\\[redacted\\]"));
+    expect(apply.output).not.toContain(SECRET_TOKEN);
   });
 });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { registerSecret } from "../../errors";
 import { ENVD_HEADERS, ENVD_VERSION } from "../../wire/envd";
 import { tokenMatches } from "../auth";
 import { globalEnv } from "../state";
@@ -53,7 +54,11 @@ export async function init(ctx: RouteContext): Promise<void> {
   }
   const envVars = stringMap(body.envVars);
   settings.envVars = envVars;
-  if ("accessToken" in body) settings.accessToken = newToken;
+  if ("accessToken" in body) {
+    settings.accessToken = newToken;
+    // The agent's logs redact it by value.
+    registerSecret(newToken);
+  }
   if (typeof body.defaultUser === "string" && body.defaultUser !== "")
     settings.defaultUser = body.defaultUser;
   if (typeof body.defaultWorkdir === "string")

@@ -6,7 +6,7 @@
  */
 
 import { BuildLogsQueryArgs, BuildStartArgs, BuildStatusQueryArgs, checkId } from "./args";
-import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, discardBody, invoke } from "./call";
 import { TemplateBuildInfoSchema, TemplateBuildLogsSchema } from "./template.schemas";
 import type {
   BuildLogEntry,
@@ -71,7 +71,7 @@ export function buildMethods(ctx: CallContext): BuildMethods {
           parseAs: "stream",
           ...init,
         });
-        await result.response.body?.cancel();
+        await discardBody(result.response);
         return result;
       });
     },

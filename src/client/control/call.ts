@@ -8,7 +8,7 @@
 
 import type { Client } from "openapi-fetch";
 import type { z } from "zod";
-import { type ErrorCode, redact, SandboxIacError } from "../../errors";
+import { type ErrorCode, redact, registerSecret, SandboxIacError } from "../../errors";
 import type { paths } from "../../gen/control.gen";
 import {
   type AttemptOutcome,
@@ -105,6 +105,38 @@ export interface CallResult<T> {
 }
 
 /**
+ * Releases the body of an answer the caller does not read (a 202 or a v1
+ * update). openapi-fetch has already read the body of an error answer, which
+ * leaves its stream locked: cancelling it then would throw ("ReadableStream is
+ * locked") and hide the service's status and message, so only a body nobody
+ * has touched is cancelled.
+ */
+export async function discardBody(response: Response): Promise<void> {
+  if (response.bodyUsed || response.body === null || response.body.locked) return;
+  await response.body.cancel();
+}
+
+/** Fields of control-API answers that hold credentials (sandbox and volume access tokens). */
+const TOKEN_FIELD = /(?:AccessToken|^token)$/;
+
+/**
+ * Registers the credentials an answer carries (`envdAccessToken`,
+ * `trafficAccessToken`, a volume's `token`), so that they are redacted by
+ * value wherever they might be echoed later.
+ */
+function registerTokens(data: unknown): void {
+  if (data === null || typeof data !== "object") return;
+  if (Array.isArray(data)) {
+    data.forEach(registerTokens);
+    return;
+  }
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === "string" && TOKEN_FIELD.test(key)) registerSecret(value);
+    else if (typeof value === "object") registerTokens(value);
+  }
+}
+
+/**
  * Runs `send` under the call's deadline and retry policy, maps failures to
  * {@link SandboxIacError} and validates the success body with `spec.schema`.
  */
@@ -159,5 +191,6 @@ export async function invoke<S extends z.ZodType | undefined>(
     spec.schema === undefined
       ? undefined
       : parseResponse(spec.schema, result.data, { ...call, status: response.status });
+  registerTokens(data);
   return { data: data as S extends z.ZodType ? z.output<S> : undefined, response };
 }

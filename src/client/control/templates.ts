@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { checkId, FilesHash, PageQueryArgs, TemplateUpdateArgs, TemplateV3Args } from "./args";
-import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
+import { type CallContext, type CallOptions, callSpec, discardBody, invoke } from "./call";
 import { nextTokenOf, paginate } from "./pagination";
 import {
   TemplateAliasResponseSchema,
@@ -203,7 +203,7 @@ export function templateMethods(ctx: CallContext): TemplateMethods {
           parseAs: "stream",
           ...init,
         });
-        await result.response.body?.cancel();
+        await discardBody(result.response);
         return result;
       });
     },

@@ -8,6 +8,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import { registerSecret } from "../../errors";
 import { writeFileAtomic } from "./state-file";
 
 /** File in the data dir holding the generated API key (mode 0600). */
@@ -40,12 +41,16 @@ export async function loadOrCreateSecret(
 
 /** The hex token secret: 32 random bytes. */
 export function newTokenSecret(): string {
-  return randomBytes(32).toString("hex");
+  const secret = randomBytes(32).toString("hex");
+  registerSecret(secret);
+  return secret;
 }
 
 /** The sandbox's `envdAccessToken`: hex HMAC-SHA256 of its id under the service secret. */
 export function envdAccessToken(secret: string, sandboxID: string): string {
-  return createHmac("sha256", secret).update(sandboxID).digest("hex");
+  const token = createHmac("sha256", secret).update(sandboxID).digest("hex");
+  registerSecret(token);
+  return token;
 }
 
 /**
@@ -54,5 +59,7 @@ export function envdAccessToken(secret: string, sandboxID: string): string {
  * neither reveals the other.
  */
 export function trafficAccessToken(secret: string, sandboxID: string): string {
-  return createHmac("sha256", secret).update(`traffic:${sandboxID}`).digest("hex");
+  const token = createHmac("sha256", secret).update(`traffic:${sandboxID}`).digest("hex");
+  registerSecret(token);
+  return token;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ZodType } from "zod";
-import { describeValue } from "../../errors";
+import { describeValue, registerSecretsIn } from "../../errors";
 import type { CheckFailure, CheckOptions, CheckResult } from "./lifecycle";
 import { kindOf, knownKeysAt, unknownKeyReason } from "./unknown-keys";
 
@@ -57,6 +57,11 @@ export function checkWithSchema<I>(
   options: CheckOptions = {},
   sensitive: readonly string[] = [],
 ): CheckResult<I> {
+  // Secret inputs are known secrets from here on: redacted by value in every
+  // log line and error (a setup command echoing an env value, say).
+  if (news !== null && typeof news === "object") {
+    for (const name of sensitive) registerSecretsIn((news as Record<string, unknown>)[name]);
+  }
   const unknownPaths = new Set<string>();
   const candidate = options.isUnknown
     ? stripUnknowns(news, options.isUnknown, "", unknownPaths)

@@ -126,3 +126,110 @@ export function unknownKeyReason(key: string, known: readonly string[], given: s
   const list = known.length > 0 ? ` Known keys: ${known.join(", ")}` : "";
   return `unknown key ${JSON.stringify(key)} (got ${given})${hint}${list}`;
 }
+
+/**
+ * The fields of an input as one adapter names them (Terraform's snake_case,
+ * the CDK's camelCase, the core's own names): what {@link unknownKeysIn}
+ * walks. Built by the adapter from the same tree that publishes its schema.
+ */
+export type NamedShape =
+  | { readonly kind: "object"; readonly fields: ReadonlyMap<string, NamedShape> }
+  | { readonly kind: "list" | "map"; readonly element: NamedShape }
+  | { readonly kind: "value" };
+
+/** One step of a path: an object key, a list index or a map key. */
+export type PathStep =
+  | { readonly kind: "key"; readonly name: string }
+  | { readonly kind: "index"; readonly index: number }
+  | { readonly kind: "mapKey"; readonly key: string };
+
+/** One unknown key: its path in the adapter's naming and the reason to show. */
+export interface UnknownKey {
+  /** `commands[0].timeout_secs` (Terraform) or `commands[0].timeoutSecs` (TypeScript). */
+  readonly path: string;
+  /** The same path as steps, the unknown key last. */
+  readonly steps: readonly PathStep[];
+  readonly reason: string;
+}
+
+/** `path` extended by an object key: `a` + `b` -> `a.b`. */
+function keyPath(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/** `path` extended by a list index or map key: `a` + 0 -> `a[0]`, `a` + "k" -> `a["k"]`. */
+function indexPath(path: string, index: number | string): string {
+  return `${path}[${typeof index === "number" ? index : JSON.stringify(index)}]`;
+}
+
+/** The text of a path: `commands[0].timeout_secs`. */
+export function stepsText(steps: readonly PathStep[]): string {
+  return steps.reduce(
+    (path, s) =>
+      s.kind === "key"
+        ? keyPath(path, s.name)
+        : indexPath(path, s.kind === "index" ? s.index : s.key),
+    "",
+  );
+}
+
+/**
+ * Every key of `value`, at any depth, that `shape` does not know, with its
+ * path and the nearest known key, both in the adapter's naming. Values
+ * `isLate` recognises (references, tokens, expressions not evaluated yet)
+ * are skipped: they are checked once known. Top-level keys in `known`
+ * (meta-arguments such as `count`) are accepted besides the fields.
+ */
+export function unknownKeysIn(
+  shape: NamedShape,
+  value: unknown,
+  options: {
+    isLate?: (v: unknown) => boolean;
+    steps?: readonly PathStep[];
+    known?: readonly string[];
+  } = {},
+): UnknownKey[] {
+  const { isLate = () => false, steps = [] } = options;
+  const below = (child: NamedShape, v: unknown, step: PathStep) =>
+    unknownKeysIn(child, v, { isLate, steps: [...steps, step] });
+  if (value === null || value === undefined || isLate(value)) return [];
+  switch (shape.kind) {
+    case "value":
+      return [];
+    case "list":
+      return Array.isArray(value)
+        ? value.flatMap((v, i) => below(shape.element, v, { kind: "index", index: i }))
+        : [];
+    case "map":
+      return typeof value === "object" && !Array.isArray(value)
+        ? Object.entries(value).flatMap(([k, v]) =>
+            below(shape.element, v, { kind: "mapKey", key: k }),
+          )
+        : [];
+    case "object": {
+      if (typeof value !== "object" || Array.isArray(value)) return [];
+      const known = [...shape.fields.keys()].sort();
+      return Object.entries(value).flatMap(([k, v]) => {
+        const field = shape.fields.get(k);
+        if (field) return below(field, v, { kind: "key", name: k });
+        if (options.known?.includes(k)) return [];
+        const at = [...steps, { kind: "key" as const, name: k }];
+        return [{ path: stepsText(at), steps: at, reason: unknownKeyReason(k, known, kindOf(v)) }];
+      });
+    }
+  }
+}
+
+/**
+ * A core property path (`commands.0.timeoutSecs`, as `check` reports it) as
+ * TypeScript writes it: `commands[0].timeoutSecs`.
+ */
+export function propertyText(property: string): string {
+  return property
+    .split(".")
+    .reduce(
+      (path, segment) =>
+        /^\d+$/.test(segment) && path ? indexPath(path, Number(segment)) : keyPath(path, segment),
+      "",
+    );
+}

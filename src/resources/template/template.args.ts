@@ -120,7 +120,7 @@ const buildSchema = z
     if (given !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `must set exactly one of fromTemplate or fromImage (found ${given}): e.g. { fromTemplate: "base" }`,
+        message: `must set exactly one of fromTemplate or fromImage (found ${given}): e.g. fromTemplate "base", or fromImage "python:3.12"`,
       });
     }
   });

@@ -19,6 +19,8 @@ import { resolve, validateProviderConfig } from "./provider-config";
 import { planResource, validateResource } from "./plan";
 import { applyResource, importResource, readResource, upgradeResource } from "./resources";
 import type { ProviderRuntime } from "./runtime";
+import { sourceKeyDiagnostics } from "./source-keys";
+import { decodeObject } from "./state";
 
 function unknownType(kind: string, typeName: string, known: Iterable<string>): Diagnostic {
   return errorDiagnostic(
@@ -106,9 +108,31 @@ export function providerService(
       return {};
     },
     validateResourceConfig: (req) =>
-      withResource(catalog, req.typeName, (entry) => validateResource(entry, req)),
+      withResource(catalog, req.typeName, async (entry) => ({
+        diagnostics: [
+          ...(await sourceKeyDiagnostics(
+            "resource",
+            entry.typeName,
+            entry.block,
+            decodeObject(req.config),
+            runtime.baseDir,
+          )),
+          ...(validateResource(entry, req).diagnostics ?? []),
+        ],
+      })),
     validateDataResourceConfig: (req) =>
-      withDataSource(catalog, req.typeName, (entry) => validateDataSource(entry, req)),
+      withDataSource(catalog, req.typeName, async (entry) => ({
+        diagnostics: [
+          ...(await sourceKeyDiagnostics(
+            "data",
+            entry.typeName,
+            entry.block,
+            decodeObject(req.config),
+            runtime.baseDir,
+          )),
+          ...(validateDataSource(entry, req).diagnostics ?? []),
+        ],
+      })),
     upgradeResourceState: (req) =>
       withResource(catalog, req.typeName, (entry) => upgradeResource(entry, req)),
     planResourceChange: (req) =>

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { registerSecretsIn } from "../../errors";
 import type { TfAttribute, TfBlock } from "../schema/model";
 import { ID_ATTRIBUTE } from "../schema/blocks";
 import { decodeDynamic, type TfValue } from "../values/dynamic-value";
@@ -28,9 +29,15 @@ export function computedOnlyAttributes(block: TfBlock): TfAttribute[] {
   return block.attributes.filter((a) => a.computed && !a.required && !a.optional);
 }
 
-/** The core inputs in a Terraform object (config or state). */
+/**
+ * The core inputs in a Terraform object (config or state). The values of
+ * sensitive attributes become known secrets, redacted by value in every log
+ * line and diagnostic of this process.
+ */
 export function coreInputs(block: TfBlock, value: TfObject | null): Record<string, CoreValue> {
-  return objectToCore(inputAttributes(block), value);
+  const attributes = inputAttributes(block);
+  for (const a of attributes) if (a.sensitive && value) registerSecretsIn(value[a.name]);
+  return objectToCore(attributes, value);
 }
 
 /** The core outputs (inputs included, the `id` attribute left out) in a stored state. */

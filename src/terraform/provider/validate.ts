@@ -7,23 +7,21 @@
 import type { Diagnostic } from "../../gen/terraform/tfplugin6_pb";
 import type { CheckFailure } from "../../resources/core/lifecycle";
 import type { TfAttribute } from "../schema/model";
+import { inAdapterNames, propertyPathText, renamedFields, terraformName } from "../schema/naming";
 import { attributePath } from "../values/convert";
 import { errorDiagnostic } from "./diagnostics";
 
 /** The Terraform spelling of a core property path: `build.steps.2.run` -> `build.steps[2].run`. */
 export function pathText(attributes: readonly TfAttribute[], property: string): string {
-  const path = attributePath(attributes, property);
-  let text = "";
-  for (const step of path.steps) {
-    const s = step.selector;
-    if (s.case === "attributeName") text += text ? `.${s.value}` : s.value;
-    else if (s.case === "elementKeyInt") text += `[${s.value}]`;
-    else if (s.case === "elementKeyString") text += `[${JSON.stringify(s.value)}]`;
-  }
-  return text || "(configuration)";
+  return propertyPathText(attributes, property, terraformName);
 }
 
-/** One diagnostic per failure, each on its attribute. */
+/** A failure's reason with the fields it names in Terraform's names (`from_template`). */
+export function reasonText(attributes: readonly TfAttribute[], reason: string): string {
+  return inAdapterNames(reason, renamedFields(attributes, terraformName));
+}
+
+/** One diagnostic per failure, each on its attribute, in Terraform's names. */
 export function failureDiagnostics(
   attributes: readonly TfAttribute[],
   failures: readonly CheckFailure[],
@@ -31,7 +29,7 @@ export function failureDiagnostics(
   return failures.map((f) =>
     errorDiagnostic(
       `Invalid ${pathText(attributes, f.property)}`,
-      `${pathText(attributes, f.property)} ${f.reason}`,
+      `${pathText(attributes, f.property)} ${reasonText(attributes, f.reason)}`,
       attributePath(attributes, f.property),
     ),
   );

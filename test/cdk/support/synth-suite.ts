@@ -276,7 +276,7 @@ export function describeSynth(flavour: CdkFlavour): void {
       expect(json.resource.sandboxiac_secret.token.value).toBe("${var.token_value}");
     });
 
-    it("fails synth validation on cpuCount 0 with the attribute path", () => {
+    it("fails synth validation on cpuCount 0 with the property path", () => {
       const stack = stackWithProvider(flavour);
       new bindings.Template(stack, "tools", {
         name: "cdk-tools",
@@ -284,7 +284,7 @@ export function describeSynth(flavour: CdkFlavour): void {
         buildAttribute: { fromTemplate: "base" },
       });
       expect(validationError(flavour, stack)).toMatch(
-        /sandboxiac_template\.tools: cpu_count must be an integer >= 1, got 0/,
+        /sandboxiac_template\.tools: cpuCount must be an integer >= 1, got 0/,
       );
     });
 
@@ -299,7 +299,7 @@ export function describeSynth(flavour: CdkFlavour): void {
         },
       });
       expect(validationError(flavour, stack)).toMatch(
-        /sandboxiac_template\.tools: build\.steps\[1\] must hold one of run, copy, env, workdir or user/,
+        /sandboxiac_template\.tools: buildAttribute\.steps\[1\] must hold one of run, copy, env, workdir or user/,
       );
     });
 
@@ -317,7 +317,7 @@ export function describeSynth(flavour: CdkFlavour): void {
         /sandboxiac_provisioner\.setup: commands\[0\] must set exactly one of `run`/,
       );
       expect(message).toMatch(
-        /sandboxiac_provisioner\.setup: template must set exactly one of `template`/,
+        /sandboxiac_provisioner\.setup: template must set exactly one of `template` \(create a sandbox\) or `sandboxId`/,
       );
     });
 
@@ -331,11 +331,44 @@ export function describeSynth(flavour: CdkFlavour): void {
       } as unknown as CdktnBindings.ProvisionerConfig);
       const message = validationError(flavour, stack);
       expect(message).toContain(
-        'sandboxiac_provisioner.setup: unknown key "comands" (got an array): did you mean "commands"?',
+        'sandboxiac_provisioner.setup: comands: unknown key "comands" (got an array): did you mean "commands"?',
       );
       expect(message).toContain(
-        'sandboxiac_provisioner.setup: unknown key "sandboxTimeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
+        'sandboxiac_provisioner.setup: sandboxTimeout: unknown key "sandboxTimeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
       );
+    });
+
+    it("refuses an unknown key at any depth, with its property path and the nearest key in the construct's names", () => {
+      const stack = stackWithProvider(flavour);
+      // The generated binding would drop these silently.
+      new bindings.Provisioner(stack, "setup", {
+        template: "base",
+        commands: [{ run: "true" }, { run: "echo hi", timeoutSecs: 30 }],
+        files: [{ source: "files/config", destination: "/x", usr: "root" }],
+      } as unknown as CdktnBindings.ProvisionerConfig);
+      new bindings.Template(stack, "tools", {
+        name: "cdk-tools",
+        buildAttribute: { formTemplate: "base" },
+      } as unknown as CdktnBindings.TemplateConfig);
+      new bindings.Template(stack, "both", {
+        name: "cdk-both",
+        buildAttribute: { fromTemplate: "base", fromImage: "python:3.12" },
+      });
+      const message = validationError(flavour, stack);
+      expect(message).toContain(
+        'sandboxiac_provisioner.setup: commands[1].timeoutSecs: unknown key "timeoutSecs" (got a number): did you mean "timeoutSeconds"?',
+      );
+      expect(message).toContain(
+        'sandboxiac_provisioner.setup: files[0].usr: unknown key "usr" (got a string): did you mean "user"?',
+      );
+      expect(message).toContain(
+        'sandboxiac_template.tools: buildAttribute.formTemplate: unknown key "formTemplate" (got a string): did you mean "fromTemplate"?',
+      );
+      // The core's advice, in the construct's names and no other syntax.
+      expect(message).toContain(
+        "sandboxiac_template.both: buildAttribute must set exactly one of fromTemplate or fromImage (found 2)",
+      );
+      expect(message).not.toMatch(/from_template|\{ fromTemplate:/);
     });
 
     it("leaves late-bound values to the provider", () => {

@@ -27,7 +27,7 @@ export const templateDataArgsSchema = z
       ctx.addIssue({
         code: "custom",
         message:
-          'must set exactly one of name or templateID: e.g. { name: "my-tools" } or { templateID: "abc123" }',
+          'must set exactly one of name or templateID: e.g. name "my-tools", or templateID "abc123"',
       });
     }
   });

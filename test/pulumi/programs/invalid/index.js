@@ -11,3 +11,9 @@ new Template("bad", {
 new SandboxReader("bad-reader", { sandboxID: "NOT VALID", includeMetrics: "yes" });
 // Misspelt keys: each is refused with the key it was meant to be.
 new Provisioner("bad-keys", { template: "base", comands: [{ run: "true" }], timeout: 60 });
+// Misspelt keys inside a list element and a nested object.
+new Provisioner("bad-nested-keys", {
+  template: "base",
+  commands: [{ run: "echo hi", timeoutSecs: 30 }],
+});
+new Template("bad-build-key", { name: "bad-build-key", build: { formTemplate: "base" } });
