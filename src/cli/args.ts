@@ -21,6 +21,10 @@ export interface ServeArgs {
   apiKey?: string | undefined;
   /** @default the built `dist/agent` */
   agentDir?: string | undefined;
+  /** @default derived from the host's memory (see `LocalServiceOptions.maxSandboxes`) */
+  maxSandboxes?: number | undefined;
+  /** @default `maxSandboxes` */
+  maxSandboxesPerKey?: number | undefined;
 }
 
 /** What the command line asks for. */
@@ -41,6 +45,13 @@ Options:
   --api-key KEY      API key clients must send (default: generated on first start
                      and kept in the data dir)
   --agent-dir DIR    directory holding the agent bundle agent.js (default dist/agent)
+  --max-sandboxes N  most sandboxes running at once, warm and building ones included;
+                     past it starts answer 429 (default: as many 512 MiB sandboxes as
+                     the host's memory minus an eighth, at least 1 GiB, holds)
+  --max-sandboxes-per-key N
+                     most sandboxes of the API key running at once; past it create and
+                     resume answer E2B's 429 "maximum number of concurrent E2B
+                     sandboxes" (default: --max-sandboxes)
   -h, --help         show this help
 
 sandbox-iac terraform install [--dir DIR] writes the Terraform provider
@@ -50,7 +61,15 @@ and prints how to point Terraform at it.
 `;
 
 const OPERATION = "cli";
-const SERVE_OPTIONS = ["host", "port", "data-dir", "api-key", "agent-dir"] as const;
+const SERVE_OPTIONS = [
+  "host",
+  "port",
+  "data-dir",
+  "api-key",
+  "agent-dir",
+  "max-sandboxes",
+  "max-sandboxes-per-key",
+] as const;
 
 /** Parses `argv` (without `node` and the script). */
 export function parseArgs(argv: string[]): CliArgs {
@@ -71,6 +90,11 @@ export function parseArgs(argv: string[]): CliArgs {
     throw invalidArgument(OPERATION, "--port", values.port, "an integer from 0 to 65535");
   if (values["api-key"] === "")
     throw invalidArgument(OPERATION, "--api-key", "", "a non-empty key such as e2b_<hex>");
+  const maxSandboxes = positiveInteger("--max-sandboxes", values["max-sandboxes"]);
+  const maxSandboxesPerKey = positiveInteger(
+    "--max-sandboxes-per-key",
+    values["max-sandboxes-per-key"],
+  );
   return {
     command: "serve",
     host: values.host ?? "127.0.0.1",
@@ -78,5 +102,14 @@ export function parseArgs(argv: string[]): CliArgs {
     dataDir: values["data-dir"],
     apiKey: values["api-key"],
     agentDir: values["agent-dir"],
+    maxSandboxes,
+    maxSandboxesPerKey,
   };
+}
+
+function positiveInteger(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw invalidArgument(OPERATION, option, value, "an integer >= 1", `for example ${option} 8`);
+  return Number(value);
 }

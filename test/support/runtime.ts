@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Process } from "../../src/gen/envd/process/process_pb";
 import { ENVD_HEADERS } from "../../src/wire/envd";
-import { createRuntime } from "../../src/local/runtime/runtime";
+import { createRuntime, type RuntimeOptions } from "../../src/local/runtime/runtime";
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../src/local/runtime/types";
 import { agentBundleDir } from "./service";
 
@@ -90,9 +90,15 @@ export interface TestRuntime {
  * Creates a runtime for one test file, using the agent bundle in
  * `$SANDBOX_IAC_TEST_AGENT_DIR` when set, else `dist/agent` (built by `npm run build`).
  */
-export async function createTestRuntime(): Promise<TestRuntime> {
+export async function createTestRuntime(
+  options: Pick<RuntimeOptions, "maxSandboxes"> = {},
+): Promise<TestRuntime> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "sandbox-iac-rt-"));
-  const runtime = await createRuntime({ dataDir, agentBundleDir: await agentBundleDir() });
+  const runtime = await createRuntime({
+    dataDir,
+    agentBundleDir: await agentBundleDir(),
+    ...options,
+  });
   return {
     runtime,
     dataDir,
