@@ -11,11 +11,11 @@ const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 
 /** Memory a sandbox gets when its template names none: the figure the default `--max-sandboxes` divides by. */
-export const TYPICAL_SANDBOX_MEMORY_MB = 512;
+const TYPICAL_SANDBOX_MEMORY_MB = 512;
 /** Fewest PTYs a sandbox may open, whatever the number of sandboxes. */
-export const MIN_SANDBOX_PTYS = 16;
+const MIN_SANDBOX_PTYS = 16;
 /** Most PTYs a sandbox may open. */
-export const MAX_SANDBOX_PTYS = 256;
+const MAX_SANDBOX_PTYS = 256;
 
 /** What the sandboxes of a host may take together, and each one's PTYs. */
 export interface HostLimits {

@@ -8,7 +8,7 @@
 import { serviceError } from "../http";
 
 /** E2B's message for a team at its concurrent-sandbox limit (its API's `ClientMsg`). */
-export function concurrencyLimitMessage(limit: number): string {
+function concurrencyLimitMessage(limit: number): string {
   return `you have reached the maximum number of concurrent E2B sandboxes (${limit}). If you need more, please visit 'https://e2b.dev/docs/billing'`;
 }
 
