@@ -23,6 +23,8 @@ describe("sandbox-iac serve", () => {
       apiKey: undefined,
       apiKeyFile: undefined,
       agentDir: undefined,
+      maxSandboxes: undefined,
+      maxSandboxesPerKey: undefined,
     });
   });
 
@@ -39,6 +41,10 @@ describe("sandbox-iac serve", () => {
       "e2b_ab",
       "--agent-dir",
       "/opt/agent",
+      "--max-sandboxes",
+      "12",
+      "--max-sandboxes-per-key",
+      "5",
     ]);
     const joined = parseArgs([
       "serve",
@@ -47,6 +53,8 @@ describe("sandbox-iac serve", () => {
       "--data-dir=/var/lib/s",
       "--api-key=e2b_ab",
       "--agent-dir=/opt/agent",
+      "--max-sandboxes=12",
+      "--max-sandboxes-per-key=5",
     ]);
     const expected = {
       command: "serve",
@@ -56,6 +64,8 @@ describe("sandbox-iac serve", () => {
       apiKey: "e2b_ab",
       apiKeyFile: undefined,
       agentDir: "/opt/agent",
+      maxSandboxes: 12,
+      maxSandboxesPerKey: 5,
     };
     expect(spaced).toEqual(expected);
     expect(joined).toEqual(expected);
@@ -94,6 +104,17 @@ describe("sandbox-iac serve", () => {
     expect(err.field).toBe("--port");
   });
 
+  it.each([["0"], ["-3"], ["2.5"], ["many"], [""]])("refuses --max-sandboxes %j", (value) => {
+    const err = refusal(["serve", "--max-sandboxes", value]);
+    expect(err.message).toBe(
+      `cli failed: --max-sandboxes must be an integer >= 1, got ${JSON.stringify(value)}: for example --max-sandboxes 8`,
+    );
+    expect(err.field).toBe("--max-sandboxes");
+    expect(refusal(["serve", `--max-sandboxes-per-key=${value}`]).field).toBe(
+      "--max-sandboxes-per-key",
+    );
+  });
+
   it("refuses an empty API key", () => {
     expect(refusal(["serve", "--api-key="]).message).toBe(
       'cli failed: --api-key must be a non-empty key such as e2b_<hex>, got ""',
@@ -103,7 +124,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, got "--prot": run `sandbox-iac --help`',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, got "--prot": run `sandbox-iac --help`',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -117,7 +138,7 @@ describe("sandbox-iac serve", () => {
 
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir), got "8080": run `sandbox-iac --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key), got "8080": run `sandbox-iac --help`',
     );
   });
 

@@ -27,6 +27,10 @@ export interface ServeArgs {
   apiKeyFile?: string | undefined;
   /** @default the built `dist/agent` */
   agentDir?: string | undefined;
+  /** @default derived from the host's memory (see `LocalServiceOptions.maxSandboxes`) */
+  maxSandboxes?: number | undefined;
+  /** @default `maxSandboxes` */
+  maxSandboxesPerKey?: number | undefined;
 }
 
 /** What the command line asks for. */
@@ -50,6 +54,13 @@ Options:
   --api-key KEY      the API key itself; every host user can read it in
                      /proc/<pid>/cmdline, so prefer --api-key-file or E2B_API_KEY
   --agent-dir DIR    directory holding the agent bundle agent.js (default dist/agent)
+  --max-sandboxes N  most sandboxes running at once, warm and building ones included;
+                     past it starts answer 429 (default: as many 512 MiB sandboxes as
+                     the host's memory minus an eighth, at least 1 GiB, holds)
+  --max-sandboxes-per-key N
+                     most sandboxes of the API key running at once; past it create and
+                     resume answer E2B's 429 "maximum number of concurrent E2B
+                     sandboxes" (default: --max-sandboxes)
   -h, --help         show this help
 
 sandbox-iac terraform install [--dir DIR] writes the Terraform provider
@@ -59,7 +70,16 @@ and prints how to point Terraform at it.
 `;
 
 const OPERATION = "cli";
-const SERVE_OPTIONS = ["host", "port", "data-dir", "api-key", "api-key-file", "agent-dir"] as const;
+const SERVE_OPTIONS = [
+  "host",
+  "port",
+  "data-dir",
+  "api-key",
+  "api-key-file",
+  "agent-dir",
+  "max-sandboxes",
+  "max-sandboxes-per-key",
+] as const;
 
 /** Parses `argv` (without `node` and the script). */
 export function parseArgs(argv: string[]): CliArgs {
@@ -90,6 +110,11 @@ export function parseArgs(argv: string[]): CliArgs {
       "the only source of the key, but --api-key was given too",
       "give the key one way: --api-key-file (preferred) or --api-key",
     );
+  const maxSandboxes = positiveInteger("--max-sandboxes", values["max-sandboxes"]);
+  const maxSandboxesPerKey = positiveInteger(
+    "--max-sandboxes-per-key",
+    values["max-sandboxes-per-key"],
+  );
   return {
     command: "serve",
     host: values.host ?? "127.0.0.1",
@@ -98,5 +123,14 @@ export function parseArgs(argv: string[]): CliArgs {
     apiKey: values["api-key"],
     apiKeyFile: values["api-key-file"],
     agentDir: values["agent-dir"],
+    maxSandboxes,
+    maxSandboxesPerKey,
   };
+}
+
+function positiveInteger(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw invalidArgument(OPERATION, option, value, "an integer >= 1", `for example ${option} 8`);
+  return Number(value);
 }

@@ -25,6 +25,8 @@ async function serve(args: ServeArgs): Promise<void> {
     dataDir: args.dataDir ?? defaultDataDir(),
     apiKey: key,
     agentBundleDir: args.agentDir,
+    maxSandboxes: args.maxSandboxes,
+    maxSandboxesPerKey: args.maxSandboxesPerKey,
     log: logLine,
   });
   // The one line with the key in clear: it is the user's own terminal.

@@ -8,7 +8,7 @@ import * as http from "node:http";
 import type { Socket } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { registerSecret, SandboxIacError } from "../errors";
+import { invalidArgument, registerSecret, SandboxIacError } from "../errors";
 import type { Route } from "./control/http";
 import { lifecycleRoutes } from "./control/sandboxes/lifecycle-routes";
 import { SandboxManager } from "./control/sandboxes/manager";
@@ -62,6 +62,20 @@ export interface LocalServiceOptions {
    * @default the `dist/agent` built by `npm run build`
    */
   agentBundleDir?: string | undefined;
+  /**
+   * Most sandboxes running at once on the service: the API's sandboxes,
+   * warm-pool members and template builds together. Past it a start answers
+   * 429. It also divides the host's PTYs among sandboxes.
+   * @default as many sandboxes of 512 MiB as fit in the host's memory minus an eighth (at least 1 GiB)
+   */
+  maxSandboxes?: number | undefined;
+  /**
+   * Most sandboxes of the API key's team running at once; past it create,
+   * resume and connect answer 429 with E2B's message ("you have reached the
+   * maximum number of concurrent E2B sandboxes (N)…").
+   * @default `maxSandboxes`
+   */
+  maxSandboxesPerKey?: number | undefined;
 }
 
 /** A started local service. */
@@ -104,6 +118,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       },
     );
   }
+  assertLimit("maxSandboxes", opts.maxSandboxes);
+  assertLimit("maxSandboxesPerKey", opts.maxSandboxesPerKey);
   const dataDir = path.resolve(opts.dataDir);
   secureDataDir(dataDir, log);
   // Before anything in the dir changes: a second service would mark the first one's sandboxes paused.
@@ -120,6 +136,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     runtime = await createRuntime({
       dataDir,
       log,
+      maxSandboxes: opts.maxSandboxes,
       ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
     });
   } catch (err) {
@@ -139,6 +156,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       templates: registry,
       tokenSecret,
       log,
+      maxSandboxesPerKey: opts.maxSandboxesPerKey,
     });
     let publicUrl = "";
     const routes: Route[] = [
@@ -187,6 +205,11 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     lock.release();
     throw err;
   }
+}
+
+function assertLimit(field: string, value: number | undefined): void {
+  if (value === undefined || (Number.isInteger(value) && value >= 1)) return;
+  throw invalidArgument("local.start", field, value, "an integer >= 1");
 }
 
 function healthResponse(): { status: number; body: string; headers: Record<string, string> } {

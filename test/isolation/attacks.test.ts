@@ -1,11 +1,15 @@
+import { execFile } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
+import { promisify } from "node:util";
 import { eventually } from "../support/eventually";
 import { runInSandbox, sandboxSpec, startSandboxPair, type TestRuntime } from "../support/runtime";
 import { sandboxPaths } from "../../src/local/runtime/paths";
 import type { RuntimeSandbox } from "../../src/local/runtime/types";
 
 jest.setTimeout(120_000);
+
+const execFileP = promisify(execFile);
 
 let t: TestRuntime;
 let a: RuntimeSandbox;
@@ -200,7 +204,124 @@ print(len(fds), err, flush=True)'`;
     expect(count).toBeGreaterThan(0);
     expect(errno).toBe(24); // EMFILE: the sandbox's own limit
   });
+  it("opens PTYs only up to its own devpts limit (ENOSPC) while the neighbour still opens one", async () => {
+    const mountinfo = await run(a, "grep ' /dev/pts ' /proc/self/mountinfo");
+    const max = Number(/[,\s]max=(\d+)/.exec(mountinfo.stdout)?.[1]);
+    expect(max).toBeGreaterThanOrEqual(16);
+    expect(max).toBeLessThanOrEqual(256);
+    // Hold every PTY the sandbox gets until released, then the neighbour opens one.
+    const hogged = `/tmp/pty-hogged-${user}`;
+    const release = `/tmp/pty-release-${user}`;
+    await run(a, `rm -f ${hogged} ${release}`);
+    const hog = `python3 -c 'import os, time
+fds = []
+try:
+    while True: fds.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+except OSError as e: err = e.errno
+open("${hogged}", "w").close()
+deadline = time.time() + 60
+while not os.path.exists("${release}") and time.time() < deadline: time.sleep(0.05)
+print(len(fds), err, flush=True)'`;
+    const hogging = run(a, hog);
+    await eventually(
+      async () => (await run(a, `test -e ${hogged} && echo held`)).stdout === "held\n",
+      { timeoutMs: 30_000 },
+    );
+    const other = await runInSandbox(
+      b.agentSocket,
+      `python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s).startswith("/dev/pts/"))'`,
+      { user },
+    );
+    await run(a, `touch ${release}`);
+    expect(other.stdout.trim()).toBe("True");
+    const [count, errno] = (await hogging).stdout.trim().split(" ").map(Number);
+    expect(count).toBe(max);
+    expect(errno).toBe(28); // ENOSPC: the sandbox's own devpts is full
+  });
+
+  it("gets ENOSYS from the kernel AIO calls, so it cannot take the host's fs.aio-max-nr", async () => {
+    // io_setup(1, NULL), io_destroy(0), io_getevents(0, 0, 0, NULL, NULL), io_submit(0, 0, NULL), io_cancel(0, NULL, NULL)
+    for (const [nr, ...args] of [
+      [206, 1, 0],
+      [207, 0],
+      [208, 0, 0, 0, 0, 0],
+      [209, 0, 0, 0],
+      [210, 0, 0, 0],
+    ]) {
+      expect((await run(a, syscall(nr, ...args))).stdout.trim()).toBe("-1 38");
+    }
+    // The host (and so every neighbour's share of fs.aio-max-nr) still gets a context.
+    const host = await execFileP("/usr/bin/python3", [
+      "-c",
+      "import ctypes; l = ctypes.CDLL(None, use_errno=True); c = ctypes.c_ulong(0); r = l.syscall(206, 1, ctypes.byref(c)); print(r, l.syscall(207, c))",
+    ]);
+    expect(host.stdout.trim()).toBe("0 0");
+    await neighbourWorks();
+  });
+
+  it("is refused what Docker's profile refuses or restricts: personality flags, migrate_pages, process_madvise, open_tree_attr, file_getattr, lsm_*", async () => {
+    // personality(ADDR_NO_RANDOMIZE), personality(READ_IMPLIES_EXEC), migrate_pages(0, 0, NULL, NULL),
+    // process_madvise(-1, NULL, 0, 0, 0), open_tree_attr(AT_FDCWD, NULL, 0, NULL, 0),
+    // file_getattr(AT_FDCWD, NULL, NULL, 0, 0), lsm_get_self_attr / lsm_set_self_attr / lsm_list_modules
+    for (const [nr, ...args] of [
+      [135, 0x40000],
+      [135, 0x400000],
+      [256, 0, 0, 0, 0],
+      [440, -1, 0, 0, 0, 0],
+      [467, -100, 0, 0, 0, 0],
+      [468, -100, 0, 0, 0, 0],
+      [459, 0, 0, 0, 0],
+      [460, 0, 0, 0, 0],
+      [461, 0, 0, 0],
+    ]) {
+      expect([nr, (await run(a, syscall(nr, ...args))).stdout.trim()]).toEqual([nr, "-1 1"]);
+    }
+    // The personality values Docker allows still work: query (0xffffffff) and PER_LINUX.
+    const query = await run(
+      a,
+      `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.personality(ctypes.c_ulong(0xffffffff)), l.personality(ctypes.c_ulong(0)))'`,
+    );
+    expect(query.stdout.trim()).toBe("0 0");
+    await neighbourWorks();
+  });
 });
+
+describe("host headroom", () => {
+  it("puts every sandbox under one cgroup whose pids and memory limits leave the host headroom", async () => {
+    const pidMax = Number(await fs.readFile("/proc/sys/kernel/pid_max", "utf8"));
+    const memTotal =
+      Number(/^MemTotal:\s+(\d+)/m.exec(await fs.readFile("/proc/meminfo", "utf8"))?.[1]) * 1024;
+    const group = await sandboxGroup();
+    const pidsMax = Number(await fs.readFile(`${group.pids}/pids.max`, "utf8"));
+    const memoryMax = Number(await fs.readFile(group.memoryLimitFile, "utf8"));
+    expect(pidsMax).toBeLessThanOrEqual(pidMax - 4096);
+    expect(memoryMax).toBeLessThanOrEqual(memTotal - 2 ** 30);
+    // Both sandboxes of this file are inside it.
+    const children = await fs.readdir(group.pids);
+    for (const id of ["atka", "atkb"])
+      expect(children.some((c) => c.endsWith(`-${id}`))).toBe(true);
+  });
+});
+
+/** The cgroup grouping every sandbox of this host's services (v1: per controller; v2: one). */
+async function sandboxGroup(): Promise<{ pids: string; memoryLimitFile: string }> {
+  const v2 = await fs.access("/sys/fs/cgroup/cgroup.controllers").then(
+    () => true,
+    () => false,
+  );
+  if (v2)
+    return {
+      pids: "/sys/fs/cgroup/sandbox-iac",
+      memoryLimitFile: "/sys/fs/cgroup/sandbox-iac/memory.max",
+    };
+  const own = new Map<string, string>();
+  for (const line of (await fs.readFile("/proc/self/cgroup", "utf8")).split("\n")) {
+    const [, ctrls, p] = line.split(":");
+    for (const c of (ctrls ?? "").split(",")) if (p !== undefined) own.set(c, p === "/" ? "" : p);
+  }
+  const dir = (ctrl: string) => `/sys/fs/cgroup/${ctrl}${own.get(ctrl) ?? ""}/sandbox-iac`;
+  return { pids: dir("pids"), memoryLimitFile: `${dir("memory")}/memory.limit_in_bytes` };
+}
 
 describe("disk quota", () => {
   it("fills a sandbox's disk to ENOSPC inside, leaves the host and the neighbour unaffected", async () => {

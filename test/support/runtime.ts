@@ -92,7 +92,7 @@ export interface TestRuntime {
  * `options.dnsResolvers` points the sandboxes' DNS rules at a stand-in resolver.
  */
 export async function createTestRuntime(
-  options: Partial<Pick<RuntimeOptions, "dnsResolvers">> = {},
+  options: Partial<Pick<RuntimeOptions, "dnsResolvers" | "maxSandboxes">> = {},
 ): Promise<TestRuntime> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "sandbox-iac-rt-"));
   const runtime = await createRuntime({

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import * as readline from "node:readline";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
-import { startLocalService } from "../../src/local";
+import { startLocalService, type LocalServiceOptions } from "../../src/local";
 import { agentBundleDirOnHost } from "../../src/local/agent-launch";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -48,6 +48,8 @@ export interface ServiceOptions {
    * @default none: the test runner's environment as it is
    */
   env?: Record<string, string> | undefined;
+  /** `startLocalService`'s sandbox limits (in-process only). @default the service's defaults */
+  limits?: Pick<LocalServiceOptions, "maxSandboxes" | "maxSandboxesPerKey"> | undefined;
 }
 
 /** A service started in-process by {@link startService}. */
@@ -117,7 +119,12 @@ function logSink(log: ((line: string) => void) | undefined): ((line: string) => 
 
 /** Starts the service in-process on a free port of 127.0.0.1. */
 export async function startService(opts: ServiceOptions = {}): Promise<TestService> {
-  return startOwning(opts.dataDir ?? tempDataDir(), opts.dataDir === undefined, opts.log);
+  return startOwning(
+    opts.dataDir ?? tempDataDir(),
+    opts.dataDir === undefined,
+    opts.log,
+    opts.limits,
+  );
 }
 
 /** Starts the service over `dataDir`, which `close()` removes when `owned`. */
@@ -125,6 +132,7 @@ async function startOwning(
   dataDir: string,
   owned: boolean,
   log: ((line: string) => void) | undefined,
+  limits: ServiceOptions["limits"] = {},
 ): Promise<TestService> {
   const removeOwned = () => {
     if (owned) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -135,6 +143,7 @@ async function startOwning(
       port: 0,
       dataDir,
       agentBundleDir: await agentBundleDir(),
+      ...limits,
       ...(sink ? { log: sink } : {}),
     });
     return {
@@ -148,7 +157,7 @@ async function startOwning(
       },
       async restart() {
         await svc.close();
-        return startOwning(dataDir, owned, log);
+        return startOwning(dataDir, owned, log, limits);
       },
     };
   } catch (err) {

@@ -17,16 +17,37 @@ import {
   sleep,
   writeCgroupFile,
 } from "./cgroup-files";
-import type { CgroupDriver, CgroupLimits, CgroupMemory, SandboxCgroup } from "./cgroups";
+import type {
+  CgroupDriver,
+  CgroupLimits,
+  CgroupMemory,
+  GroupLimits,
+  SandboxCgroup,
+} from "./cgroups";
 
 type Controller = "cpu" | "cpuacct" | "memory" | "pids" | "freezer";
 
-/** Builds the v1 driver over the per-controller group directories `groupDirs`. */
-export function createCgroupV1Driver(groupDirs: Record<Controller, string>): CgroupDriver {
+/** Builds the v1 driver over the per-controller group directories `groupDirs`, limited by `group`. */
+export function createCgroupV1Driver(
+  groupDirs: Record<Controller, string>,
+  group: GroupLimits,
+): CgroupDriver {
   const controllers = Object.keys(groupDirs) as Controller[];
+  let prepared: Promise<void> | undefined;
+  const prepare = async (): Promise<void> => {
+    for (const c of controllers) await fs.mkdir(groupDirs[c], { recursive: true });
+    await setMemoryLimit(groupDirs.memory, group.memoryBytes);
+    await writeCgroupFile(path.join(groupDirs.pids, "pids.max"), String(group.pidsMax));
+  };
   return {
     version: 1,
     async create(name: string, limits: CgroupLimits): Promise<SandboxCgroup> {
+      prepared ??= prepare();
+      // A failed preparation is tried again by the next create.
+      await prepared.catch((err: unknown) => {
+        prepared = undefined;
+        throw err;
+      });
       const dirs = {} as Record<Controller, string>;
       for (const c of controllers) {
         dirs[c] = path.join(groupDirs[c], name);
@@ -55,7 +76,17 @@ export function createCgroupV1Driver(groupDirs: Record<Controller, string>): Cgr
 }
 
 async function applyLimits(dirs: Record<Controller, string>, limits: CgroupLimits): Promise<void> {
-  const mem = dirs.memory;
+  await setMemoryLimit(dirs.memory, limits.memoryBytes);
+  await writeCgroupFile(path.join(dirs.pids, "pids.max"), String(limits.pidsMax));
+  await writeCgroupFile(path.join(dirs.cpu, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
+  await writeCgroupFile(
+    path.join(dirs.cpu, "cpu.cfs_quota_us"),
+    String(Math.round(limits.cpuCount * CPU_PERIOD_US)),
+  );
+}
+
+/** Sets the memory and memory-plus-swap limits of the memory cgroup `mem` to `bytes`. */
+async function setMemoryLimit(mem: string, bytes: number): Promise<void> {
   // memsw must stay >= the memory limit, so lift it before lowering the limit on a reused cgroup.
   const memsw = path.join(mem, "memory.memsw.limit_in_bytes");
   const hasMemsw = await fs.access(memsw).then(
@@ -63,15 +94,9 @@ async function applyLimits(dirs: Record<Controller, string>, limits: CgroupLimit
     () => false,
   );
   if (hasMemsw) await writeCgroupFile(memsw, "-1");
-  await writeCgroupFile(path.join(mem, "memory.limit_in_bytes"), String(limits.memoryBytes));
+  await writeCgroupFile(path.join(mem, "memory.limit_in_bytes"), String(bytes));
   // Without this, swap would let a sandbox use more than its memory limit.
-  if (hasMemsw) await writeCgroupFile(memsw, String(limits.memoryBytes));
-  await writeCgroupFile(path.join(dirs.pids, "pids.max"), String(limits.pidsMax));
-  await writeCgroupFile(path.join(dirs.cpu, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
-  await writeCgroupFile(
-    path.join(dirs.cpu, "cpu.cfs_quota_us"),
-    String(Math.round(limits.cpuCount * CPU_PERIOD_US)),
-  );
+  if (hasMemsw) await writeCgroupFile(memsw, String(bytes));
 }
 
 class CgroupV1 implements SandboxCgroup {

@@ -17,12 +17,18 @@ import {
   sleep,
   writeCgroupFile,
 } from "./cgroup-files";
-import type { CgroupDriver, CgroupLimits, CgroupMemory, SandboxCgroup } from "./cgroups";
+import type {
+  CgroupDriver,
+  CgroupLimits,
+  CgroupMemory,
+  GroupLimits,
+  SandboxCgroup,
+} from "./cgroups";
 
 const CONTROLLERS = "+cpu +memory +pids";
 
-/** Builds the v2 driver over the group directory `groupDir` (a child of the root cgroup). */
-export function createCgroupV2Driver(groupDir: string): CgroupDriver {
+/** Builds the v2 driver over the group directory `groupDir` (a child of the root cgroup), limited by `group`. */
+export function createCgroupV2Driver(groupDir: string, group: GroupLimits): CgroupDriver {
   let prepared = false;
   async function prepare(): Promise<void> {
     if (prepared) return;
@@ -30,6 +36,10 @@ export function createCgroupV2Driver(groupDir: string): CgroupDriver {
     await writeCgroupFile(path.join(path.dirname(groupDir), "cgroup.subtree_control"), CONTROLLERS);
     await fs.mkdir(groupDir, { recursive: true });
     await writeCgroupFile(path.join(groupDir, "cgroup.subtree_control"), CONTROLLERS);
+    await writeCgroupFile(path.join(groupDir, "memory.max"), String(group.memoryBytes));
+    const swapMax = path.join(groupDir, "memory.swap.max");
+    if (await exists(swapMax)) await writeCgroupFile(swapMax, "0");
+    await writeCgroupFile(path.join(groupDir, "pids.max"), String(group.pidsMax));
     prepared = true;
   }
   return {

@@ -21,6 +21,14 @@ export interface CgroupLimits {
   pidsMax: number;
 }
 
+/** Limits of the cgroup grouping every sandbox, so that all of them together leave the host headroom. */
+export interface GroupLimits {
+  /** Memory (and memory plus swap) limit in bytes. */
+  memoryBytes: number;
+  /** Process and thread limit. */
+  pidsMax: number;
+}
+
 /** Memory figures of a cgroup, in bytes. */
 export interface CgroupMemory {
   /** Everything charged, page cache included. */
@@ -60,11 +68,14 @@ export interface CgroupDriver {
 const CGROUP_ROOT = "/sys/fs/cgroup";
 
 /**
- * Detects the host's cgroup flavour. A host whose `/sys/fs/cgroup` is the
+ * Detects the host's cgroup flavour. The driver applies `group` to the
+ * cgroup grouping every sandbox (shared by the services of one host: each
+ * writes the same figures) before it creates the first sandbox cgroup.
+ * A host whose `/sys/fs/cgroup` is the
  * unified hierarchy with the cpu, memory and pids controllers uses v2;
  * otherwise the v1 controller hierarchies must be mounted.
  */
-export async function detectCgroups(): Promise<CgroupDriver> {
+export async function detectCgroups(group: GroupLimits): Promise<CgroupDriver> {
   const v2Controllers = await fs
     .readFile(`${CGROUP_ROOT}/cgroup.controllers`, "utf8")
     .catch(() => undefined);
@@ -73,7 +84,7 @@ export async function detectCgroups(): Promise<CgroupDriver> {
     const missing = ["cpu", "memory", "pids"].filter((c) => !have.has(c));
     if (missing.length > 0)
       throw unsupportedHost(`cgroup v2 lacks the controllers ${missing.join(", ")}`);
-    return createCgroupV2Driver(`${CGROUP_ROOT}/${CGROUP_GROUP}`);
+    return createCgroupV2Driver(`${CGROUP_ROOT}/${CGROUP_GROUP}`, group);
   }
   const ownPaths = await readOwnCgroupPaths();
   const needed = ["cpu", "cpuacct", "memory", "pids", "freezer"];
@@ -88,7 +99,7 @@ export async function detectCgroups(): Promise<CgroupDriver> {
     // Nesting under the service's own cgroup keeps sandboxes inside whatever limits the service runs under.
     dirs[ctrl] = `${CGROUP_ROOT}/${ctrl}${own === "/" ? "" : own}/${CGROUP_GROUP}`;
   }
-  return createCgroupV1Driver(dirs);
+  return createCgroupV1Driver(dirs, group);
 }
 
 /** Maps each v1 controller to the cgroup path of the current process (from /proc/self/cgroup). */

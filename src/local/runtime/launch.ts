@@ -84,6 +84,10 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     ...bootIdArgs(),
     "--dev",
     "/dev",
+    // The sandbox's own devpts instance (see mounts.ts) over the one bwrap made; /dev/ptmx points into it.
+    "--dev-bind",
+    STAGING.devpts,
+    "/dev/pts",
     "--perms",
     "1777",
     "--tmpfs",

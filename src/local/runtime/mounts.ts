@@ -14,7 +14,10 @@
  * 4. the two overlays (`/` and `/usr`), mounted from inside the user
  *    namespace (`userxattr`): an idmapped upper is refused under an overlay
  *    mounted by host root;
- * 5. the Node binary and the agent bundle, bound read-only into the root.
+ * 5. the sandbox's own devpts instance (`max=` its PTY limit), mounted from
+ *    inside the user namespace too and bound at `/dev/pts` by bubblewrap:
+ *    PTYs come from a per-sandbox pool, not the host's;
+ * 6. the Node binary and the agent bundle, bound read-only into the root.
  *
  * @module
  */
@@ -40,6 +43,8 @@ export interface MountPlan {
    * @default []
    */
   volumes?: ReadonlyArray<readonly [string, string]>;
+  /** PTYs the sandbox may open at once (its devpts instance's `max=`). */
+  ptysMax: number;
 }
 
 /** Where, inside the holder's mount namespace, things end up. */
@@ -48,6 +53,8 @@ export const STAGING = {
   disk: `${STAGING_DIR}/disk`,
   /** The merged root handed to bubblewrap. */
   root: `${STAGING_DIR}/root`,
+  /** The sandbox's devpts instance, bound at `/dev/pts`. */
+  devpts: `${STAGING_DIR}/devpts`,
 } as const;
 
 const HELPER = `
@@ -61,7 +68,7 @@ def ok(r, what):
         e = ctypes.get_errno()
         raise OSError(e, "%s: %s" % (what, os.strerror(e)))
     return r
-RO, NOSUID, NODEV, IDMAP = 0x1, 0x2, 0x4, 0x100000
+RO, NOSUID, NODEV, NOEXEC, IDMAP = 0x1, 0x2, 0x4, 0x8, 0x100000
 def attach(src, dst, attrs, userns):
     os.mkdir(dst) if not os.path.exists(dst) else None
     fd = ok(libc.syscall(428, -100, src.encode(), 1 | 0o2000000), "open_tree " + src)
@@ -91,8 +98,8 @@ def loop_attach(image):
         raise OSError(16, "no free loop device")
     finally:
         os.close(ctl); os.close(backing)
-def mount(src, dst, fstype, data):
-    ok(libc.mount(src.encode(), dst.encode(), fstype.encode(), NOSUID | NODEV, data.encode()), "mount %s on %s" % (fstype, dst))
+def mount(src, dst, fstype, data, flags=NOSUID | NODEV):
+    ok(libc.mount(src.encode(), dst.encode(), fstype.encode(), flags, data.encode()), "mount %s on %s" % (fstype, dst))
 def build(p):
     S = p["stage"]
     userns = os.open("/proc/%d/ns/user" % p["pid"], os.O_RDONLY)
@@ -112,6 +119,7 @@ def build(p):
             attach(r, "%s/r%d" % (S, i), RO | NOSUID | NODEV, userns); roots.append("%s/r%d" % (S, i))
         attach(u, "%s/u%d" % (S, i), RO | NOSUID | NODEV, userns); usrs.append("%s/u%d" % (S, i))
     os.mkdir(S + "/root")
+    os.mkdir(S + "/devpts")
     pid = os.fork()
     if pid == 0:
         try:
@@ -120,6 +128,8 @@ def build(p):
             W = S + "/rw"
             mount("overlay", S + "/root", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/root,workdir=%s/work/root" % (":".join(roots), W, W))
             mount("overlay", S + "/root/usr", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/usr,workdir=%s/work/usr" % (":".join(usrs), W, W))
+            # Owned by the user namespace, so its PTYs count against its own max=, within the host's non-reserved ones.
+            mount("devpts", S + "/devpts", "devpts", "newinstance,ptmxmode=0666,mode=620,gid=5,max=%d" % p["ptysMax"], NOSUID | NOEXEC)
             # Volume mount points are made here, as root of the user namespace (host root is not mapped in it).
             for _, dst in p.get("volumes") or []:
                 cur = S + "/root"
@@ -218,6 +228,7 @@ export class MountHelper {
           layers: plan.layers,
           binds: plan.binds,
           volumes: plan.volumes ?? [],
+          ptysMax: plan.ptysMax,
         })}\n`,
       );
     });

@@ -11,6 +11,7 @@ import { invalidArgument, SandboxIacError } from "../../errors";
 import { agentBundleDirOnHost } from "../agent-launch";
 import { ensureBaseLayer } from "./base-layer";
 import { detectCgroups } from "./cgroups";
+import { ptysPerSandbox, readHostLimits } from "./host-limits";
 import {
   BASE_LAYER_ID,
   DEFAULT_START_TIMEOUT_MS,
@@ -56,6 +57,13 @@ export interface RuntimeOptions {
    * @default the nameservers of the host's /etc/resolv.conf, loopback ones left out
    */
   dnsResolvers?: string[] | undefined;
+  /**
+   * Most sandboxes running at once (API sandboxes, warm-pool members and
+   * template builds together); `start()` refuses more with `rate_limited`.
+   * It also divides the host's PTYs among sandboxes.
+   * @default as many sandboxes of 512 MiB as the memory left to sandboxes holds (the host's memory minus an eighth, at least 1 GiB)
+   */
+  maxSandboxes?: number | undefined;
 }
 
 /**
@@ -79,7 +87,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   const log = options.log ?? (() => undefined);
   await fs.mkdir(path.join(dataDir, LAYERS_DIR), { recursive: true });
   await fs.mkdir(path.join(dataDir, SANDBOXES_DIR), { recursive: true });
-  const cgroups = await detectCgroups();
+  const host = await readHostLimits();
+  const maxSandboxes = options.maxSandboxes ?? host.defaultMaxSandboxes;
+  if (!Number.isInteger(maxSandboxes) || maxSandboxes < 1)
+    throw invalidArgument(operation, "maxSandboxes", maxSandboxes, "an integer >= 1");
+  const ptysMax = ptysPerSandbox(host, maxSandboxes);
+  const cgroups = await detectCgroups({
+    memoryBytes: host.sandboxesMemoryBytes,
+    pidsMax: host.sandboxesPidsMax,
+  });
   // Several services (and test files) may share a cgroup; the data dir tells their sandboxes apart.
   const cgroupPrefix = `${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}-`;
   await cgroups.removeStale(cgroupPrefix);
@@ -98,8 +114,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   const nodeBinary = await fs.realpath(process.execPath);
   const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  log(`runtime: data dir ${dataDir}, cgroup v${cgroups.version}, agent ${agentBundleDir}`);
-  const isolation = describeIsolation(nftTable, hostNetwork.resolvers);
+  log(
+    `runtime: data dir ${dataDir}, cgroup v${cgroups.version}, agent ${agentBundleDir}, at most ${maxSandboxes} sandboxes`,
+  );
+  const isolation = describeIsolation(nftTable, hostNetwork.resolvers, ptysMax);
 
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
@@ -118,6 +136,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         resourceId: spec.sandboxID,
       });
     }
+    if (running.size + starting.size >= maxSandboxes) {
+      throw new SandboxIacError(
+        "rate_limited",
+        `the service already runs its maximum of ${maxSandboxes} sandboxes (serve --max-sandboxes); kill or pause a sandbox, or restart the service with a higher --max-sandboxes`,
+        { operation: op, resourceId: spec.sandboxID },
+      );
+    }
     starting.add(spec.sandboxID);
     try {
       let stopped = false;
@@ -130,6 +155,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         seccompFile,
         hostNetwork,
         mounts,
+        ptysMax,
         startTimeoutMs,
         log,
         onStopped: () => {
@@ -189,6 +215,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   return {
     baseLayerId: BASE_LAYER_ID,
     nftTable,
+    maxSandboxes,
     start,
     isolation,
     captureLayer: async (sandboxID: string) => {
@@ -244,14 +271,15 @@ async function validateSpec(operation: string, dataDir: string, spec: SandboxSpe
 }
 
 /** The one line saying what isolation sandboxes get (printed at start). */
-function describeIsolation(nftTable: string, resolvers: readonly string[]): string {
+function describeIsolation(nftTable: string, resolvers: readonly string[], ptysMax: number): string {
   return [
     "isolation: user namespace per sandbox (root inside = an unprivileged host uid range)",
     "idmapped read-only layers",
-    "seccomp (the refusals of Docker's default profile)",
+    "seccomp (Docker's default profile as an allow-list; no io_uring, no kernel AIO)",
     "/proc masked as runc does",
     `own network namespace per sandbox (veth + nftables table ${nftTable}${resolvers.length ? `, DNS via ${resolvers.join(" ")}` : ""})`,
     "disk quota (ext4 image per sandbox)",
-    "cgroup cpu/memory/pids limits, RLIMIT_NOFILE 4096",
+    "cgroup cpu/memory/pids limits under one cgroup that leaves the host headroom, RLIMIT_NOFILE 4096",
+    `own devpts with at most ${ptysMax} PTYs`,
   ].join("; ");
 }

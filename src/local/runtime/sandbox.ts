@@ -46,6 +46,8 @@ export interface LaunchContext {
   hostNetwork: HostNetwork;
   /** Builds root filesystems in holders' mount namespaces. */
   mounts: MountHelper;
+  /** PTYs each sandbox may open at once. */
+  ptysMax: number;
   startTimeoutMs: number;
   log: (line: string) => void;
   /** Called once the sandbox is stopped and its cgroup removed (the id may start again). */
@@ -142,6 +144,7 @@ export async function launchSandbox(
           [ctx.agentBundleDir, `${AGENT_MOUNT_DIR}/agent`],
         ],
         volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
+        ptysMax: ctx.ptysMax,
       }),
       ctx.cgroups.create(ctx.cgroupName, {
         cpuCount: spec.cpuCount,

@@ -4,14 +4,19 @@
  * (`bwrap --seccomp FD`). No BPF is written by hand here: the script below
  * only lists rules, libseccomp compiles and checks them.
  *
- * Semantics are those of Docker's default profile for a container without
- * CAP_SYS_ADMIN: what it refuses is refused with EPERM (namespaces, mounts,
- * keyrings, BPF, perf, userfaultfd, io_uring, modules, kexec, clock and
- * swap changes, reboot, handle-based opens, cross-process memory access);
- * `clone3` answers ENOSYS so that libc falls back to `clone`, whose namespace
- * flags are refused; syscalls of other ABIs (i386, x32) kill the process.
- * Unlike Docker the default is to allow: a syscall this list does not name
- * works, which keeps unusual but harmless programs running.
+ * An allow-list with the semantics of Docker's default profile for a
+ * container with Docker's default capabilities (lists in seccomp-profile.ts):
+ * - the calls Docker allows work, `clone` only without namespace flags,
+ *   `personality` only with the values Docker allows, `socket` for every
+ *   family but AF_VSOCK (EAFNOSUPPORT);
+ * - everything else answers EPERM, as under Docker, so a program sees what it
+ *   would see in a Docker container;
+ * - except calls newer than the lists (numbered after the newest one they
+ *   name) and the few of {@link ENOSYS_SYSCALLS}, which answer ENOSYS: a libc
+ *   probing a call the filter does not know falls back to the older call, as
+ *   it would on an older kernel (EPERM there broke containers when glibc took
+ *   up `faccessat2` and `clone3`; runc answers ENOSYS for the same reason);
+ * - syscalls of other ABIs (i386, x32) kill the process.
  *
  * @module
  */
@@ -21,94 +26,46 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { SYSTEM_PYTHON } from "./constants";
+import {
+  AF_VSOCK,
+  ALLOWED_SYSCALLS,
+  CLONE_NAMESPACE_MASK,
+  ENOSYS_SYSCALLS,
+  PERSONALITY_VALUES,
+  REFUSED_SYSCALLS,
+  UNIFIED_SYSCALL_NUMBERS,
+} from "./seccomp-profile";
 
-/** Syscalls refused with EPERM (Docker's default profile without CAP_SYS_ADMIN, plus io_uring). */
-const DENIED_SYSCALLS = [
-  "acct",
-  "add_key",
-  "bpf",
-  "clock_adjtime",
-  "clock_settime",
-  "create_module",
-  "delete_module",
-  "fanotify_init",
-  "finit_module",
-  "fsconfig",
-  "fsmount",
-  "fsopen",
-  "fspick",
-  "get_kernel_syms",
-  "get_mempolicy",
-  "init_module",
-  "io_uring_enter",
-  "io_uring_register",
-  "io_uring_setup",
-  "ioperm",
-  "iopl",
-  "kcmp",
-  "kexec_file_load",
-  "kexec_load",
-  "keyctl",
-  "lookup_dcookie",
-  "mbind",
-  "mount",
-  "mount_setattr",
-  "move_mount",
-  "move_pages",
-  "name_to_handle_at",
-  "nfsservctl",
-  "open_by_handle_at",
-  "open_tree",
-  "perf_event_open",
-  "pidfd_getfd",
-  "pivot_root",
-  "process_vm_readv",
-  "process_vm_writev",
-  "query_module",
-  "quotactl",
-  "quotactl_fd",
-  "reboot",
-  "request_key",
-  "set_mempolicy",
-  "setns",
-  "settimeofday",
-  "stime",
-  "swapoff",
-  "swapon",
-  "syslog",
-  "sysfs",
-  "_sysctl",
-  "umount",
-  "umount2",
-  "unshare",
-  "uselib",
-  "userfaultfd",
-  "ustat",
-  "vhangup",
-  "vm86",
-  "vm86old",
-] as const;
-
-/** clone(2) flags that create namespaces: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET. */
-const NAMESPACE_FLAGS = [
-  0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000,
-];
-/** AF_VSOCK: a way out to the host on VM hosts. */
-const AF_VSOCK = 40;
+/** Syscall numbers past the newest named one answered ENOSYS, up to this bound (exclusive). */
+const NEWER_SYSCALLS_END = 512;
 
 const GENERATOR = `
-import errno, sys, seccomp
-f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+import errno, json, sys, seccomp
+p = json.load(sys.stdin)
+f = seccomp.SyscallFilter(defaction=seccomp.ERRNO(errno.EPERM))
 f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL)
-for name in sys.argv[2].split(","):
-    try:
-        f.add_rule(seccomp.ERRNO(errno.EPERM), name)
-    except (RuntimeError, ValueError):
-        pass  # not a syscall on this architecture
-for flag in [int(x) for x in sys.argv[3].split(",")]:
-    f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
-f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.EQ, int(sys.argv[4])))
+# A binary tree of syscall numbers: the allow-list is long.
+f.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
+numbers = []
+def nr(name):
+    n = seccomp.resolve_syscall(seccomp.Arch.NATIVE, name)
+    if n < 0 and p["unifiedOk"]: n = p["unified"].get(name, -1)
+    return n  # negative: not a syscall of this architecture
+def add(action, name, *args):
+    n = nr(name)
+    if n < 0: return
+    numbers.append(n)
+    # The default already answers EPERM (libseccomp refuses a rule repeating the default).
+    if action is not None: f.add_rule(action, n, *args)
+for name in p["allow"]: add(seccomp.ALLOW, name)
+for name in p["refuse"]: add(None, name)
+for name in p["enosys"]: add(seccomp.ERRNO(errno.ENOSYS), name)
+add(seccomp.ALLOW, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, p["cloneMask"], 0))
+for v in p["personality"]: add(seccomp.ALLOW, "personality", seccomp.Arg(0, seccomp.EQ, v))
+add(seccomp.ALLOW, "socket", seccomp.Arg(0, seccomp.NE, p["vsock"]))
+add(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.EQ, p["vsock"]))
+for n in range(max(numbers) + 1, p["newerEnd"]):
+    f.add_rule(seccomp.ERRNO(errno.ENOSYS), n)
 with open(sys.argv[1], "wb") as out:
     f.export_bpf(out)
 `;
@@ -118,10 +75,21 @@ with open(sys.argv[1], "wb") as out:
  * The file name carries a hash of the rules, so a changed list is compiled anew.
  */
 export async function ensureSeccompFilter(dataDir: string): Promise<string> {
-  const args = [DENIED_SYSCALLS.join(","), NAMESPACE_FLAGS.join(","), String(AF_VSOCK)];
+  const policy = JSON.stringify({
+    allow: ALLOWED_SYSCALLS,
+    refuse: REFUSED_SYSCALLS,
+    enosys: ENOSYS_SYSCALLS,
+    cloneMask: CLONE_NAMESPACE_MASK,
+    personality: PERSONALITY_VALUES,
+    vsock: AF_VSOCK,
+    unified: UNIFIED_SYSCALL_NUMBERS,
+    // alpha and mips number their syscalls apart; every other architecture shares 424 and up.
+    unifiedOk: process.arch === "x64" || process.arch === "arm64",
+    newerEnd: NEWER_SYSCALLS_END,
+  });
   const hash = createHash("sha256")
     .update(GENERATOR)
-    .update(args.join("\n"))
+    .update(policy)
     .update(process.arch)
     .digest("hex")
     .slice(0, 16);
@@ -133,7 +101,7 @@ export async function ensureSeccompFilter(dataDir: string): Promise<string> {
   if (present) return file;
   const tmp = `${file}.tmp-${process.pid}`;
   await new Promise<void>((resolve, reject) => {
-    execFile(SYSTEM_PYTHON, ["-I", "-c", GENERATOR, tmp, ...args], (err, _out, stderr) => {
+    const child = execFile(SYSTEM_PYTHON, ["-I", "-c", GENERATOR, tmp], (err, _out, stderr) => {
       if (!err) return resolve();
       reject(
         new SandboxIacError(
@@ -143,6 +111,7 @@ export async function ensureSeccompFilter(dataDir: string): Promise<string> {
         ),
       );
     });
+    child.stdin?.end(policy);
   });
   await fs.rename(tmp, file);
   return file;

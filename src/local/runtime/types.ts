@@ -144,6 +144,11 @@ export interface SandboxRuntime {
   readonly baseLayerId: string;
   /** The nftables table (family `inet`) this runtime owns; `close()` removes it. */
   readonly nftTable: string;
+  /**
+   * Most sandboxes running at once (API sandboxes, warm-pool members and
+   * template builds together); `start()` refuses more with `rate_limited`.
+   */
+  readonly maxSandboxes: number;
   /** Stops every sandbox this runtime started. */
   close(): Promise<void>;
 }

@@ -94,4 +94,11 @@ export interface SandboxManagerOptions {
    * @default 2
    */
   warmPoolSize?: number;
+  /**
+   * Most sandboxes of the team (the service's API key) running at once,
+   * creates and resumes in flight included; past it create, resume and
+   * connect answer 429 with E2B's message.
+   * @default the runtime's `maxSandboxes`
+   */
+  maxSandboxesPerKey?: number | undefined;
 }

@@ -13,6 +13,7 @@ import type { RuntimeSandbox } from "../../runtime/types";
 import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
 import { envdAccessToken, trafficAccessToken } from "../tokens";
+import { ConcurrencyLimit } from "./concurrency";
 import { startSandbox, type CreateContext } from "./create";
 import { forkInput } from "./fork-policy";
 import { expire } from "./expiry";
@@ -70,6 +71,8 @@ export class SandboxManager implements SandboxManagerView {
   private readonly ctx: PauseResumeContext;
   /** What create needs of this manager. */
   private readonly createCtx: CreateContext;
+  /** The team's concurrent-sandbox limit (the service has one API key, so one team). */
+  private readonly concurrency: ConcurrencyLimit;
 
   private constructor(private readonly opts: SandboxManagerOptions) {
     this.pool = new WarmPool({
@@ -88,6 +91,10 @@ export class SandboxManager implements SandboxManagerView {
       flush: () => this.writer.flush(),
       arm: (l) => this.arm(l),
     };
+    this.concurrency = new ConcurrencyLimit(
+      opts.maxSandboxesPerKey ?? opts.runtime.maxSandboxes,
+      () => [...this.live.values()].filter((l) => l.record.state === "running").length,
+    );
     this.createCtx = {
       runtime: opts.runtime,
       templates: opts.templates,
@@ -197,10 +204,17 @@ export class SandboxManager implements SandboxManagerView {
   /** Creates a sandbox; all-or-nothing. */
   async create(input: CreateSandboxInput): Promise<SandboxRecord> {
     this.assertOpen();
-    const { record, rt } = await startSandbox(this.createCtx, input);
-    const l = newLive(record);
-    attach(this.ctx, l, rt);
-    this.live.set(record.sandboxID, l);
+    const release = this.concurrency.admit();
+    let l: Live;
+    try {
+      const { record, rt } = await startSandbox(this.createCtx, input);
+      l = newLive(record);
+      attach(this.ctx, l, rt);
+      this.live.set(record.sandboxID, l);
+    } finally {
+      release();
+    }
+    const record = l.record;
     this.arm(l);
     // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
     await Promise.all([this.writer.flush(), sampleLive(this.metrics, l)]);
@@ -239,7 +253,12 @@ export class SandboxManager implements SandboxManagerView {
     return this.locked(sandboxID, async (l) => {
       if (l.record.state === "running")
         throw serviceError("conflict", `Sandbox ${sandboxID} is already running`);
-      await resumeLocked(this.ctx, l, timeoutSec);
+      const release = this.concurrency.admit();
+      try {
+        await resumeLocked(this.ctx, l, timeoutSec);
+      } finally {
+        release();
+      }
       return l.record;
     });
   }
@@ -255,7 +274,12 @@ export class SandboxManager implements SandboxManagerView {
         await this.writer.flush();
         return { record: l.record, resumed: false };
       }
-      await resumeLocked(this.ctx, l, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
+      const release = this.concurrency.admit();
+      try {
+        await resumeLocked(this.ctx, l, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
+      } finally {
+        release();
+      }
       return { record: l.record, resumed: true };
     });
   }

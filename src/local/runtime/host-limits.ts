@@ -1,0 +1,71 @@
+/**
+ * The share of the host's kernel-wide resources all sandboxes together may
+ * take (memory, pids, PTYs), read from the host once at start, so that no
+ * number of sandboxes can exhaust what the host and the service need.
+ *
+ * @module
+ */
+import * as fs from "node:fs/promises";
+
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+
+/** Memory a sandbox gets when its template names none: the figure the default `--max-sandboxes` divides by. */
+const TYPICAL_SANDBOX_MEMORY_MB = 512;
+/** Fewest PTYs a sandbox may open, whatever the number of sandboxes. */
+const MIN_SANDBOX_PTYS = 16;
+/** Most PTYs a sandbox may open. */
+const MAX_SANDBOX_PTYS = 256;
+
+/** What the sandboxes of a host may take together, and each one's PTYs. */
+export interface HostLimits {
+  /** Memory limit of the cgroup holding every sandbox: the host's memory minus its headroom. */
+  sandboxesMemoryBytes: number;
+  /** pids limit of the cgroup holding every sandbox: `kernel.pid_max` minus its headroom. */
+  sandboxesPidsMax: number;
+  /** The default of `serve --max-sandboxes`: how many sandboxes of typical size the memory holds. */
+  defaultMaxSandboxes: number;
+  /** PTYs the host lets devpts instances other than its own open (`kernel.pty.max - kernel.pty.reserve`). */
+  sharedPtys: number;
+}
+
+/**
+ * Reads the host's figures. Headroom: an eighth of the memory (at least
+ * 1 GiB) and a quarter of the pids (at least 4096) stay the host's;
+ * `kernel.pty.reserve` PTYs are the host's own devpts's by the kernel's rule.
+ */
+export async function readHostLimits(): Promise<HostLimits> {
+  const memTotal = await readMemTotal();
+  const pidMax = await readNumber("/proc/sys/kernel/pid_max", 32_768);
+  const ptyMax = await readNumber("/proc/sys/kernel/pty/max", 4096);
+  const ptyReserve = await readNumber("/proc/sys/kernel/pty/reserve", 1024);
+  const sandboxesMemoryBytes = Math.max(256 * MIB, memTotal - Math.max(GIB, memTotal / 8));
+  const roundedMemory = Math.floor(sandboxesMemoryBytes / MIB) * MIB;
+  return {
+    sandboxesMemoryBytes: roundedMemory,
+    sandboxesPidsMax: Math.max(1024, pidMax - Math.max(4096, Math.floor(pidMax / 4))),
+    defaultMaxSandboxes: Math.max(1, Math.floor(roundedMemory / (TYPICAL_SANDBOX_MEMORY_MB * MIB))),
+    sharedPtys: Math.max(0, ptyMax - ptyReserve),
+  };
+}
+
+/**
+ * PTYs one sandbox may open (its devpts's `max=`): the shared PTYs divided
+ * among `maxSandboxes`, within [{@link MIN_SANDBOX_PTYS}, {@link MAX_SANDBOX_PTYS}].
+ */
+export function ptysPerSandbox(limits: HostLimits, maxSandboxes: number): number {
+  const share = Math.floor(limits.sharedPtys / Math.max(1, maxSandboxes));
+  return Math.min(MAX_SANDBOX_PTYS, Math.max(MIN_SANDBOX_PTYS, share));
+}
+
+async function readMemTotal(): Promise<number> {
+  const text = await fs.readFile("/proc/meminfo", "utf8").catch(() => "");
+  const kib = /^MemTotal:\s+(\d+)\s+kB/m.exec(text)?.[1];
+  return kib === undefined ? 4 * GIB : Number(kib) * 1024;
+}
+
+async function readNumber(file: string, fallback: number): Promise<number> {
+  const text = await fs.readFile(file, "utf8").catch(() => "");
+  const n = Number.parseInt(text.trim(), 10);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
