@@ -22,6 +22,7 @@ describe("sandbox-iac serve", () => {
       dataDir: undefined,
       apiKey: undefined,
       agentDir: undefined,
+      insecureRegistries: [],
     });
   });
 
@@ -38,6 +39,8 @@ describe("sandbox-iac serve", () => {
       "e2b_ab",
       "--agent-dir",
       "/opt/agent",
+      "--insecure-registry",
+      "registry.lan:5000",
     ]);
     const joined = parseArgs([
       "serve",
@@ -46,6 +49,7 @@ describe("sandbox-iac serve", () => {
       "--data-dir=/var/lib/s",
       "--api-key=e2b_ab",
       "--agent-dir=/opt/agent",
+      "--insecure-registry=registry.lan:5000",
     ]);
     const expected = {
       command: "serve",
@@ -54,9 +58,19 @@ describe("sandbox-iac serve", () => {
       dataDir: "/var/lib/s",
       apiKey: "e2b_ab",
       agentDir: "/opt/agent",
+      insecureRegistries: ["registry.lan:5000"],
     };
     expect(spaced).toEqual(expected);
     expect(joined).toEqual(expected);
+  });
+
+  it("keeps every --insecure-registry and refuses one that is not host:port", () => {
+    expect(
+      parseArgs(["serve", "--insecure-registry", "a.lan:5000", "--insecure-registry=b.lan"]),
+    ).toMatchObject({ insecureRegistries: ["a.lan:5000", "b.lan"] });
+    expect(refusal(["serve", "--insecure-registry", "http://a.lan/x"]).message).toContain(
+      "--insecure-registry must be a registry as host:port",
+    );
   });
 
   it("keeps the last of a repeated option", () => {
@@ -80,7 +94,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --agent-dir, got "--prot": run `sandbox-iac --help`',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --agent-dir, --insecure-registry, got "--prot": run `sandbox-iac --help`',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -94,7 +108,7 @@ describe("sandbox-iac serve", () => {
 
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --agent-dir), got "8080": run `sandbox-iac --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --agent-dir, --insecure-registry), got "8080": run `sandbox-iac --help`',
     );
   });
 

@@ -21,6 +21,8 @@ export interface ServeArgs {
   apiKey?: string | undefined;
   /** @default the built `dist/agent` */
   agentDir?: string | undefined;
+  /** `--insecure-registry host:port`, repeatable. @default none */
+  insecureRegistries: string[];
 }
 
 /** What the command line asks for. */
@@ -41,6 +43,9 @@ Options:
   --api-key KEY      API key clients must send (default: generated on first start
                      and kept in the data dir)
   --agent-dir DIR    directory holding the agent bundle agent.js (default dist/agent)
+  --insecure-registry HOST:PORT
+                     let template builds pull images from this registry over plain
+                     HTTP (repeatable; loopback registries always may)
   -h, --help         show this help
 
 sandbox-iac terraform install [--dir DIR] writes the Terraform provider
@@ -50,7 +55,14 @@ and prints how to point Terraform at it.
 `;
 
 const OPERATION = "cli";
-const SERVE_OPTIONS = ["host", "port", "data-dir", "api-key", "agent-dir"] as const;
+const SERVE_OPTIONS = [
+  "host",
+  "port",
+  "data-dir",
+  "api-key",
+  "agent-dir",
+  "insecure-registry",
+] as const;
 
 /** Parses `argv` (without `node` and the script). */
 export function parseArgs(argv: string[]): CliArgs {
@@ -78,5 +90,30 @@ export function parseArgs(argv: string[]): CliArgs {
     dataDir: values["data-dir"],
     apiKey: values["api-key"],
     agentDir: values["agent-dir"],
+    insecureRegistries: insecureRegistries(rest),
   };
+}
+
+/** Every `--insecure-registry` value (parseOptions keeps the last one only), each `host[:port]`. */
+function insecureRegistries(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [i, a] of args.entries()) {
+    const v =
+      a === "--insecure-registry"
+        ? args[i + 1]
+        : a.startsWith("--insecure-registry=")
+          ? a.slice(20)
+          : undefined;
+    if (v === undefined) continue;
+    if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(v))
+      throw invalidArgument(
+        OPERATION,
+        "--insecure-registry",
+        v,
+        "a registry as host:port, e.g. registry.lan:5000",
+        "run `sandbox-iac --help`",
+      );
+    out.push(v);
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ async function serve(args: ServeArgs): Promise<void> {
     dataDir: args.dataDir ?? defaultDataDir(),
     apiKey: args.apiKey,
     agentBundleDir: args.agentDir,
+    insecureRegistries: args.insecureRegistries,
     log: logLine,
   });
   // The one line with the key in clear: it is the user's own terminal.

@@ -146,6 +146,15 @@ async function scrubEtc(etc: string): Promise<void> {
     0o640,
   );
 
+  await writeNetworkFiles(etc);
+}
+
+/**
+ * `/etc/hostname`, `/etc/hosts` (localhost only) and `/etc/resolv.conf` (the
+ * host's resolver configuration, by content) into the layer's `etc`: every
+ * sandbox gets these, whether its template starts from `base` or an image.
+ */
+export async function writeNetworkFiles(etc: string): Promise<void> {
   await writeText(etc, "hostname", ["sandbox"], 0o644);
   await writeText(
     etc,
@@ -190,7 +199,13 @@ async function readText(dir: string, name: string): Promise<string[]> {
   return text.split("\n");
 }
 
-async function writeText(dir: string, name: string, lines: string[], mode: number): Promise<void> {
+/** Writes `lines` to `dir/name` with `mode`, replacing what was there (a symlink included). */
+export async function writeText(
+  dir: string,
+  name: string,
+  lines: string[],
+  mode: number,
+): Promise<void> {
   const p = path.join(dir, name);
   await fs.rm(p, { force: true });
   await fs.writeFile(p, `${lines.join("\n")}\n`, { mode });
