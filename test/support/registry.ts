@@ -195,3 +195,18 @@ export async function makeBusyboxImage(workDir: string): Promise<string> {
   ]);
   return image;
 }
+
+/** Tags a copy of `image` (`layout:tag`) whose config says `architecture`; returns `layout:<architecture>`. */
+export async function withArchitecture(image: string, architecture: string): Promise<string> {
+  const layout = image.slice(0, image.lastIndexOf(":"));
+  await run("umoci", [
+    "config",
+    "--image",
+    image,
+    "--tag",
+    architecture,
+    "--architecture",
+    architecture,
+  ]);
+  return `${layout}:${architecture}`;
+}

@@ -7,6 +7,7 @@ import {
   BUSYBOX_IMAGE,
   makeBusyboxImage,
   startRegistry,
+  withArchitecture,
   type TestRegistry,
 } from "../support/registry";
 
@@ -38,6 +39,7 @@ beforeAll(async () => {
   open = await startRegistry();
   locked = await startRegistry(AUTH);
   await open.push(image, "tests/busy:v1");
+  await open.push(await withArchitecture(image, "arm64"), "tests/busy-arm:v1");
   await locked.push(image, "private/busy:v1");
 });
 
@@ -177,6 +179,15 @@ describe("Template.build() from a container image", () => {
     const built = await sdk(svc, "build-from-image", "down-app", "127.0.0.1:9/tests/busy:v1");
     expect(built.ok).toBe(false);
     expect(built.error).toContain("registry 127.0.0.1:9 cannot be reached");
+    expect(await partialLayers()).toEqual([]);
+  });
+
+  it("fails when the image is for another architecture only, naming the one the service runs", async () => {
+    const built = await sdk(svc, "build-from-image", "arm-app", `${open.host}/tests/busy-arm:v1`);
+    expect(built.ok).toBe(false);
+    expect(built.error).toContain(
+      `image ${open.host}/tests/busy-arm:v1 is for linux/arm64: the local service runs linux/amd64 images only`,
+    );
     expect(await partialLayers()).toEqual([]);
   });
 
