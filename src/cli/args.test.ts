@@ -25,6 +25,7 @@ describe("sandbox-iac serve", () => {
       agentDir: undefined,
       maxSandboxes: undefined,
       maxSandboxesPerKey: undefined,
+      insecureRegistries: [],
     });
   });
 
@@ -45,6 +46,8 @@ describe("sandbox-iac serve", () => {
       "12",
       "--max-sandboxes-per-key",
       "5",
+      "--insecure-registry",
+      "registry.lan:5000",
     ]);
     const joined = parseArgs([
       "serve",
@@ -55,6 +58,7 @@ describe("sandbox-iac serve", () => {
       "--agent-dir=/opt/agent",
       "--max-sandboxes=12",
       "--max-sandboxes-per-key=5",
+      "--insecure-registry=registry.lan:5000",
     ]);
     const expected = {
       command: "serve",
@@ -66,6 +70,7 @@ describe("sandbox-iac serve", () => {
       agentDir: "/opt/agent",
       maxSandboxes: 12,
       maxSandboxesPerKey: 5,
+      insecureRegistries: ["registry.lan:5000"],
     };
     expect(spaced).toEqual(expected);
     expect(joined).toEqual(expected);
@@ -89,6 +94,15 @@ describe("sandbox-iac serve", () => {
   it("refuses an empty --api-key-file", () => {
     expect(refusal(["serve", "--api-key-file="]).message).toBe(
       'cli failed: --api-key-file must be a file path, got ""',
+    );
+  });
+
+  it("keeps every --insecure-registry and refuses one that is not host:port", () => {
+    expect(
+      parseArgs(["serve", "--insecure-registry", "a.lan:5000", "--insecure-registry=b.lan"]),
+    ).toMatchObject({ insecureRegistries: ["a.lan:5000", "b.lan"] });
+    expect(refusal(["serve", "--insecure-registry", "http://a.lan/x"]).message).toContain(
+      "--insecure-registry must be a registry as host:port",
     );
   });
 
@@ -124,7 +138,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, got "--prot": run `sandbox-iac --help`',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, got "--prot": run `sandbox-iac --help`',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -138,7 +152,7 @@ describe("sandbox-iac serve", () => {
 
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key), got "8080": run `sandbox-iac --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry), got "8080": run `sandbox-iac --help`',
     );
   });
 

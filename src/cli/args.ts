@@ -31,6 +31,8 @@ export interface ServeArgs {
   maxSandboxes?: number | undefined;
   /** @default `maxSandboxes` */
   maxSandboxesPerKey?: number | undefined;
+  /** `--insecure-registry host:port`, repeatable. @default none */
+  insecureRegistries: string[];
 }
 
 /** What the command line asks for. */
@@ -61,6 +63,9 @@ Options:
                      most sandboxes of the API key running at once; past it create and
                      resume answer E2B's 429 "maximum number of concurrent E2B
                      sandboxes" (default: --max-sandboxes)
+  --insecure-registry HOST:PORT
+                     let template builds pull images from this registry over plain
+                     HTTP (repeatable; loopback registries always may)
   -h, --help         show this help
 
 sandbox-iac terraform install [--dir DIR] writes the Terraform provider
@@ -79,6 +84,7 @@ const SERVE_OPTIONS = [
   "agent-dir",
   "max-sandboxes",
   "max-sandboxes-per-key",
+  "insecure-registry",
 ] as const;
 
 /** Parses `argv` (without `node` and the script). */
@@ -125,6 +131,7 @@ export function parseArgs(argv: string[]): CliArgs {
     agentDir: values["agent-dir"],
     maxSandboxes,
     maxSandboxesPerKey,
+    insecureRegistries: insecureRegistries(rest),
   };
 }
 
@@ -133,4 +140,28 @@ function positiveInteger(option: string, value: string | undefined): number | un
   if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
     throw invalidArgument(OPERATION, option, value, "an integer >= 1", `for example ${option} 8`);
   return Number(value);
+}
+
+/** Every `--insecure-registry` value (parseOptions keeps the last one only), each `host[:port]`. */
+function insecureRegistries(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [i, a] of args.entries()) {
+    const v =
+      a === "--insecure-registry"
+        ? args[i + 1]
+        : a.startsWith("--insecure-registry=")
+          ? a.slice(20)
+          : undefined;
+    if (v === undefined) continue;
+    if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/.test(v))
+      throw invalidArgument(
+        OPERATION,
+        "--insecure-registry",
+        v,
+        "a registry as host:port, e.g. registry.lan:5000",
+        "run `sandbox-iac --help`",
+      );
+    out.push(v);
+  }
+  return out;
 }

@@ -27,6 +27,7 @@ async function serve(args: ServeArgs): Promise<void> {
     agentBundleDir: args.agentDir,
     maxSandboxes: args.maxSandboxes,
     maxSandboxesPerKey: args.maxSandboxesPerKey,
+    insecureRegistries: args.insecureRegistries,
     log: logLine,
   });
   // The one line with the key in clear: it is the user's own terminal.

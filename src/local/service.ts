@@ -76,6 +76,13 @@ export interface LocalServiceOptions {
    * @default `maxSandboxes`
    */
   maxSandboxesPerKey?: number | undefined;
+  /**
+   * Registries (`host:port`) template builds may pull images from over plain
+   * HTTP (or HTTPS without verifying its certificate); loopback registries
+   * (`localhost`, `127.0.0.0/8`) always may, as Docker allows.
+   * @default none
+   */
+  insecureRegistries?: readonly string[] | undefined;
 }
 
 /** A started local service. */
@@ -147,7 +154,12 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   let manager: SandboxManager;
   let server: http.Server;
   try {
-    const registry = await createTemplateRegistry({ dataDir, runtime, log });
+    const registry = await createTemplateRegistry({
+      dataDir,
+      runtime,
+      log,
+      insecureRegistries: opts.insecureRegistries,
+    });
     const volumes = await VolumeStore.open(dataDir, tokenSecret, log);
     const secrets = await SecretStore.open(dataDir);
     manager = await SandboxManager.open({

@@ -54,13 +54,6 @@ describe("Template.build() from the official SDK", () => {
     expect(status.body.logEntries.map((e: { message: string }) => e.message)).toContain("first-ok");
   });
 
-  it("fails when the template starts from a container image, with 400 suggesting fromTemplate", async () => {
-    const built = await sdk(svc, "build-image", "image-app");
-    expect(built.ok).toBe(false);
-    expect(built.error).toContain("cannot pull container images");
-    expect(built.error).toContain('fromTemplate("base")');
-  });
-
   it("builds on another template, keeping its files, env and user", async () => {
     const built = await sdk(svc, "build-on", "layered-app", "full-app");
     expect(built).toMatchObject({ ok: true });

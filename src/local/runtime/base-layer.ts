@@ -19,7 +19,7 @@ import { writeSudoShim } from "./sudo-shim";
  * Version of the recipe below. Bump it whenever the skeleton changes so that
  * existing data dirs rebuild their base layer on the next start.
  */
-const BASE_RECIPE_VERSION = "4";
+const BASE_RECIPE_VERSION = "5";
 
 const OPERATION = "runtime.baseLayer";
 
@@ -105,6 +105,7 @@ async function buildBase(dir: string): Promise<void> {
   await execHost(OPERATION, "cp", ["-a", "/etc", path.join(root, "etc")]);
   await scrubEtc(path.join(root, "etc"));
   await avoidProfileFork(path.join(root, "etc"));
+  await likeE2BPython(root, path.join(dir, "usr"));
   // The package database matches the host /usr every sandbox sees, so dpkg and apt keep working.
   if (await exists("/var/lib/dpkg")) {
     await execHost(OPERATION, "cp", ["-a", "/var/lib/dpkg", path.join(root, "var/lib/dpkg")]);
@@ -146,6 +147,15 @@ async function scrubEtc(etc: string): Promise<void> {
     0o640,
   );
 
+  await writeNetworkFiles(etc);
+}
+
+/**
+ * `/etc/hostname`, `/etc/hosts` (localhost only) and `/etc/resolv.conf` (the
+ * host's resolver configuration, by content) into the layer's `etc`: every
+ * sandbox gets these, whether its template starts from `base` or an image.
+ */
+export async function writeNetworkFiles(etc: string): Promise<void> {
   await writeText(etc, "hostname", ["sandbox"], 0o644);
   await writeText(
     etc,
@@ -164,6 +174,31 @@ async function scrubEtc(etc: string): Promise<void> {
     .catch(() => "nameserver 127.0.0.1\n");
   await fs.rm(path.join(etc, "resolv.conf"), { force: true });
   await fs.writeFile(path.join(etc, "resolv.conf"), resolv, { mode: 0o644 });
+}
+
+/**
+ * Python as E2B's base image has it: `pip install` and `pip install --user`
+ * work (Debian 12 marks its Python "externally managed" and refuses both; the
+ * sandbox is the environment, so `/etc/pip.conf` turns that off), and
+ * `python` runs `python3` when the host has only the latter.
+ */
+async function likeE2BPython(root: string, usr: string): Promise<void> {
+  const conf = path.join(root, "etc", "pip.conf");
+  const current = await fs.readFile(conf, "utf8").catch(() => "");
+  if (!/break-system-packages/.test(current)) {
+    const text = /^\[global\]/m.test(current)
+      ? current.replace(
+          /^\[global\][^\n]*\n?/m,
+          (g) => `${g.endsWith("\n") ? g : `${g}\n`}break-system-packages = true\n`,
+        )
+      : `[global]\nbreak-system-packages = true\n${current}`;
+    await fs.rm(conf, { force: true });
+    await fs.writeFile(conf, text, { mode: 0o644 });
+  }
+  if (!(await exists("/usr/bin/python")) && (await exists("/usr/bin/python3"))) {
+    await fs.mkdir(path.join(usr, "local", "bin"), { recursive: true, mode: 0o755 });
+    await fs.symlink("/usr/bin/python3", path.join(usr, "local", "bin", "python"));
+  }
 }
 
 /**
@@ -190,7 +225,13 @@ async function readText(dir: string, name: string): Promise<string[]> {
   return text.split("\n");
 }
 
-async function writeText(dir: string, name: string, lines: string[], mode: number): Promise<void> {
+/** Writes `lines` to `dir/name` with `mode`, replacing what was there (a symlink included). */
+export async function writeText(
+  dir: string,
+  name: string,
+  lines: string[],
+  mode: number,
+): Promise<void> {
   const p = path.join(dir, name);
   await fs.rm(p, { force: true });
   await fs.writeFile(p, `${lines.join("\n")}\n`, { mode });

@@ -40,6 +40,11 @@ export interface LaunchPlan {
   holderPid: number;
   /** Host uid/gid of root inside. */
   idBase: number;
+  /**
+   * How Node starts inside (see agent-libs.ts).
+   * @default the Node binary at its mount point
+   */
+  nodeArgv?: readonly string[] | undefined;
 }
 
 /** A program, its arguments and the environment to spawn it with. */
@@ -123,7 +128,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     "--chdir",
     "/",
     "--",
-    AGENT_NODE_IN_SANDBOX,
+    ...(plan.nodeArgv ?? [AGENT_NODE_IN_SANDBOX]),
     ...AGENT_NODE_FLAGS,
     AGENT_BUNDLE_IN_SANDBOX,
     "--listen-fd",

@@ -34,6 +34,8 @@ export interface MountPlan {
   image: string;
   /** `[root, usr]` host directories of each layer, highest first. */
   layers: ReadonlyArray<readonly [string, string]>;
+  /** True when the host's `/usr` is the lowest `/usr` layer (stacks on the built-in `base`). */
+  hostUsr: boolean;
   /** `[host path, path inside]` read-only binds added last. */
   binds: ReadonlyArray<readonly [string, string]>;
   /**
@@ -114,7 +116,7 @@ def build(p):
         if not os.path.isdir(S + "/disk/" + d): os.mkdir(S + "/disk/" + d, 0o755)
     attach(S + "/disk", S + "/rw", NOSUID | NODEV, userns)
     roots, usrs = [], []
-    for i, (r, u) in enumerate(p["layers"] + [[None, "/usr"]]):
+    for i, (r, u) in enumerate(p["layers"] + ([[None, "/usr"]] if p["hostUsr"] else [])):
         if r is not None:
             attach(r, "%s/r%d" % (S, i), RO | NOSUID | NODEV, userns); roots.append("%s/r%d" % (S, i))
         attach(u, "%s/u%d" % (S, i), RO | NOSUID | NODEV, userns); usrs.append("%s/u%d" % (S, i))
@@ -226,6 +228,7 @@ export class MountHelper {
           stage: STAGING_DIR,
           image: plan.image,
           layers: plan.layers,
+          hostUsr: plan.hostUsr,
           binds: plan.binds,
           volumes: plan.volumes ?? [],
           ptysMax: plan.ptysMax,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { invalidArgument, SandboxIacError } from "../../errors";
@@ -21,7 +21,10 @@ import {
 } from "./constants";
 import { assertDiskSize } from "./disk";
 import { assertNetwork } from "./egress-rules";
-import { removePartialLayers } from "./layer-copy";
+import { PARTIAL_LAYER_PREFIX, removePartialLayers } from "./layer-copy";
+import { prepareAgentLibs } from "./agent-libs";
+import { ensureImageBaseLayer } from "./image-base";
+import { importImageLayer } from "./image-layers";
 import { captureLayer, layerExists } from "./layers";
 import { MountHelper } from "./mounts";
 import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
@@ -112,6 +115,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   const seccompFile = await ensureSeccompFilter(dataDir);
   const mounts = new MountHelper();
   const nodeBinary = await fs.realpath(process.execPath);
+  const agentLibs = await prepareAgentLibs(dataDir, nodeBinary);
   const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   log(
@@ -152,6 +156,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         cgroupName: `${cgroupPrefix}${spec.sandboxID}`,
         nodeBinary,
         agentBundleDir,
+        agentLibs,
         seccompFile,
         hostNetwork,
         mounts,
@@ -222,6 +227,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
       assertId("runtime.captureLayer", "sandboxID", sandboxID);
       const live = running.get(sandboxID) as { holderPid?: number } | undefined;
       return captureLayer(dataDir, sandboxID, live?.holderPid);
+    },
+    importImageLayer: (digest, blob, compression) =>
+      importImageLayer(dataDir, digest, blob, compression),
+    imageBaseLayer: (imageLayers) => {
+      for (const id of imageLayers) assertId("runtime.imageBaseLayer", "imageLayers", id);
+      return ensureImageBaseLayer(dataDir, imageLayers, agentLibs.nodeArgv);
+    },
+    pullDir: async () => {
+      const dir = path.join(
+        dataDir,
+        LAYERS_DIR,
+        `${PARTIAL_LAYER_PREFIX}pull-${randomBytes(6).toString("hex")}`,
+      );
+      await fs.mkdir(dir, { mode: 0o700 });
+      return dir;
     },
     destroy,
     deleteLayer,

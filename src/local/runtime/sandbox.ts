@@ -11,7 +11,13 @@ import { SandboxIacError } from "../../errors";
 import { AGENT_MOUNT_DIR, AGENT_NODE_IN_SANDBOX } from "../../wire/sandbox-paths";
 import { openAgentLog } from "./agent-log";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
-import { DEFAULT_DISK_SIZE_MB, SANDBOX_PIDS_MAX, STOP_TIMEOUT_MS } from "./constants";
+import { AGENT_LIB_IN_SANDBOX, type AgentLibs } from "./agent-libs";
+import {
+  BASE_LAYER_ID,
+  DEFAULT_DISK_SIZE_MB,
+  SANDBOX_PIDS_MAX,
+  STOP_TIMEOUT_MS,
+} from "./constants";
 import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
 import { waitForHealth } from "./health";
 import { writeBootId } from "./boot-id";
@@ -40,6 +46,8 @@ export interface LaunchContext {
   cgroupName: string;
   nodeBinary: string;
   agentBundleDir: string;
+  /** The agent's own libraries, for sandboxes from container images. */
+  agentLibs: AgentLibs;
   /** The compiled seccomp filter. */
   seccompFile: string;
   /** The runtime's nftables table and DNS resolvers. */
@@ -101,6 +109,8 @@ export async function launchSandbox(
   ctx: LaunchContext,
 ): Promise<RuntimeSandbox> {
   const paths = sandboxPaths(ctx.dataDir, spec.sandboxID);
+  // Stacks that start from a container image have neither the host's /usr nor its libc underneath.
+  const fromImage = spec.layers[0] !== BASE_LAYER_ID;
   const t0 = performance.now();
   const phases: string[] = [];
   const phase = (name: string) => phases.push(`${name} ${(performance.now() - t0).toFixed(0)}`);
@@ -139,9 +149,11 @@ export async function launchSandbox(
         holderPid: holder.pid,
         image: paths.disk,
         layers,
+        hostUsr: !fromImage,
         binds: [
           [ctx.nodeBinary, AGENT_NODE_IN_SANDBOX],
           [ctx.agentBundleDir, `${AGENT_MOUNT_DIR}/agent`],
+          ...(fromImage ? [[ctx.agentLibs.dir, AGENT_LIB_IN_SANDBOX] as const] : []),
         ],
         volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
         ptysMax: ctx.ptysMax,
@@ -169,6 +181,7 @@ export async function launchSandbox(
     cgroupProcsFiles: cgroup.procsFiles,
     holderPid: holder.pid,
     idBase: slot.idBase,
+    ...(fromImage ? { nodeArgv: ctx.agentLibs.nodeArgv } : {}),
   });
   const seccomp = await fs.open(ctx.seccompFile, "r");
   // Every launch is a boot: a new boot id (a thaw does not come through here).

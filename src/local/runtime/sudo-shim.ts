@@ -16,9 +16,9 @@ import { AGENT_BUNDLE_IN_SANDBOX, AGENT_NODE_IN_SANDBOX } from "../../wire/sandb
 const SHIM_IN_USR = path.join("local", "bin", "sudo");
 
 /** The shim: root runs the command itself (unless it asks for another user or a shell); anyone else asks the agent. */
-const SUDO_SHIM = `#!/bin/sh
+const sudoShim = (node: string) => `#!/bin/sh
 # sandbox-iac: see src/local/runtime/sudo-shim.ts
-agent() { exec ${AGENT_NODE_IN_SANDBOX} ${AGENT_BUNDLE_IN_SANDBOX} --sudo "$@"; }
+agent() { exec ${node} ${AGENT_BUNDLE_IN_SANDBOX} --sudo "$@"; }
 [ "$(id -u)" = 0 ] || agent "$@"
 for a in "$@"; do
   case "$a" in
@@ -42,10 +42,19 @@ done
 exec "$@"
 `;
 
-/** Writes the shim into a layer's `usr` directory. */
-export async function writeSudoShim(layerUsrDir: string): Promise<void> {
-  const file = path.join(layerUsrDir, SHIM_IN_USR);
+/**
+ * Writes the shim into a layer's `usr` directory. `node` is how the shim
+ * starts the agent's Node (default: the Node binary at its mount point, for
+ * layers over the host's `/usr`); `inUsr` is where, relative to `/usr`
+ * (default `local/bin/sudo`).
+ */
+export async function writeSudoShim(
+  layerUsrDir: string,
+  node: string = AGENT_NODE_IN_SANDBOX,
+  inUsr: string = SHIM_IN_USR,
+): Promise<void> {
+  const file = path.join(layerUsrDir, inUsr);
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
-  await fs.writeFile(file, SUDO_SHIM, { mode: 0o755 });
+  await fs.writeFile(file, sudoShim(node), { mode: 0o755 });
   await fs.chmod(file, 0o755);
 }

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { LayerCompression } from "./image-layers";
 
 /** What to start. */
 export interface SandboxSpec {
@@ -134,6 +135,24 @@ export interface SandboxRuntime {
    * returns its id. The caller freezes the sandbox around the call when it runs.
    */
   captureLayer(sandboxID: string): Promise<string>;
+  /**
+   * Unpacks the container image layer `blob` (digest `sha256:…`) into the
+   * layer store, once per digest; returns its layer id and whether it was
+   * there already.
+   */
+  importImageLayer(
+    digest: string,
+    blob: string,
+    compression: LayerCompression,
+  ): Promise<{ layerId: string; reused: boolean }>;
+  /**
+   * The layer of E2B's conventions (user `user`, sudo relay, `/etc/hosts`,
+   * `/etc/resolv.conf`, the agent's mount points) over an image's layers
+   * (lowest first); made once per image.
+   */
+  imageBaseLayer(imageLayers: readonly string[]): Promise<string>;
+  /** A directory for one image pull, under the layers directory so that a crash's leftovers are swept at the next start. */
+  pullDir(): Promise<string>;
   /** Deletes the writable layer of a stopped sandbox. */
   destroy(sandboxID: string): Promise<void>;
   /** Deletes an immutable layer no template uses any more. */

@@ -11,6 +11,7 @@ import { agentInit, agentRun, agentStartBackground } from "../agent-client";
 import type { TemplateCatalog } from "./catalog";
 import type { TemplateFileStore } from "./file-store";
 import {
+  BASE_TEMPLATE_ID,
   BUILD_STEP,
   MAX_CONCURRENT_BUILDS,
   READY_CMD_RETRY_MS,
@@ -21,14 +22,27 @@ import { randomID } from "../../../wire/ids";
 import type { ResolvedTemplate } from "./registry";
 import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
 import { SandboxIacError } from "../../../errors";
+import { E2B_BASE_IMAGE, prepareImageBase, type ImageSource } from "./image-source";
+import { ImagePullError } from "./image-pull";
 
 /** What a build was asked to do (from `TemplateBuildStartV2`). */
 export interface BuildPlan {
-  /** The parent build the steps run on. */
-  from: ResolvedTemplate;
+  /** The parent build the steps run on (`fromTemplate`); exactly one of `from` and `image`. */
+  from?: ResolvedTemplate | undefined;
+  /** The container image the steps run on (`fromImage`). */
+  image?: ImageSource | undefined;
   steps: TemplateStep[];
   startCmd?: string | undefined;
   readyCmd?: string | undefined;
+}
+
+/** What a build sandbox starts from: a template's build, or an image's layers. */
+type BuildBase = Pick<ResolvedTemplate, "layers" | "envs" | "defaultUser" | "defaultWorkdir">;
+
+/** Options of {@link BuildRunner}. */
+export interface BuildRunnerOptions {
+  /** Registries (`host:port`) pulled over plain HTTP besides loopback ones. */
+  insecureRegistries: readonly string[];
 }
 
 /** Starts builds and keeps their number bounded. */
@@ -47,6 +61,7 @@ export class BuildRunner {
     private readonly files: TemplateFileStore,
     private readonly runtime: SandboxRuntime,
     private readonly log: (line: string) => void,
+    private readonly options: BuildRunnerOptions = { insecureRegistries: [] },
   ) {}
 
   /**
@@ -57,12 +72,15 @@ export class BuildRunner {
     const now = new Date().toISOString();
     b.status = "building";
     b.updatedAt = now;
-    b.parentLayers = [...plan.from.layers];
+    b.parentLayers = [...(plan.from?.layers ?? [])];
     this.catalog.logs.create(b.buildID);
+    const source = plan.image
+      ? `image ${plan.image.written}`
+      : (plan.from?.alias ?? plan.from?.templateID ?? "?");
     this.catalog.logs.append(
       b.buildID,
       "info",
-      `Building ${t.name ?? t.templateID} from ${plan.from.alias ?? plan.from.templateID}`,
+      `Building ${t.name ?? t.templateID} from ${source}`,
       BUILD_STEP.base,
     );
     await this.catalog.save();
@@ -127,29 +145,34 @@ export class BuildRunner {
       this.catalog.logs.append(b.buildID, level, message, step);
     let sandbox: RuntimeSandbox | undefined;
     let stopped = false;
+    let imported: string[] = [];
     let step: string = BUILD_STEP.base;
     // Stopping the build sandbox makes the step in progress fail; the failure is reported as the cancel.
     const onCancel = () => void sandbox?.stop().catch(() => undefined);
     cancelled.addEventListener("abort", onCancel);
     try {
       if (cancelled.aborted) throw new StepFailure("the build was cancelled");
+      const from: BuildBase =
+        plan.from ?? (await this.imageBase(plan.image!, b, logLine, cancelled));
+      if (plan.image) imported = from.layers;
+      if (cancelled.aborted) throw new StepFailure("the build was cancelled");
       sandbox = await this.runtime.start({
         sandboxID,
-        layers: plan.from.layers,
+        layers: from.layers,
         cpuCount: b.cpuCount,
         memoryMB: b.memoryMB,
         allowInternetAccess: true,
       });
       await agentInit(sandbox.agentSocket, {
-        envVars: plan.from.envs,
-        defaultUser: plan.from.defaultUser,
-        ...(plan.from.defaultWorkdir ? { defaultWorkdir: plan.from.defaultWorkdir } : {}),
+        envVars: from.envs,
+        defaultUser: from.defaultUser,
+        ...(from.defaultWorkdir ? { defaultWorkdir: from.defaultWorkdir } : {}),
       });
       const state: BuildState = {
         socket: sandbox.agentSocket,
-        envs: { ...plan.from.envs },
-        user: plan.from.defaultUser,
-        workdir: plan.from.defaultWorkdir,
+        envs: { ...from.envs },
+        user: from.defaultUser,
+        workdir: from.defaultWorkdir,
         log: (level, message) => logLine(level, message, step),
         findFiles: (hash) => this.files.find(hash),
       };
@@ -167,7 +190,7 @@ export class BuildRunner {
       stopped = true;
       const layer = await this.runtime.captureLayer(sandboxID);
       const output: BuildOutput = {
-        layers: [...plan.from.layers, layer],
+        layers: [...from.layers, layer],
         envs: state.envs,
         defaultUser: state.user,
         ...(state.workdir ? { defaultWorkdir: state.workdir } : {}),
@@ -184,6 +207,8 @@ export class BuildRunner {
           : `internal error: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`;
       logLine("error", `Build failed: ${message}`, step);
       await this.finish(t, b, { failure: { message, step } });
+      // Layers unpacked for this build alone go with it; those other templates use stay.
+      await this.catalog.releaseLayers(imported);
     } finally {
       cancelled.removeEventListener("abort", onCancel);
       if (sandbox && !stopped)
@@ -202,6 +227,46 @@ export class BuildRunner {
           ),
         );
       await this.catalog.logs.flush(b.buildID);
+    }
+  }
+
+  /**
+   * Pulls the image and stores its layers; E2B's own base image falls back
+   * to the built-in `base` when its registry cannot be reached (offline).
+   */
+  private async imageBase(
+    image: ImageSource,
+    b: BuildRecord,
+    logLine: (level: LogLevel, message: string, step?: string) => void,
+    cancelled: AbortSignal,
+  ): Promise<BuildBase> {
+    try {
+      const base = await prepareImageBase({
+        source: image,
+        runtime: this.runtime,
+        insecureRegistries: this.options.insecureRegistries,
+        log: (line) => logLine("info", line, BUILD_STEP.base),
+        signal: cancelled,
+      });
+      // The build sandbox's layers are in use from now on: a concurrent delete must keep them.
+      b.parentLayers = [...base.layers];
+      await this.catalog.save();
+      return base;
+    } catch (err) {
+      if (!(err instanceof ImagePullError)) throw err;
+      const fallback =
+        err.kind === "unreachable" && image.ref.full.startsWith(`${E2B_BASE_IMAGE}:`)
+          ? this.catalog.resolve(BASE_TEMPLATE_ID)
+          : undefined;
+      if (!fallback) throw new StepFailure(err.message);
+      logLine(
+        "warn",
+        `${err.message}: building on the built-in base template instead (see the README for what it has)`,
+        BUILD_STEP.base,
+      );
+      b.parentLayers = [...fallback.layers];
+      await this.catalog.save();
+      return fallback;
     }
   }
 

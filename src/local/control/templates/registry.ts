@@ -57,6 +57,12 @@ export interface TemplateRegistryOptions {
    * @default ignores them
    */
   log?: (line: string) => void;
+  /**
+   * Registries (`host:port`) that builds may pull from over plain HTTP;
+   * loopback registries always may.
+   * @default none
+   */
+  insecureRegistries?: readonly string[] | undefined;
 }
 
 /** The internals the routes work with; one per registry. */
@@ -85,7 +91,9 @@ export async function createTemplateRegistry(
     await recordedLayers(opts.dataDir),
   );
   const files = await TemplateFileStore.open(path.join(opts.dataDir, TEMPLATE_FILES_DIR));
-  const builds = new BuildRunner(catalog, files, opts.runtime, log);
+  const builds = new BuildRunner(catalog, files, opts.runtime, log, {
+    insecureRegistries: opts.insecureRegistries ?? [],
+  });
   const registry: TemplateRegistry = {
     resolve: (idOrName) => catalog.resolve(idOrName),
     markSpawned: (templateID) => catalog.markSpawned(templateID),

@@ -13,6 +13,7 @@ import { LOG_LEVELS } from "../../../wire/control-requests";
 import type { BuildRecord, TemplateRecord } from "./model";
 import { isBuildID } from "../../../wire/ids";
 import { emptyResponse } from "./responses";
+import { imageSourceOf } from "./image-source";
 import { internalsOf } from "./registry";
 import { requireTemplate } from "./routes-templates";
 import { BuildLogsQuery, BuildStartV2, BuildStatusQuery, queryObject } from "./schemas";
@@ -81,10 +82,19 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
     if (b.status !== "waiting")
       throw serviceError("invalid_argument", "build is not in waiting state");
     if (body.fromImage !== undefined) {
-      throw serviceError(
-        "invalid_argument",
-        `body.fromImage: the local service cannot pull container images, got ${JSON.stringify(body.fromImage)}: start from a template instead, e.g. Template().fromTemplate("base")`,
-      );
+      if (body.fromTemplate !== undefined)
+        throw serviceError(
+          "invalid_argument",
+          `body: give fromImage or fromTemplate, not both (got fromImage ${JSON.stringify(body.fromImage)} and fromTemplate ${JSON.stringify(body.fromTemplate)})`,
+        );
+      const image = imageSourceOf(body.fromImage, body.fromImageRegistry);
+      await builds.start(t, b, {
+        image,
+        steps: body.steps,
+        startCmd: body.startCmd,
+        readyCmd: body.readyCmd,
+      });
+      return emptyResponse(202);
     }
     const fromName = body.fromTemplate ?? "base";
     const from = catalog.resolve(fromName);

@@ -61,6 +61,8 @@ const TemplateStepSchema = TemplateStepBody.extend({
 export const BuildStartV2 = TemplateBuildStartV2Body.extend({
   fromImage: optionalString,
   fromTemplate: optionalString,
+  // Checked by the handler (imageSourceOf), so that no message echoes a password.
+  fromImageRegistry: z.unknown().optional(),
   force: z.boolean().nullish(),
   steps: z
     .array(TemplateStepSchema)
