@@ -153,6 +153,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   log(runtime.isolation);
   let manager: SandboxManager;
   let server: http.Server;
+  let opened: VolumeStore | undefined;
   try {
     const registry = await createTemplateRegistry({
       dataDir,
@@ -161,6 +162,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       insecureRegistries: opts.insecureRegistries,
     });
     const volumes = await VolumeStore.open(dataDir, tokenSecret, log);
+    opened = volumes;
     const secrets = await SecretStore.open(dataDir);
     manager = await SandboxManager.open({
       dataDir,
@@ -213,6 +215,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       },
     };
   } catch (err) {
+    // Volumes are mounted on the host: a start that fails leaves none behind.
+    await opened?.close().catch(() => undefined);
     await runtime.close().catch(() => undefined);
     lock.release();
     throw err;

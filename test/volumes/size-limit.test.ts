@@ -136,3 +136,29 @@ it("keeps a volume made before sizes (a plain directory) working, without a limi
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 });
+
+it("leaves out, and in place, a volume whose image cannot be mounted, serving the others", async () => {
+  // GIVEN a data dir whose volume image is not a file system
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "vol-broken-image-"));
+  const volumeID = randomUUID();
+  const dir = path.join(dataDir, "volumes", volumeID);
+  await fs.mkdir(path.join(dir, "data"), { recursive: true });
+  await fs.writeFile(path.join(dir, "volume.img"), Buffer.alloc(1024 * 1024));
+  await fs.writeFile(
+    path.join(dir, "volume.json"),
+    JSON.stringify({ volumeID, name: "broken", createdAt: new Date().toISOString(), sizeMB: 16 }),
+  );
+  const logs: string[] = [];
+  const svc = await startService({ dataDir, log: (line) => logs.push(line) });
+  try {
+    // THEN the service runs without it, says why, and keeps its files for repair
+    const o = connectionOpts(svc);
+    expect((await Volume.list(o)).map((v) => v.volumeId)).not.toContain(volumeID);
+    expect(logs.join("\n")).toMatch(new RegExp(`volume ${volumeID} is left out: .*mount`));
+    expect((await fs.readdir(dir)).sort()).toEqual(["data", "volume.img", "volume.json"]);
+    expect((await Volume.create("still-works", o)).name).toBe("still-works");
+  } finally {
+    await svc.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+});

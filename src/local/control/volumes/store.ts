@@ -67,8 +67,16 @@ export class VolumeStore {
       const dir = path.join(store.root, entry);
       const parsed = recordSchema.safeParse(await readJsonFile(path.join(dir, "volume.json")));
       if (parsed.success && parsed.data.volumeID === entry) {
-        if (parsed.data.sizeMB !== undefined)
-          await mountVolumeImage(path.join(dir, IMAGE), path.join(dir, "data"));
+        if (parsed.data.sizeMB !== undefined) {
+          try {
+            await mountVolumeImage(path.join(dir, IMAGE), path.join(dir, "data"));
+          } catch (err) {
+            // Served unmounted, its writes would land on the host's disk without a limit:
+            // the volume is left out (and left in place) until its image is repaired.
+            log(`volumes: volume ${entry} is left out: ${(err as Error).message}`);
+            continue;
+          }
+        }
         store.byId.set(entry, parsed.data);
         continue;
       }
