@@ -30,9 +30,7 @@ describe("openResolvers()", () => {
   });
 
   it("closes a resolver denyOut covers, and none is left with denyOut 0.0.0.0/0 alone", () => {
-    expect(openResolvers(resolvers, rules({ denyOut: ["198.51.100.0/24"] }))).toEqual([
-      "10.0.0.2",
-    ]);
+    expect(openResolvers(resolvers, rules({ denyOut: ["198.51.100.0/24"] }))).toEqual(["10.0.0.2"]);
     expect(openResolvers(resolvers, rules({ denyOut: ["0.0.0.0/0"] }))).toEqual([]);
   });
 

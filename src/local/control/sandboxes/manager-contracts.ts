@@ -23,9 +23,10 @@ export interface SandboxManagerView {
   /** True when a running or paused sandbox uses the template. */
   isTemplateInUse(templateID: string): boolean;
   /**
-   * Starts a sandbox from `templateID` (a checkpoint of `parentID`) with the
-   * parent's settings (metadata, environment, security, network, lifecycle)
-   * and returns its `Sandbox` body; `not_found` when the parent is unknown.
+   * Starts a sandbox from `templateID` (a checkpoint of `parentID`) with
+   * every policy of the parent (the fields of `FORK_INHERITS` in
+   * fork-policy.ts) and returns its `Sandbox` body, with the fork's own
+   * tokens; `not_found` when the parent is unknown.
    */
   createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object>;
 }
