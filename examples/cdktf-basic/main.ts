@@ -37,7 +37,7 @@ class SandboxStack extends TerraformStack {
       },
     });
     const setup = new Provisioner(this, "setup", {
-      template: tools.templateId,
+      template: tools.ref, // the template at its current build: a rebuild runs this again
       files: [{ source: "files/config", destination: "/home/user/config" }],
       commands: [{ run: "cat /home/user/config/settings.json" }],
       keepSandbox: true,

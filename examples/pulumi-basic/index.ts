@@ -32,7 +32,7 @@ const tools = new Template("tools", {
 });
 
 const setup = new Provisioner("setup", {
-  template: tools.templateID,
+  template: tools.ref, // the template at its current build: a rebuild runs this again
   files: [{ source: "files/config", destination: "/home/user/config" }],
   commands: [
     { run: "sh /opt/app/hello.sh > /home/user/hello.txt" },

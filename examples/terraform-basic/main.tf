@@ -21,7 +21,8 @@ resource "sandboxiac_template" "tools" {
 }
 
 resource "sandboxiac_provisioner" "setup" {
-  template     = sandboxiac_template.tools.template_id
+  # The template at its current build: a rebuild runs the Provisioner again and retakes its snapshot.
+  template     = sandboxiac_template.tools.ref
   files        = [{ source = "files/config", destination = "/home/user/config" }]
   commands     = [{ run = "cat /home/user/config/settings.json" }]
   triggers     = { revision = "1" }
@@ -34,7 +35,8 @@ data "sandboxiac_sandbox" "kept" {
 }
 
 resource "sandboxiac_snapshot" "again" {
-  sandbox_id = sandboxiac_provisioner.setup.kept_sandbox_id
+  # The kept sandbox as the last run left it: every run of the Provisioner retakes this snapshot.
+  sandbox_id = sandboxiac_provisioner.setup.kept_sandbox_ref
   name       = "tf-tools-again"
 }
 

@@ -309,6 +309,8 @@ describe("Provisioner through Pulumi", () => {
         metadata: { scenario: "broken" },
         snapshot: { name: "scn-prov-broken" },
         commands: [{ run: "echo about to fail >&2; exit 3" }],
+        // keepSandbox would keep the failed run's sandbox for inspection, on purpose.
+        keepSandbox: false,
       }),
     });
     options.stateFile = path.join(stack.dir, "broken-state.json");

@@ -139,7 +139,8 @@ export function resourceFixtures(env: FixtureEnv): Record<string, Fixture> {
           template: "base",
           commands: [{ run: "echo failing on purpose; exit 3" }],
           metadata: { contract: "prov-bad" },
-          keepSandbox: true,
+          // No keepSandbox: with it, a failed run's sandbox is kept for inspection on purpose
+          // (provisioner.md, test/terraform/provisioner-checks.test.ts).
           snapshot: { name: "contract-prov-bad" },
         },
         code: "command_failed",

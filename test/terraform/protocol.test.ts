@@ -225,7 +225,7 @@ describe("terraform provider over gRPC (no terraform)", () => {
     expect(listed.status).toBe(200);
   });
 
-  it("plans an in-place update with requires_replace empty, and a replace on a new name", async () => {
+  it("plans an in-place update with requires_replace empty (the build kept on a tags-only change), and a replace on a new name", async () => {
     const tags = templateConfig("tf-proto", ["v2"]);
     const update = await p.provider.planResourceChange({
       typeName: "sandboxiac_template",
@@ -236,7 +236,10 @@ describe("terraform provider over gRPC (no terraform)", () => {
     expect(update.requiresReplace).toEqual([]);
     const updated = decodeDynamic(update.plannedState) as Obj;
     expect(updated.template_id).toBe(state.template_id);
-    expect(updated.build_id).toBe(UNKNOWN);
+    // A tags-only update keeps the build: what follows it (build_id, ref) stays known.
+    expect(updated.build_id).toBe(state.build_id);
+    expect(updated.ref).toBe(state.ref);
+    expect(updated.names).toBe(UNKNOWN);
 
     const renamed = templateConfig("tf-proto-2", ["v1"]);
     const replace = await p.provider.planResourceChange({

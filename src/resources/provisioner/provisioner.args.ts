@@ -74,11 +74,10 @@ const commandSpecSchema = z
       .array(z.string())
       .optional()
       .meta({ description: "Arguments of cmd. Default: no arguments." }),
-    cwd: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: "Working directory. Default: the user's home." }),
+    cwd: z.string().min(1).optional().meta({
+      description:
+        "Working directory. Default: the template's WORKDIR, else the user's home (as E2B's commands.run).",
+    }),
     envs: z
       .record(z.string(), z.string())
       .optional()
@@ -143,7 +142,7 @@ export const provisionerArgsSchema = z
       }),
     keepSandbox: z.boolean().optional().meta({
       description:
-        "Keep the sandbox the Provisioner created running after provisioning (its ID is the keptSandboxID output). Ignored with sandboxID. Default: false, the sandbox is killed once provisioning ends.",
+        "Keep the sandbox the Provisioner created running after provisioning (its ID is the keptSandboxID output), and after a failed run, for inspection (the error gives its ID; nothing is recorded). Ignored with sandboxID. Default: false, the sandbox is killed once provisioning ends.",
     }),
     sandboxTimeoutSeconds: z.number().int().min(1).max(86_400).optional().meta({
       description:

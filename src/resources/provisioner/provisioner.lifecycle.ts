@@ -147,6 +147,10 @@ async function withSession<T>(
     await session.discard();
     return { result };
   } catch (err) {
+    // keepSandbox keeps a failed run's sandbox to debug, unless the user stopped the run.
+    if (session.created && args.keepSandbox && !ctx.signal?.aborted) {
+      throw keptForInspection(err, session.sandboxID, ctx);
+    }
     // All or nothing: a failed run leaves no sandbox of its own behind.
     await session
       .discard()
@@ -155,6 +159,27 @@ async function withSession<T>(
       );
     throw err;
   }
+}
+
+/**
+ * The failure of a run whose sandbox is kept (keepSandbox): the same error,
+ * plus the sandbox's ID and how to look inside. Nothing is stored (a failed
+ * create records no state), so the next apply provisions a new sandbox.
+ */
+function keptForInspection(err: unknown, sandboxID: string, ctx: ResourceContext): SandboxIacError {
+  const failure = SandboxIacError.from(err, { operation: "provisioner.run" });
+  const how =
+    `sandbox ${sandboxID} was kept for inspection (keepSandbox): look inside with ` +
+    `\`e2b sandbox connect ${sandboxID}\` (or Sandbox.connect("${sandboxID}") in the SDK), ` +
+    `kill it with \`e2b sandbox kill ${sandboxID}\` when done; it is not recorded, so the next apply provisions a new sandbox`;
+  ctx.log(how);
+  return new SandboxIacError(failure.code, `${failure.reason}\n${how}`, {
+    operation: failure.operation,
+    resourceId: failure.resourceId ?? sandboxID,
+    status: failure.status,
+    rpcCode: failure.rpcCode,
+    cause: err,
+  });
 }
 
 /**

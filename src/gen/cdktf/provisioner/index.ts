@@ -33,7 +33,7 @@ export interface ProvisionerConfig extends cdktf.TerraformMetaArguments {
   */
   readonly files?: ProvisionerFiles[] | cdktf.IResolvable;
   /**
-  * Keep the sandbox the Provisioner created running after provisioning (its ID is the keptSandboxID output). Ignored with sandboxID. Default: false, the sandbox is killed once provisioning ends.
+  * Keep the sandbox the Provisioner created running after provisioning (its ID is the keptSandboxID output), and after a failed run, for inspection (the error gives its ID; nothing is recorded). Ignored with sandboxID. Default: false, the sandbox is killed once provisioning ends.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#keep_sandbox Provisioner#keep_sandbox}
   */
@@ -101,7 +101,7 @@ export interface ProvisionerCommands {
   */
   readonly cmd?: string;
   /**
-  * Working directory. Default: the user's home.
+  * Working directory. Default: the template's WORKDIR, else the user's home (as E2B's commands.run).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#cwd Provisioner#cwd}
   */
