@@ -137,7 +137,10 @@ describe("resource limits", () => {
   it("stops a fork bomb at the pids limit and keeps the neighbour working", async () => {
     const bombed = await t.runtime.start(sandboxSpec(t, "forkbomb"));
     try {
-      const r = await runInSandbox(bombed.agentSocket, `${NODE} -e '${FORK_BOMB}'`);
+      // Generous: spawning 1024 processes one by one takes a minute on a loaded 2-core machine.
+      const r = await runInSandbox(bombed.agentSocket, `${NODE} -e '${FORK_BOMB}'`, {
+        timeoutMs: 150_000,
+      });
       const [spawned, code] = r.stdout.trim().split(" ");
       expect(code).toBe("EAGAIN");
       expect(Number(spawned)).toBeLessThan(1024);
@@ -145,5 +148,5 @@ describe("resource limits", () => {
     } finally {
       await bombed.stop();
     }
-  });
+  }, 240_000);
 });
