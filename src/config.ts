@@ -77,7 +77,7 @@ export interface OptionNames {
 }
 
 /** The TypeScript option names. */
-export const DEFAULT_OPTION_NAMES: OptionNames = { apiKey: "apiKey", apiUrl: "apiUrl" };
+const DEFAULT_OPTION_NAMES: OptionNames = { apiKey: "apiKey", apiUrl: "apiUrl" };
 
 /** Where a configuration value came from. */
 export type ConfigSource = "option" | "env" | "domain" | "default" | "unset";

@@ -25,7 +25,7 @@ export interface ServeArgs {
 }
 
 /** Options of `sandbox-iac status`. */
-export interface StatusArgs {
+interface StatusArgs {
   command: "status";
 }
 
