@@ -53,7 +53,31 @@ export interface ConfigOptions {
    * @default writes the line to stderr
    */
   log?: ((line: string) => void) | undefined;
+  /**
+   * Whether this resolution may give the one-time notice of the local default.
+   * A check that resolves only to find problems passes false, so the notice is
+   * left for the resolution that is used.
+   * @default true
+   */
+  announce?: boolean | undefined;
+  /**
+   * How the caller's users name the options, for error messages: e.g.
+   * `api_key` in a Terraform provider block, `sandbox-iac:apiKey` in Pulumi config.
+   * @default {@link DEFAULT_OPTION_NAMES} (the TypeScript option names)
+   */
+  optionNames?: Partial<OptionNames> | undefined;
 }
+
+/** How users name the API key and URL options, as error messages should. */
+export interface OptionNames {
+  /** e.g. `apiKey`, `api_key`, `sandbox-iac:apiKey`. */
+  readonly apiKey: string;
+  /** e.g. `apiUrl`, `api_url`, `sandbox-iac:apiUrl`. */
+  readonly apiUrl: string;
+}
+
+/** The TypeScript option names. */
+const DEFAULT_OPTION_NAMES: OptionNames = { apiKey: "apiKey", apiUrl: "apiUrl" };
 
 /** Where a configuration value came from. */
 export type ConfigSource = "option" | "env" | "domain" | "default" | "unset";
@@ -89,6 +113,8 @@ export interface ResolvedConfig {
   readonly domain: string | undefined;
   /** Where each value came from. */
   readonly source: Readonly<ConfigSources>;
+  /** How the caller's users name the options (for error messages). */
+  readonly optionNames: OptionNames;
   /**
    * The address of `port` inside the sandbox `sandboxID`.
    * @param port - @default {@link ENVD_PORT} (envd)
@@ -126,7 +152,7 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   } else {
     apiUrl = LOCAL_DEFAULT_API_URL;
     apiSource = "default";
-    if (!localDefaultAnnounced) {
+    if (!localDefaultAnnounced && options.announce !== false) {
       localDefaultAnnounced = true;
       log(
         `sandbox-iac: no ${ENV_VARS.apiUrl} or ${ENV_VARS.domain} set; using the local service at ${LOCAL_DEFAULT_API_URL} (start it with \`sandbox-iac serve\`)`,
@@ -141,7 +167,15 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
     sandboxUrl: sandboxPick.source,
     domain: domainPick.source,
   };
-  return new Config(keyPick.value, apiUrl, sandboxUrl, domain, Object.freeze(source));
+  const optionNames = { ...DEFAULT_OPTION_NAMES, ...options.optionNames };
+  return new Config(
+    keyPick.value,
+    apiUrl,
+    sandboxUrl,
+    domain,
+    Object.freeze(source),
+    Object.freeze(optionNames),
+  );
 }
 
 class Config implements ResolvedConfig {
@@ -154,6 +188,7 @@ class Config implements ResolvedConfig {
     readonly sandboxUrl: string | undefined,
     readonly domain: string | undefined,
     readonly source: Readonly<ConfigSources>,
+    readonly optionNames: OptionNames,
   ) {
     this.#apiKey = apiKey;
     // Known to be secret: redacted by value wherever it might be echoed.

@@ -9,7 +9,13 @@
  * @module
  */
 export { resolveConfig } from "./config";
-export type { ConfigSource, ConfigSources, ResolvedConfig, SandboxAddress } from "./config";
+export type {
+  ConfigSource,
+  ConfigSources,
+  OptionNames,
+  ResolvedConfig,
+  SandboxAddress,
+} from "./config";
 export { ERROR_CODES, SandboxIacError, invalidArgument, redact, registerSecret } from "./errors";
 export type { ErrorCode, ErrorContext, ErrorDetails } from "./errors";
 export { createControlClient } from "./client/control";

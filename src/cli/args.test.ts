@@ -1,5 +1,5 @@
 import { SandboxIacError } from "../errors";
-import { parseArgs } from "./args";
+import { parseArgs, SERVE_USAGE, STATUS_USAGE, TERRAFORM_USAGE, USAGE } from "./args";
 import { defaultPluginDir } from "./terraform-args";
 
 /** The `invalid_argument` error `argv` is refused with. */
@@ -138,7 +138,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, got "--prot": run `sandbox-iac --help`',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, got "--prot": did you mean --port? (run `sandbox-iac serve --help`)',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -146,28 +146,54 @@ describe("sandbox-iac serve", () => {
 
   it("says an option at the end lacks its value", () => {
     expect(refusal(["serve", "--data-dir"]).message).toBe(
-      "cli failed: --data-dir must be followed by a value, got nothing: run `sandbox-iac --help`",
+      "cli failed: --data-dir must be followed by a value, got nothing: run `sandbox-iac serve --help`",
     );
   });
 
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry), got "8080": run `sandbox-iac --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry), got "8080": run `sandbox-iac serve --help`',
     );
   });
 
   it("refuses an unknown command", () => {
     expect(refusal(["start"]).message).toBe(
-      'cli failed: command must be serve or terraform, got "start": run `sandbox-iac --help`',
+      'cli failed: command must be serve, status or terraform, got "start": run `sandbox-iac --help`',
     );
+    expect(refusal(["serv"]).message).toContain("did you mean `sandbox-iac serve`?");
+    expect(refusal(["stauts"]).message).toContain("did you mean `sandbox-iac status`?");
   });
 
-  it.each([[[]], [["help"]], [["--help"]], [["serve", "-h"]], [["serve", "--bogus", "--help"]]])(
-    "shows the help for %j",
-    (argv) => {
-      expect(parseArgs(argv)).toEqual({ command: "help" });
-    },
-  );
+  it.each([[[]], [["help"]], [["--help"]], [["-h"]]])("shows the general help for %j", (argv) => {
+    expect(parseArgs(argv)).toEqual({ command: "help", text: USAGE });
+  });
+
+  it.each([
+    [["serve", "-h"], SERVE_USAGE],
+    [["serve", "--bogus", "--help"], SERVE_USAGE],
+    [["status", "--help"], STATUS_USAGE],
+    [["terraform", "install", "--help"], TERRAFORM_USAGE],
+  ])("shows each command's own help for %j", (argv, text) => {
+    expect(parseArgs(argv)).toEqual({ command: "help", text });
+  });
+
+  it("gives each command its own help, without the internal --agent-dir", () => {
+    expect(new Set([USAGE, SERVE_USAGE, STATUS_USAGE, TERRAFORM_USAGE]).size).toBe(4);
+    expect(SERVE_USAGE).toContain("--port PORT");
+    expect(TERRAFORM_USAGE).toContain("--dir DIR");
+    for (const text of [USAGE, SERVE_USAGE, STATUS_USAGE, TERRAFORM_USAGE])
+      expect(text).not.toContain("--agent-dir");
+    expect(USAGE).toContain("npm run build");
+  });
+
+  it.each([[["--version"]], [["-V"]]])("asks for the version with %j", (argv) => {
+    expect(parseArgs(argv)).toEqual({ command: "version" });
+  });
+
+  it("reads status, which takes no options, and suggests nothing it does not have", () => {
+    expect(parseArgs(["status"])).toEqual({ command: "status" });
+    expect(refusal(["status", "--all"]).message).toContain("none (this command takes no options)");
+  });
 });
 
 describe("sandbox-iac terraform install", () => {
@@ -195,7 +221,7 @@ describe("sandbox-iac terraform install", () => {
 
   it("names an unknown option and the one it accepts", () => {
     expect(refusal(["terraform", "install", "--directory", "/p"]).message).toBe(
-      'cli failed: option must be one of --dir, got "--directory": run `sandbox-iac terraform install [--dir DIR]`',
+      'cli failed: option must be one of --dir, got "--directory": did you mean --dir? (run `sandbox-iac terraform install [--dir DIR]`)',
     );
   });
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `sandbox-iac` command line: `sandbox-iac serve` runs the local sandbox
- * service until SIGINT or SIGTERM.
+ * service until SIGINT or SIGTERM; `status` shows what a service holds;
+ * `terraform install` writes the provider.
  *
  * @module
  */
@@ -10,7 +11,8 @@ import { defaultDataDir, startLocalService } from "../local/service";
 import { ENV_VARS } from "../wire/control";
 import { installProvider, packageVersion } from "../terraform/install";
 import { serveApiKey } from "./api-key";
-import { USAGE, parseArgs, type ServeArgs } from "./args";
+import { parseArgs, type ServeArgs } from "./args";
+import { statusText } from "./status";
 
 function logLine(line: string): void {
   process.stderr.write(`${new Date().toISOString()} ${redact(line)}\n`);
@@ -33,7 +35,9 @@ async function serve(args: ServeArgs): Promise<void> {
   // The one line with the key in clear: it is the user's own terminal.
   process.stdout.write(
     `sandbox-iac: ready on ${service.apiUrl} ` +
-      `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
+      `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ` +
+      // The e2b SDK reaches volume content through E2B_VOLUME_API_URL; this service serves it too.
+      `E2B_VOLUME_API_URL=${service.apiUrl} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {
@@ -58,7 +62,15 @@ async function serve(args: ServeArgs): Promise<void> {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.command === "help") {
-    process.stdout.write(USAGE);
+    process.stdout.write(args.text);
+    return;
+  }
+  if (args.command === "version") {
+    process.stdout.write(`sandbox-iac ${packageVersion()}\n`);
+    return;
+  }
+  if (args.command === "status") {
+    process.stdout.write(await statusText());
     return;
   }
   if (args.command === "terraform-install") {

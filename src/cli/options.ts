@@ -8,6 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { invalidArgument } from "../errors";
+import { nearestKey } from "../resources/core/unknown-keys";
 
 const OPERATION = "cli";
 
@@ -37,8 +38,16 @@ export function parseOptions<Name extends string>(
     if (token.kind === "positional")
       throw invalidArgument(OPERATION, "argument", token.value, `an option (${allowed})`, fix);
     if (token.kind !== "option") continue;
-    if (!known.includes(token.name))
-      throw invalidArgument(OPERATION, "option", token.rawName, `one of ${allowed}`, fix);
+    if (!known.includes(token.name)) {
+      const nearest = nearestKey(token.name, known);
+      throw invalidArgument(
+        OPERATION,
+        "option",
+        token.rawName,
+        known.length > 0 ? `one of ${allowed}` : "none (this command takes no options)",
+        nearest ? `did you mean --${nearest}? (${fix})` : fix,
+      );
+    }
     if (token.value === undefined)
       throw invalidArgument(OPERATION, token.rawName, undefined, "followed by a value", fix);
   }

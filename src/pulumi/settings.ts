@@ -22,5 +22,6 @@ export function configFromSettings(settings: ProviderSettings | undefined): Reso
     sandboxUrl: settings?.sandboxUrl,
     domain: settings?.domain,
     log: (line) => console.log(line),
+    optionNames: { apiKey: "sandbox-iac:apiKey config", apiUrl: "sandbox-iac:apiUrl config" },
   });
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { closeSync } from "node:fs";
 import { redact } from "../errors";
 import { defaultCatalog } from "./catalog";
 import {
@@ -37,6 +38,20 @@ function log(line: string): void {
   process.stderr.write(`${JSON.stringify(entry)}\n`);
 }
 
+/**
+ * Closes stdout once the handshake line is out. go-plugin keeps reading the
+ * provider's stdout, and when the provider exits first its reader fails with
+ * "[ERROR] provider: error encountered while scanning stdout: read |0: file
+ * already closed" on a clean exit (a race in go-plugin). With stdout closed
+ * here, its reader meets end-of-file long before the exit. Anything written
+ * to stdout afterwards goes to stderr, where go-plugin logs it.
+ */
+function releaseStdout(): void {
+  const toStderr: typeof process.stdout.write = process.stderr.write.bind(process.stderr);
+  process.stdout.write = toStderr;
+  closeSync(1);
+}
+
 async function main(): Promise<void> {
   if (!startedByTerraform(process.env)) {
     process.stderr.write(NOT_BY_HAND);
@@ -58,6 +73,7 @@ async function main(): Promise<void> {
     socketDir: process.env[SOCKET_DIR_ENV] || undefined,
   });
   process.stdout.write(`${server.handshake}\n`);
+  releaseStdout();
   await server.closed;
   process.exit(0);
 }

@@ -17,7 +17,7 @@ import {
   type RetryPolicy,
   withRetries,
 } from "../retry";
-import { errorFromFailure, errorFromResponse } from "./errors";
+import { errorFromFailure, errorFromResponse, type ServiceSetup } from "./errors";
 import { isIdempotent, type OperationName } from "./operations";
 import { parseResponse } from "./validate";
 
@@ -52,6 +52,8 @@ export interface CallContext {
   retry: RetryPolicy;
   /** Receives retry notices; never secrets. */
   log: (line: string) => void;
+  /** Where the settings came from, for the messages of a refused key or an unreachable service. */
+  setup?: ServiceSetup | undefined;
 }
 
 /** What is sent to openapi-fetch for one attempt. */
@@ -170,10 +172,15 @@ export async function invoke<S extends z.ZodType | undefined>(
       },
     );
   } catch (error) {
-    throw errorFromFailure(call, error, {
-      canceled: options?.signal?.aborted === true,
-      timedOutAfterMs: deadline.aborted ? timeoutMs : undefined,
-    });
+    throw errorFromFailure(
+      call,
+      error,
+      {
+        canceled: options?.signal?.aborted === true,
+        timedOutAfterMs: deadline.aborted ? timeoutMs : undefined,
+      },
+      ctx.setup,
+    );
   }
 
   const { response } = result;
@@ -185,7 +192,7 @@ export async function invoke<S extends z.ZodType | undefined>(
         { ...call, status: response.status },
       );
     }
-    throw errorFromResponse(call, response.status, result.error, spec.hints);
+    throw errorFromResponse(call, response.status, result.error, spec.hints, ctx.setup);
   }
   const data =
     spec.schema === undefined

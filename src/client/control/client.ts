@@ -8,6 +8,7 @@
 import createClient from "openapi-fetch";
 import { type ResolvedConfig, resolveConfig } from "../../config";
 import { invalidArgument, redact } from "../../errors";
+import { serviceSetup } from "./errors";
 import type { paths } from "../../gen/control.gen";
 import { CONTROL_HEADERS } from "../../wire/control";
 import type { RetryPolicy } from "../retry";
@@ -110,6 +111,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     timeoutMs,
     retry: { ...options.retryPolicy, retries },
     log: (line) => log(redact(line)),
+    setup: serviceSetup(config),
   };
   return {
     config,

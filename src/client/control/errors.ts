@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ConfigSource, ResolvedConfig } from "../../config";
 import { type ErrorCode, SandboxIacError } from "../../errors";
 import { ENV_VARS } from "../../wire/control";
 import { codeForStatus } from "../../wire/control-status";
@@ -17,6 +18,76 @@ export interface FailedCall {
   operation: string;
   /** The sandbox, template or build the call was about. */
   resourceId?: string | undefined;
+}
+
+/**
+ * Where the client's settings came from, for the messages of a refused key and
+ * of a service that cannot be reached: which URL, from which source, with
+ * which option names.
+ */
+export interface ServiceSetup {
+  readonly apiUrl: string;
+  readonly urlSource: ConfigSource;
+  readonly keySource: ConfigSource;
+  /** The user's names of the key and URL options (`api_key`, `apiKey`, ...). */
+  readonly names: { readonly apiKey: string; readonly apiUrl: string };
+}
+
+/** The {@link ServiceSetup} of a resolved configuration. */
+export function serviceSetup(config: ResolvedConfig): ServiceSetup {
+  return {
+    apiUrl: config.apiUrl,
+    urlSource: config.source.apiUrl,
+    keySource: config.source.apiKey,
+    names: config.optionNames,
+  };
+}
+
+/** True for a service on this machine (the local service), whose key `sandbox-iac serve` printed. */
+function isLocal(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === "localhost" || host === "[::1]" || host.startsWith("127.");
+  } catch {
+    return false;
+  }
+}
+
+function urlOrigin(setup: ServiceSetup): string {
+  switch (setup.urlSource) {
+    case "option":
+      return `from ${setup.names.apiUrl}`;
+    case "env":
+      return `from ${ENV_VARS.apiUrl}`;
+    case "domain":
+      return `from ${ENV_VARS.domain}`;
+    default:
+      return `the local default: no ${ENV_VARS.apiUrl} or ${ENV_VARS.domain} set`;
+  }
+}
+
+/** Why a 401 happened and how to fix it: a missing key and a refused one read differently. */
+function unauthenticatedReason(setup: ServiceSetup): string {
+  const local = isLocal(setup.apiUrl);
+  const wanted = local
+    ? "the API key `sandbox-iac serve` printed"
+    : "an API key from the E2B dashboard";
+  if (setup.keySource === "unset") {
+    return (
+      `no API key was sent to ${setup.apiUrl} (neither ${setup.names.apiKey} nor ${ENV_VARS.apiKey} is set): ` +
+      `set ${ENV_VARS.apiKey} (or ${setup.names.apiKey}) to ${wanted}`
+    );
+  }
+  const from = setup.keySource === "option" ? setup.names.apiKey : ENV_VARS.apiKey;
+  return `the service at ${setup.apiUrl} refused the API key from ${from}: set it to ${wanted}`;
+}
+
+/** Why a connection failed and how to fix it: the URL tried, its source, the fix. */
+function unreachableReason(setup: ServiceSetup, connection: string): string {
+  const fix = isLocal(setup.apiUrl)
+    ? `start the local service with \`sandbox-iac serve\`, or set ${ENV_VARS.apiUrl} (or ${setup.names.apiUrl}) to where the service runs`
+    : `check ${ENV_VARS.apiUrl} (or ${setup.names.apiUrl}) and retry later`;
+  return `cannot connect to ${setup.apiUrl} (${connection}; ${urlOrigin(setup)}): ${fix}`;
 }
 
 /** How to fix it, per code, in the user's terms. */
@@ -38,8 +109,18 @@ export function errorFromResponse(
   status: number,
   body: unknown,
   hints?: Partial<Record<ErrorCode, string>>,
+  setup?: ServiceSetup,
 ): SandboxIacError {
   const code = codeForStatus(status);
+  if (code === "unauthenticated" && setup !== undefined) {
+    // The service's own text points at e2b.dev even for a local key; ours
+    // says which key was sent (or none), to which URL, and the fix.
+    const remote = isLocal(setup.apiUrl) ? "" : ` (the service said: ${serverMessage(body)})`;
+    return new SandboxIacError(code, `HTTP ${status}: ${unauthenticatedReason(setup)}${remote}`, {
+      ...call,
+      status,
+    });
+  }
   const hint = hints?.[code] ?? HINTS[code];
   const reason = `HTTP ${status}: ${serverMessage(body)}${hint ? `; ${hint}` : ""}`;
   return new SandboxIacError(code, reason, { ...call, status });
@@ -50,6 +131,7 @@ export function errorFromFailure(
   call: FailedCall,
   error: unknown,
   why: { canceled: boolean; timedOutAfterMs?: number | undefined },
+  setup?: ServiceSetup,
 ): SandboxIacError {
   if (SandboxIacError.is(error)) return error;
   if (why.canceled)
@@ -71,7 +153,9 @@ export function errorFromFailure(
   if (connection !== undefined) {
     return new SandboxIacError(
       "unavailable",
-      `cannot connect (${connection}); ${HINTS.unavailable}`,
+      setup
+        ? unreachableReason(setup, connection)
+        : `cannot connect (${connection}); ${HINTS.unavailable}`,
       {
         ...call,
         cause: error,

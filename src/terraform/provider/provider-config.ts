@@ -17,13 +17,19 @@ import { attributePath } from "../values/convert";
 import { errorDiagnostic } from "./diagnostics";
 import { failureDiagnostics } from "./validate";
 
+/** The provider block's names of the key and URL, for error messages. */
+const TERRAFORM_OPTION_NAMES = {
+  apiKey: "api_key in the provider block",
+  apiUrl: "api_url in the provider block",
+};
+
 /** Problems in the provider block (values still unknown are checked at configure time). */
 export function validateProviderConfig(block: TfBlock, config: TfValue): Diagnostic[] {
   const core = objectToCore(block.attributes, config as Record<string, TfValue> | null);
   const checked = checkWithSchema(providerConfigSchema, core, { isUnknown });
   if (checked.failures.length > 0) return failureDiagnostics(block.attributes, checked.failures);
   if (containsUnknown(core)) return [];
-  const resolved = resolve(block, core, () => undefined);
+  const resolved = resolve(block, core, () => undefined, false);
   return "diagnostics" in resolved ? resolved.diagnostics : [];
 }
 
@@ -32,6 +38,7 @@ export function resolve(
   block: TfBlock,
   core: ProviderConfigInput,
   log: (line: string) => void,
+  announce = true,
 ): { config: ResolvedConfig } | { diagnostics: Diagnostic[] } {
   try {
     return {
@@ -41,6 +48,10 @@ export function resolve(
         domain: core.domain,
         apiKey: core.apiKey,
         log,
+        // Validation only looks for problems: the notice of the local default
+        // is left for the configuration the provider uses.
+        announce,
+        optionNames: TERRAFORM_OPTION_NAMES,
       }),
     };
   } catch (err) {

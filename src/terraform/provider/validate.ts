@@ -12,12 +12,12 @@ import { attributePath } from "../values/convert";
 import { errorDiagnostic } from "./diagnostics";
 
 /** The Terraform spelling of a core property path: `build.steps.2.run` -> `build.steps[2].run`. */
-export function pathText(attributes: readonly TfAttribute[], property: string): string {
+function pathText(attributes: readonly TfAttribute[], property: string): string {
   return propertyPathText(attributes, property, terraformName);
 }
 
 /** A failure's reason with the fields it names in Terraform's names (`from_template`). */
-export function reasonText(attributes: readonly TfAttribute[], reason: string): string {
+function reasonText(attributes: readonly TfAttribute[], reason: string): string {
   return inAdapterNames(reason, renamedFields(attributes, terraformName));
 }
 
