@@ -22,7 +22,7 @@ import { SandboxIacError } from "../errors";
 
 const OPERATION = "local.start";
 /** The lock file in the data dir; it also holds the holder's pid, for the refusal message. */
-export const SERVICE_LOCK_FILE = "service.lock";
+const SERVICE_LOCK_FILE = "service.lock";
 /** The mode of the data dir. */
 const DATA_DIR_MODE = 0o700;
 /** `flock --conflict-exit-code`: what `flock`(1) exits with when another holds the lock. */

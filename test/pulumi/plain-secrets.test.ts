@@ -43,7 +43,6 @@ describe("sensitive inputs given as plain strings through Pulumi", () => {
     expect(isSecret(secret.outputs["value"])).toBe(true);
     expect(isSecret(provisioner.inputs["envs"])).toBe(true);
     expect(isSecret(provisioner.outputs["envs"])).toBe(true);
-
   });
 
   phase("sees no change on the next up (the secret wrapping is stable)", async () => {

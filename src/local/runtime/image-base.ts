@@ -28,7 +28,7 @@ import { writeSudoShim } from "./sudo-shim";
 /** Bump when the layer's content changes, so images get a new one. */
 const RECIPE_VERSION = "2";
 /** Prefix of the ids of these layers. */
-export const IMAGE_BASE_PREFIX = "e2b";
+const IMAGE_BASE_PREFIX = "e2b";
 
 /** Directories the layer holds, with modes (owned by root unless the user's home). */
 const DIRS: ReadonlyArray<[string, number]> = [

@@ -26,7 +26,7 @@ import { layerExists } from "./layers";
 import { layerPaths } from "./paths";
 
 /** Prefix of the ids of layers unpacked from image layers (the rest is the digest's hex). */
-export const IMAGE_LAYER_PREFIX = "oci";
+const IMAGE_LAYER_PREFIX = "oci";
 
 /** How a layer blob is compressed (from its media type). */
 export type LayerCompression = "gzip" | "zstd" | "none";
@@ -34,7 +34,7 @@ export type LayerCompression = "gzip" | "zstd" | "none";
 const OPERATION = "runtime.importImageLayer";
 
 /** The layer id of the image layer with digest `sha256:<hex>`. */
-export function imageLayerId(digest: string): string {
+function imageLayerId(digest: string): string {
   const m = /^sha256:([0-9a-f]{64})$/.exec(digest);
   if (!m) {
     throw new SandboxIacError("invalid_argument", `not a sha256 layer digest: ${digest}`, {

@@ -291,7 +291,11 @@ async function validateSpec(operation: string, dataDir: string, spec: SandboxSpe
 }
 
 /** The one line saying what isolation sandboxes get (printed at start). */
-function describeIsolation(nftTable: string, resolvers: readonly string[], ptysMax: number): string {
+function describeIsolation(
+  nftTable: string,
+  resolvers: readonly string[],
+  ptysMax: number,
+): string {
   return [
     "isolation: user namespace per sandbox (root inside = an unprivileged host uid range)",
     "idmapped read-only layers",

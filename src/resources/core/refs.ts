@@ -14,7 +14,7 @@
  */
 
 /** Between the ID and the version in a reference; never part of a template name, template ID or sandbox ID. */
-export const REF_SEPARATOR = "@";
+const REF_SEPARATOR = "@";
 
 /** The reference to version `version` of `id`: `<id>@<version>`. */
 export function versionedRef(id: string, version: string): string {
@@ -25,10 +25,4 @@ export function versionedRef(id: string, version: string): string {
 export function refTarget(value: string): string {
   const at = value.indexOf(REF_SEPARATOR);
   return at === -1 ? value : value.slice(0, at);
-}
-
-/** The version part of a reference, `undefined` for a plain ID or name. */
-export function refVersion(value: string): string | undefined {
-  const at = value.indexOf(REF_SEPARATOR);
-  return at === -1 ? undefined : value.slice(at + 1);
 }

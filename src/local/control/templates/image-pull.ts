@@ -47,7 +47,7 @@ export class ImagePullError extends Error {
 }
 
 /** One layer of a pulled image. */
-export interface PulledLayer {
+interface PulledLayer {
   digest: string;
   size: number;
   compression: LayerCompression;

@@ -167,9 +167,3 @@ export function lstatAt({ dir, name }: ParentOf): Promise<import("node:fs").Stat
 export function notFound(p: VolumePath): SandboxIacError {
   return serviceError("not_found", `path '${p.shown}' does not exist in the volume`);
 }
-
-/** Whether `err` is a missing-file error. */
-export function isMissing(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}

@@ -19,11 +19,11 @@ import { serviceError } from "../http";
 import { SANDBOX_USER_IDS } from "./owner";
 
 /** The size of a volume when `POST /volumes` names none. */
-export const DEFAULT_VOLUME_SIZE_MB = 4096;
+const DEFAULT_VOLUME_SIZE_MB = 4096;
 /** The smallest volume: ext4 with its journal needs a few MiB for itself. */
-export const MIN_VOLUME_SIZE_MB = 16;
+const MIN_VOLUME_SIZE_MB = 16;
 /** The largest volume: 16 TiB, ext4's limit with 4 KiB blocks. */
-export const MAX_VOLUME_SIZE_MB = 16 * 1024 * 1024;
+const MAX_VOLUME_SIZE_MB = 16 * 1024 * 1024;
 
 const OPERATION = "control.volumes";
 
