@@ -352,7 +352,7 @@ describe("Provisioner through Pulumi", () => {
 
     const text = [...failure.result.errors, failure.result.log].join("\n");
     expect(text).toMatch(/template.*exactly one of `template`/);
-    expect(text).toMatch(/commands\.0.*exactly one of `run`/);
+    expect(text).toMatch(/commands\[0\].*exactly one of `run`/);
     expect(text).toContain("concurrency");
     expect(requests).toEqual([]);
     expect(failure.result.state.resources).toEqual([]);

@@ -151,16 +151,6 @@ describe("template files", () => {
 });
 
 describe("builds", () => {
-  it("fails when the build starts from an image with 400 suggesting fromTemplate", async () => {
-    const { body } = await call(svc, "POST", "/v3/templates", { name: "image-app" });
-    const res = await call(svc, "POST", `/v2/templates/${body.templateID}/builds/${body.buildID}`, {
-      fromImage: "ubuntu:22.04",
-      steps: [],
-    });
-    expect(res.status).toBe(400);
-    expect(res.body.message).toContain('Template().fromTemplate("base")');
-  });
-
   it("fails when the build is started twice with 400 build is not in waiting state", async () => {
     const built = await buildTemplate("twice-app");
     expect(built.status.status).toBe("ready");
