@@ -10,7 +10,11 @@ import { SandboxIacError } from "../../src/errors";
 import { FORK_INHERITS } from "../../src/local/control/sandboxes/fork-policy";
 import { eventually } from "../support/eventually";
 import { controlClientOf, startService, type TestService } from "../support/service";
-import { startStandInInternet, type StandIn } from "../isolation/stand-in-internet";
+import {
+  startStandInInternet,
+  type StandIn,
+  STAND_IN_WAIT_MS,
+} from "../isolation/stand-in-internet";
 import { call, createSandbox, runThroughProxy } from "../local/support";
 
 jest.setTimeout(180_000);
@@ -23,7 +27,7 @@ beforeAll(async () => {
   inet = await startStandInInternet();
   svc = await startService();
   api = controlClientOf(svc);
-});
+}, STAND_IN_WAIT_MS + 60_000);
 afterAll(async () => {
   await svc?.close();
   inet?.close();
@@ -112,6 +116,7 @@ const TESTED_FIELDS = [
   "allowInternetAccess",
   "network",
   "autoPause",
+  "autoPauseMemory",
   "autoResume",
   "metadata",
   "envVars",
@@ -182,6 +187,21 @@ describe("a fork inherits its parent's policy", () => {
       intervalMs: 250,
     });
     expect((await call(svc, "GET", `/sandboxes/${fork.sandboxID}`)).status).toBe(200);
+  });
+
+  it("autoPauseMemory: a fork of a sandbox that auto-pauses filesystem-only loses its processes at its timeout", async () => {
+    const parent = await createSandbox(svc, { autoPause: true, autoPauseMemory: false });
+    const fork = await forkOf(parent.sandboxID, 15);
+    await runThroughProxy(svc, fork.sandboxID, "nohup sleep 1000 >/dev/null 2>&1 &");
+    await eventually(async () => (await detail(fork.sandboxID)).state === "paused", {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    const resumed = await call(svc, "POST", `/sandboxes/${fork.sandboxID}/resume`, { timeout: 60 });
+    expect(resumed.status).toBe(201);
+    // Kept memory would have thawed the sleep; a filesystem-only pause boots the sandbox afresh.
+    const ps = await runThroughProxy(svc, fork.sandboxID, "pgrep -x sleep || echo none");
+    expect(ps.stdout.trim()).toBe("none");
   });
 
   it("autoResume: a fork keeps its parent's autoResume", async () => {

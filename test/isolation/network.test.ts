@@ -8,7 +8,12 @@ import {
 import { createTestRuntime, runInSandbox, sandboxSpec, type TestRuntime } from "../support/runtime";
 import type { RuntimeSandbox, SandboxSpec } from "../../src/local/runtime/types";
 import { eventually } from "../support/eventually";
-import { STAND_IN, startStandInInternet, type StandIn } from "./stand-in-internet";
+import {
+  STAND_IN,
+  startStandInInternet,
+  type StandIn,
+  STAND_IN_WAIT_MS,
+} from "./stand-in-internet";
 
 jest.setTimeout(120_000);
 
@@ -26,7 +31,7 @@ beforeAll(async () => {
   inet = await startStandInInternet();
   // The stand-in plays the resolver: the host's real ones are never queried.
   t = await createTestRuntime({ dnsResolvers: [STAND_IN.address] });
-});
+}, STAND_IN_WAIT_MS + 60_000);
 afterAll(async () => {
   await t?.dispose();
   inet?.close();

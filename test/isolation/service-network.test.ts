@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { call, createSandbox, runThroughProxy } from "../local/support";
-import { startStandInInternet, type StandIn } from "./stand-in-internet";
+import { startStandInInternet, type StandIn, STAND_IN_WAIT_MS } from "./stand-in-internet";
 import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(180_000);
@@ -11,7 +11,7 @@ let inet: StandIn;
 beforeAll(async () => {
   inet = await startStandInInternet();
   svc = await startService();
-});
+}, STAND_IN_WAIT_MS + 60_000);
 afterAll(async () => {
   await svc?.close();
   inet?.close();

@@ -8,6 +8,10 @@
  * runtime's resolver list at it, never at the host's real resolvers).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { eventually } from "../support/eventually";
 
 /** The stand-in's address and the host's address on its link. */
 export const STAND_IN = {
@@ -30,14 +34,61 @@ export interface StandIn {
   close(): void;
 }
 
-/** Creates the namespace, its link and a server answering `internet <path>`. */
+/**
+ * One stand-in at a time on the host: each holds the same addresses, so two
+ * (test files in two jest workers) would route each other's packets. The lock
+ * is a directory naming its holder's pid; a dead holder's lock is taken over.
+ */
+const LOCK_DIR = path.join(os.tmpdir(), "sandbox-iac-test-stand-in.lock");
+
+/** How long {@link startStandInInternet} waits for another process's stand-in to close. */
+export const STAND_IN_WAIT_MS = 600_000;
+
+function tryLock(): boolean {
+  try {
+    fs.mkdirSync(LOCK_DIR);
+    fs.writeFileSync(path.join(LOCK_DIR, "pid"), String(process.pid));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  let owner = NaN;
+  try {
+    owner = Number(fs.readFileSync(path.join(LOCK_DIR, "pid"), "utf8"));
+  } catch {
+    // Released meanwhile, or just made and its pid not written yet.
+  }
+  const made = fs.statSync(LOCK_DIR, { throwIfNoEntry: false })?.mtimeMs;
+  if (made === undefined) return false;
+  // A lock just made has no pid yet: give its maker a moment before calling it dead.
+  const dead = owner > 0 ? !alive(owner) : Date.now() - made > 10_000;
+  if (dead) fs.rmSync(LOCK_DIR, { recursive: true, force: true });
+  return false;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Creates the namespace, its link and a server answering `internet <path>`,
+ * once no other process holds a stand-in (callers give their `beforeAll` the
+ * {@link STAND_IN_WAIT_MS} this may take).
+ */
 export async function startStandInInternet(): Promise<StandIn> {
+  await eventually(tryLock, { timeoutMs: STAND_IN_WAIT_MS, intervalMs: 250 });
   const ns = `sbxtest-inet-${process.pid}`;
   // Not "sbx…": that prefix is the sandboxes' own, and traffic between sandboxes is dropped.
   const veth = `inetst${process.pid % 100000}`;
   const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
   const close = () => {
     server?.kill("SIGKILL");
+    fs.rmSync(LOCK_DIR, { recursive: true, force: true });
     for (const cmd of [
       ["link", "del", veth],
       ["netns", "del", ns],
