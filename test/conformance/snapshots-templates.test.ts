@@ -88,11 +88,4 @@ describe("snapshots and templates with e2b@2.51.0", () => {
       await sbx.kill();
     }
   });
-
-  it("refuses fromImage with a clear error suggesting fromTemplate", async () => {
-    const template = Template().fromImage("ubuntu:22.04").runCmd("true");
-    await expect(
-      Template.build(template, `img-${Date.now()}`, connectionOpts(service)),
-    ).rejects.toThrow(/fromTemplate/);
-  });
 });

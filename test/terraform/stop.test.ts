@@ -74,6 +74,9 @@ describeWithTerraform(`Ctrl-C stops the service's work (${version ?? "no terrafo
       async () =>
         (await builds()).find((b) => b.buildID === rebuild.buildID && b.status !== "building") ??
         false,
+      // Stopping the build's sandbox (its `sleep 120` killed, its layers unmounted) waits its
+      // turn on a busy 2-core machine.
+      { timeoutMs: 90_000 },
     );
     expect(ended.status).toBe("error");
     const status = await tf.svc.call(
