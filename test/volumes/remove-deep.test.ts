@@ -4,19 +4,13 @@
  * tree goes, nothing is left behind.
  */
 import { Volume } from "e2b";
-import { connectionOpts, startService, type Endpoint, type TestService } from "../support/service";
+import { connectionOpts, useService, type Endpoint } from "../support/service";
 
 jest.setTimeout(120_000);
 
-let service: TestService;
 let opts: Endpoint;
-
-beforeAll(async () => {
-  service = await startService();
-  opts = connectionOpts(service);
-});
-afterAll(async () => {
-  await service?.close();
+useService((svc) => {
+  opts = connectionOpts(svc);
 });
 
 it("removes a directory 150 levels deep (over twice what is held open), with files at every level", async () => {

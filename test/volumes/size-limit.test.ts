@@ -8,19 +8,21 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Sandbox, Volume } from "e2b";
-import { connectionOpts, startService, type Endpoint, type TestService } from "../support/service";
+import {
+  connectionOpts,
+  startService,
+  useService,
+  type Endpoint,
+  type TestService,
+} from "../support/service";
 
 jest.setTimeout(180_000);
 
 let service: TestService;
 let opts: Endpoint;
-
-beforeAll(async () => {
-  service = await startService();
-  opts = connectionOpts(service);
-});
-afterAll(async () => {
-  await service?.close();
+useService((svc) => {
+  service = svc;
+  opts = connectionOpts(svc);
 });
 
 /** Creates a volume through the raw API, with the `sizeMB` extension. */
