@@ -161,7 +161,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       log,
       insecureRegistries: opts.insecureRegistries,
     });
-    const volumes = await VolumeStore.open(dataDir, tokenSecret, log);
+    const volumes = await VolumeStore.open(dataDir, tokenSecret, log, (source) =>
+      runtime.detachVolume(source),
+    );
     opened = volumes;
     const secrets = await SecretStore.open(dataDir);
     manager = await SandboxManager.open({

@@ -40,6 +40,10 @@ export async function startHolder(idBase: number, sandboxID: string): Promise<Ho
       "--user",
       "--mount",
       "--net",
+      // Not unshare's default (private): the host's unmount of a deleted volume must reach the
+      // copy of its mount this namespace took, or the volume's loop device outlives its deletion.
+      "--propagation",
+      "slave",
       "--",
       "sleep",
       "infinity",

@@ -17,7 +17,11 @@
  * 5. the sandbox's own devpts instance (`max=` its PTY limit), mounted from
  *    inside the user namespace too and bound at `/dev/pts` by bubblewrap:
  *    PTYs come from a per-sandbox pool, not the host's;
- * 6. the Node binary and the agent bundle, bound read-only into the root.
+ * 6. the Node binary and the agent bundle, bound read-only into the root;
+ * 7. the root's tree made shared, so that bubblewrap's view of it (which it
+ *    makes a slave) loses a volume when the holder's namespace does: that is
+ *    how {@link MountHelper.detach} takes a deleted volume away from a
+ *    running sandbox (see there).
  *
  * @module
  */
@@ -60,7 +64,7 @@ export const STAGING = {
 } as const;
 
 const HELPER = `
-import ctypes, fcntl, json, os, sys
+import ctypes, fcntl, json, os, re, sys
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 class Attr(ctypes.Structure):
@@ -77,7 +81,14 @@ def attach(src, dst, attrs, userns):
     a = Attr(attrs | (IDMAP if userns is not None else 0), 0, 0, userns or 0)
     ok(libc.syscall(442, fd, b"", 0x1000, ctypes.byref(a), ctypes.sizeof(a)), "mount_setattr " + src)
     ok(libc.syscall(429, fd, b"", -100, dst.encode(), 4), "move_mount " + dst)
+    mnt = mount_id_of(fd)
     os.close(fd)
+    return mnt
+def mount_id_of(fd):
+    with open("/proc/self/fdinfo/%d" % fd) as f:
+        for line in f:
+            if line.startswith("mnt_id:"): return int(line.split()[1])
+    raise OSError(0, "no mnt_id in fdinfo")
 class LoopConfig(ctypes.Structure):
     _fields_ = [("fd", ctypes.c_uint32), ("block_size", ctypes.c_uint32), ("info", ctypes.c_uint8 * 232), ("reserved", ctypes.c_uint64 * 8)]
 def loop_attach(image):
@@ -101,7 +112,7 @@ def loop_attach(image):
     finally:
         os.close(ctl); os.close(backing)
 def mount(src, dst, fstype, data, flags=NOSUID | NODEV):
-    ok(libc.mount(src.encode(), dst.encode(), fstype.encode(), flags, data.encode()), "mount %s on %s" % (fstype, dst))
+    ok(libc.mount(src.encode(), dst.encode(), fstype.encode() or None, flags, data.encode() or None), "mount %s on %s" % (fstype or "propagation", dst))
 def build(p):
     S = p["stage"]
     userns = os.open("/proc/%d/ns/user" % p["pid"], os.O_RDONLY)
@@ -146,12 +157,48 @@ def build(p):
     if os.waitpid(pid, 0)[1] != 0: raise OSError(0, "mounting the overlays in the user namespace failed")
     for src, dst in p["binds"]:
         attach(src, S + "/root" + dst, RO | NOSUID | NODEV, None)
+    ids = []
     for src, dst in p.get("volumes") or []:
         cur = S + "/root"
         for part in dst.strip("/").split("/"):
             cur += "/" + part
             if os.path.islink(cur) or not os.path.isdir(cur): raise OSError(40, "volume mount path %s is not a directory of the sandbox" % dst)
-        attach(src, cur, NOSUID | NODEV, userns)
+        ids.append(attach(src, cur, NOSUID | NODEV, userns))
+    # MS_REC|MS_SHARED: bubblewrap makes its copies slaves, so an unmount here reaches the sandbox.
+    mount("none", S + "/root", "", "", MS_REC | MS_SHARED)
+    return {"volumeMountIds": ids}
+MS_REC, MS_SHARED, MNT_DETACH = 0x4000, 0x100000, 2
+class OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS = 0x02, 0x04
+def unescape(p):
+    return re.sub(r"\\\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), p)
+def detach(p):
+    want = p["mountId"]
+    ok(libc.setns(os.open("/proc/%d/ns/mnt" % p["pid"], os.O_RDONLY), 0x20000), "setns mnt")
+    os.chdir("/")
+    # The mount point's path is the sandbox's to change (it may rename a parent, or put a symlink
+    # where the path was): the path is only a hint, opened without following any symlink, and the
+    # mount is unmounted through that descriptor only if it is the very mount we made (its id).
+    for _ in range(100):
+        point = None
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields = line.split(" ")
+                if int(fields[0]) == want: point = unescape(fields[4]); break
+        if point is None: return {"detached": False}
+        how = OpenHow(os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_DIRECTORY, 0, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+        fd = libc.syscall(437, -100, point.encode(), ctypes.byref(how), ctypes.sizeof(how))
+        if fd < 0: continue  # moved between the read and the open: read again
+        try:
+            if mount_id_of(fd) != want: continue
+            os.fchdir(fd)
+            ok(libc.umount2(b".", MNT_DETACH), "umount " + point)
+            os.chdir("/")
+            return {"detached": True}
+        finally:
+            os.close(fd)
+    raise OSError(11, "the volume's mount point kept moving")
 
 
 ERRFD = 2
@@ -165,7 +212,8 @@ def serve():
             os.close(r)
             ERRFD = w
             try:
-                build(req)
+                result = (detach if req.get("op") == "detach" else build)(req)
+                os.write(w, json.dumps(result).encode())
                 os._exit(0)
             except BaseException as e:
                 os.write(w, str(e).encode()[:4000])
@@ -179,16 +227,28 @@ def serve():
         os.close(r)
         st = os.waitpid(pid, 0)[1]
         msg = None if st == 0 else (err.decode(errors="replace") or "status %d" % st)
-        sys.stdout.write(json.dumps({"id": req["id"], "error": msg}) + "\\n")
+        result = json.loads(err.decode()) if st == 0 else None
+        sys.stdout.write(json.dumps({"id": req["id"], "error": msg, "result": result}) + "\\n")
         sys.stdout.flush()
 serve()
 `;
+
+/** What {@link MountHelper.mount} made that the runtime needs later. */
+export interface MountedRoot {
+  /** Mount ids, in the holder's namespace, of the volume binds (in the order of `plan.volumes`). */
+  volumeMountIds: number[];
+}
+
+type Answer = { id: number; error: string | null; result: unknown };
 
 /** One long-lived helper process per runtime (forking per request: `import ctypes` alone costs tens of ms). */
 export class MountHelper {
   private child: ChildProcess | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (result: unknown) => void; reject: (detail: string) => void }
+  >();
 
   private ensure(): ChildProcess {
     if (this.child && this.child.exitCode === null && !this.child.killed) return this.child;
@@ -199,15 +259,15 @@ export class MountHelper {
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     readline.createInterface({ input: child.stdout }).on("line", (line) => {
-      const answer = JSON.parse(line) as { id: number; error: string | null };
+      const answer = JSON.parse(line) as Answer;
       const p = this.pending.get(answer.id);
       this.pending.delete(answer.id);
-      if (answer.error === null) p?.resolve();
-      else p?.reject(mountError(answer.error));
+      if (answer.error === null) p?.resolve(answer.result);
+      else p?.reject(answer.error);
     });
     child.on("exit", () => {
       for (const p of this.pending.values())
-        p.reject(mountError(`the mount helper exited: ${stderr.trim() || "no output"}`));
+        p.reject(`the mount helper exited: ${stderr.trim() || "no output"}`);
       this.pending.clear();
     });
     child.stdin.on("error", () => undefined);
@@ -215,26 +275,55 @@ export class MountHelper {
     return child;
   }
 
-  /** Builds the sandbox's root in its holder's mount namespace; rejects with what failed. */
-  mount(plan: MountPlan): Promise<void> {
+  private request(body: Record<string, unknown>): Promise<unknown> {
     const child = this.ensure();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      child.stdin?.write(
-        `${JSON.stringify({
-          id,
-          pid: plan.holderPid,
-          stage: STAGING_DIR,
-          image: plan.image,
-          layers: plan.layers,
-          hostUsr: plan.hostUsr,
-          binds: plan.binds,
-          volumes: plan.volumes ?? [],
-          ptysMax: plan.ptysMax,
-        })}\n`,
-      );
+      child.stdin?.write(`${JSON.stringify({ ...body, id })}\n`);
     });
+  }
+
+  /** Builds the sandbox's root in its holder's mount namespace; rejects with what failed. */
+  async mount(plan: MountPlan): Promise<MountedRoot> {
+    try {
+      return (await this.request({
+        pid: plan.holderPid,
+        stage: STAGING_DIR,
+        image: plan.image,
+        layers: plan.layers,
+        hostUsr: plan.hostUsr,
+        binds: plan.binds,
+        volumes: plan.volumes ?? [],
+        ptysMax: plan.ptysMax,
+      })) as MountedRoot;
+    } catch (detail) {
+      throw helperError("runtime.start", "mounting the sandbox's root filesystem", detail);
+    }
+  }
+
+  /**
+   * Unmounts (lazily) the volume bind `mountId` of the holder `holderPid`'s
+   * namespace, and with it the sandbox's own view of it (a slave of it, see
+   * step 7 above); false when it was not mounted any more.
+   *
+   * The mount is found by its id, never by a path: its mount point lies in
+   * the sandbox's root, which the sandbox can rename or replace by a symlink
+   * (to a host path, as the holder's namespace sees the host's tree). The
+   * helper reads the mount point's current path from mountinfo, opens it
+   * without following any symlink, and unmounts through that descriptor only
+   * if it is the mount with that id; otherwise it reads again. So whatever
+   * the sandbox does, nothing but that one mount can be unmounted.
+   */
+  async detach(holderPid: number, mountId: number): Promise<boolean> {
+    try {
+      const r = (await this.request({ op: "detach", pid: holderPid, mountId })) as {
+        detached: boolean;
+      };
+      return r.detached;
+    } catch (detail) {
+      throw helperError("runtime.detachVolume", "detaching a volume from a sandbox", detail);
+    }
   }
 
   /** Stops the helper (it also stops on its own when the service's end of its stdin closes). */
@@ -244,10 +333,8 @@ export class MountHelper {
   }
 }
 
-function mountError(detail: string): SandboxIacError {
-  return new SandboxIacError(
-    "internal",
-    `mounting the sandbox's root filesystem failed: ${detail.trim().slice(-2000)}`,
-    { operation: "runtime.start" },
-  );
+function helperError(operation: string, what: string, detail: unknown): SandboxIacError {
+  return new SandboxIacError("internal", `${what} failed: ${String(detail).trim().slice(-2000)}`, {
+    operation,
+  });
 }

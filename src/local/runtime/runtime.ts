@@ -29,7 +29,7 @@ import { captureLayer, layerExists } from "./layers";
 import { MountHelper } from "./mounts";
 import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
-import { launchSandbox } from "./sandbox";
+import { launchSandbox, type LinuxSandbox } from "./sandbox";
 import { ensureSeccompFilter } from "./seccomp";
 import { reclaimDeadSlots } from "./slots";
 import { unmountStale } from "./stale-mounts";
@@ -125,6 +125,28 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
 
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
+  // Sources of deleted volumes (each volume's path is unique): few, and checked by every start.
+  const detachedSources = new Set<string>();
+
+  /** Detaches `source` from `sandbox`; a failure is logged (the sandbox keeps it until it stops). */
+  async function detachFrom(sandbox: RuntimeSandbox, source: string): Promise<boolean> {
+    try {
+      return await (sandbox as LinuxSandbox).detachVolume(source);
+    } catch (err) {
+      log(
+        `sandbox ${sandbox.sandboxID}: ${SandboxIacError.from(err, { operation: "runtime.detachVolume" }).reason}`,
+      );
+      return false;
+    }
+  }
+
+  async function detachVolume(source: string): Promise<number> {
+    detachedSources.add(source);
+    // Sequential: one setns and unmount each, over the sandboxes of one service.
+    let n = 0;
+    for (const sandbox of [...running.values()]) if (await detachFrom(sandbox, source)) n++;
+    return n;
+  }
   let closed = false;
 
   async function start(spec: SandboxSpec): Promise<RuntimeSandbox> {
@@ -171,6 +193,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
       });
       // It may already have died between its health answer and here.
       if (!stopped) running.set(spec.sandboxID, sandbox);
+      // A volume deleted while the sandbox started was not taken from it then.
+      for (const b of spec.binds ?? [])
+        if (detachedSources.has(b.source)) await detachFrom(sandbox, b.source);
       return sandbox;
     } finally {
       starting.delete(spec.sandboxID);
@@ -243,6 +268,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
       await fs.mkdir(dir, { mode: 0o700 });
       return dir;
     },
+    detachVolume,
     destroy,
     deleteLayer,
     close,

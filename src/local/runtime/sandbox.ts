@@ -23,7 +23,7 @@ import { waitForHealth } from "./health";
 import { writeBootId } from "./boot-id";
 import { startHolder, type Holder } from "./holder";
 import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
-import type { MountHelper } from "./mounts";
+import type { MountedRoot, MountHelper } from "./mounts";
 import { connectSandbox, disconnectSandbox, setEgressRules, type HostNetwork } from "./network";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
@@ -65,6 +65,8 @@ export interface LaunchContext {
 interface SandboxHooks {
   /** SIGKILLs the launch chain's process (bwrap). */
   killInit: () => void;
+  /** Unmounts the volume bound from `source`; false when the sandbox does not mount it (any more). */
+  detach: (source: string) => Promise<boolean>;
   hostNetwork: HostNetwork;
   closeLog: () => Promise<void>;
   onStopped: () => void;
@@ -134,6 +136,8 @@ export async function launchSandbox(
   let holder: Holder | undefined;
   let cgroup: SandboxCgroup | undefined;
   let listener: net.Server | undefined;
+  // Volume source → its bind's mount id in the holder's namespace (for detachVolume).
+  const volumeMounts = new Map<string, number>();
   try {
     holder = await startHolder(slot.idBase, spec.sandboxID);
     phase("namespaces");
@@ -143,7 +147,8 @@ export async function launchSandbox(
       .map((id) => layerPaths(ctx.dataDir, id))
       .reverse()
       .map((l) => [l.root, l.usr] as const);
-    [, , cgroup, listener] = await Promise.all([
+    let mounted: MountedRoot;
+    [, mounted, cgroup, listener] = await Promise.all([
       connectSandbox(ctx.hostNetwork, slot, holder.pid, rules),
       ctx.mounts.mount({
         holderPid: holder.pid,
@@ -165,6 +170,10 @@ export async function launchSandbox(
       }),
       listeningSocket(paths.socket),
     ]);
+    (spec.binds ?? []).forEach((b, i) => {
+      const id = mounted.volumeMountIds[i];
+      if (id !== undefined) volumeMounts.set(b.source, id);
+    });
     phase("mounts+network+cgroup");
   } catch (err) {
     await diskReady.catch(() => undefined);
@@ -203,6 +212,12 @@ export async function launchSandbox(
   });
   const sandbox = new LinuxSandbox(spec, paths, cgroup, slot, holder, processExited, {
     killInit: () => child.kill("SIGKILL"),
+    detach: async (source) => {
+      const id = volumeMounts.get(source);
+      if (id === undefined || holder === undefined) return false;
+      volumeMounts.delete(source);
+      return ctx.mounts.detach(holder.pid, id);
+    },
     hostNetwork: ctx.hostNetwork,
     closeLog: () => agentLog.close(),
     onStopped: ctx.onStopped,
@@ -227,7 +242,8 @@ export async function launchSandbox(
   return sandbox;
 }
 
-class LinuxSandbox implements RuntimeSandbox {
+/** The runtime's sandbox: {@link RuntimeSandbox} plus what only the runtime calls. */
+export class LinuxSandbox implements RuntimeSandbox {
   readonly agentSocket: string;
   readonly address: string;
   /** Resolves once the init process exited and the sandbox was cleaned up. */
@@ -271,6 +287,18 @@ class LinuxSandbox implements RuntimeSandbox {
     this.assertRunning("runtime.thaw");
     await this.cgroup.thaw();
     this.frozen = false;
+  }
+
+  /**
+   * Takes the volume bound from host directory `source` away from the
+   * sandbox, running or frozen (the unmount happens in the holder's
+   * namespace, which no sandbox process needs to run for); false when the
+   * sandbox does not mount it. The sandbox then sees the directory under the
+   * mount point in its own disk (empty unless its template had files there).
+   */
+  async detachVolume(source: string): Promise<boolean> {
+    if (this.stopping) return false;
+    return this.hooks.detach(source);
   }
 
   stop(): Promise<void> {

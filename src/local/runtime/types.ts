@@ -153,6 +153,13 @@ export interface SandboxRuntime {
   imageBaseLayer(imageLayers: readonly string[]): Promise<string>;
   /** A directory for one image pull, under the layers directory so that a crash's leftovers are swept at the next start. */
   pullDir(): Promise<string>;
+  /**
+   * Takes the volume bound from host directory `source` away from every
+   * sandbox mounting it, running or frozen (the volume is being deleted);
+   * resolves with how many lost it. A sandbox still starting with it loses it
+   * as soon as it has started.
+   */
+  detachVolume(source: string): Promise<number>;
   /** Deletes the writable layer of a stopped sandbox. */
   destroy(sandboxID: string): Promise<void>;
   /** Deletes an immutable layer no template uses any more. */

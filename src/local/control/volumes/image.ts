@@ -73,12 +73,27 @@ export async function mountVolumeImage(image: string, mountPoint: string): Promi
 }
 
 /**
- * Lazily unmounts `mountPoint`; the loop device goes when the last sandbox
- * binding the volume stops. A no-op when nothing is mounted there.
+ * Lazily unmounts `mountPoint`; the loop device goes once no process holds a
+ * descriptor into the volume any more. A no-op when nothing is mounted there.
  */
 export async function unmountVolume(mountPoint: string): Promise<void> {
   if (!(await isMountPoint(mountPoint))) return;
   await execHost(OPERATION, "umount", ["-l", mountPoint]);
+}
+
+/**
+ * Makes `dir` (the volumes directory) a shared mount of its own (a bind onto
+ * itself), unless it is one already. Volumes are mounted under it, and every
+ * sandbox's namespace holder starts as a slave of the host's mounts
+ * (runtime/holder.ts), so its copies of the volumes' mounts are slaves of
+ * these: a volume unmounted here is unmounted in every holder, and its loop
+ * device goes with the last use.
+ */
+export async function shareVolumesDir(dir: string): Promise<void> {
+  if (!(await isMountPoint(dir))) await execHost(OPERATION, "mount", ["--bind", dir, dir]);
+  // Private first: a bind of a shared host mount would join the host's peer group.
+  await execHost(OPERATION, "mount", ["--make-private", dir]);
+  await execHost(OPERATION, "mount", ["--make-shared", dir]);
 }
 
 /** Whether `p` is a mount point of this mount namespace. */

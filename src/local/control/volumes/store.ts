@@ -25,7 +25,13 @@ import { readJsonFile, syncDir, writeFileAtomic } from "../state-file";
 import { safeEqual } from "../../../wire/safe-equal";
 import { openHostDir } from "./confine";
 import { removeContentOf, removeTreeAt } from "./remove";
-import { makeVolumeImage, mountVolumeImage, unmountVolume, volumeSizeOf } from "./image";
+import {
+  makeVolumeImage,
+  mountVolumeImage,
+  shareVolumesDir,
+  unmountVolume,
+  volumeSizeOf,
+} from "./image";
 
 /** The file of a volume's ext4 image, beside its record. */
 const IMAGE = "volume.img";
@@ -41,6 +47,12 @@ const recordSchema = z.object({
 /** What is kept about one volume. */
 export type VolumeRecord = z.infer<typeof recordSchema>;
 
+/**
+ * Takes the volume whose content is host directory `source` away from every
+ * sandbox mounting it (the runtime's `detachVolume`).
+ */
+export type DetachVolume = (source: string) => Promise<unknown>;
+
 /** The volumes of one data dir. */
 export class VolumeStore {
   private readonly byId = new Map<string, VolumeRecord>();
@@ -51,18 +63,25 @@ export class VolumeStore {
     dataDir: string,
     private readonly tokenSecret: string,
     private readonly log: (line: string) => void,
+    private readonly detach: DetachVolume,
   ) {
     this.root = path.join(dataDir, "volumes");
   }
 
-  /** Loads the volumes of `dataDir`, removing what an interrupted create or delete left. */
+  /**
+   * Loads the volumes of `dataDir`, removing what an interrupted create or
+   * delete left. `detach` is called when a volume is deleted.
+   */
   static async open(
     dataDir: string,
     tokenSecret: string,
     log: (line: string) => void,
+    detach: DetachVolume = async () => undefined,
   ): Promise<VolumeStore> {
-    const store = new VolumeStore(dataDir, tokenSecret, log);
+    const store = new VolumeStore(dataDir, tokenSecret, log, detach);
     await fs.mkdir(store.root, { recursive: true, mode: 0o711 });
+    // Before any volume is mounted: their mounts must be children of the shared one.
+    await shareVolumesDir(store.root);
     for (const entry of await fs.readdir(store.root)) {
       const dir = path.join(store.root, entry);
       const parsed = recordSchema.safeParse(await readJsonFile(path.join(dir, "volume.json")));
@@ -160,9 +179,12 @@ export class VolumeStore {
   }
 
   /**
-   * Deletes a volume and its content. Sandboxes mounting it keep an empty
-   * directory at the mount path, as E2B deletes a mounted volume's data too
-   * (its content is removed before its file system is unmounted).
+   * Deletes a volume and its content. It is first taken away from every
+   * sandbox mounting it (running or paused): they see the directory under
+   * their mount path again, and nothing they write reaches the volume. Its
+   * content is then removed (as E2B deletes a mounted volume's data too; a
+   * process still holding a descriptor into it finds it empty) and its file
+   * system unmounted.
    */
   delete(volumeID: string): Promise<void> {
     return this.serial(async () => {
@@ -173,6 +195,10 @@ export class VolumeStore {
       await fs.rename(dir, doomed);
       await syncDir(this.root);
       this.byId.delete(volumeID);
+      // By the path sandboxes were given (now renamed away, so no sandbox can start with it).
+      await this.detach(this.dataPath(volumeID)).catch((err: Error) => {
+        this.log(`volumes: detaching ${volumeID} from sandboxes failed: ${err.message}`);
+      });
       if (record.sizeMB !== undefined) {
         const data = path.join(doomed, "data");
         await this.emptyMounted(data).catch((err: Error) => {
@@ -194,6 +220,7 @@ export class VolumeStore {
     await this.serial(async () => {
       for (const v of this.byId.values())
         if (v.sizeMB !== undefined) await unmountVolume(this.dataPath(v.volumeID));
+      await unmountVolume(this.root);
     });
   }
 
