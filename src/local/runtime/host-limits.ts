@@ -27,6 +27,27 @@ export interface HostLimits {
   defaultMaxSandboxes: number;
   /** PTYs the host lets devpts instances other than its own open (`kernel.pty.max - kernel.pty.reserve`). */
   sharedPtys: number;
+  /** `fs.file-max`: the host's open files, a table every process shares (root is exempt). */
+  fileMax: number;
+}
+
+/**
+ * Kernel memory an open file costs, charged to its sandbox's memory cgroup
+ * (its `struct file` and descriptor slot: about 250 bytes measured on 6.18;
+ * the lower figure errs towards warning).
+ */
+const OPEN_FILE_BYTES = 200;
+
+/**
+ * A warning when the sandboxes' memory can hold more open files than the
+ * host's `fs.file-max`: their files are bounded by their memory only, so one
+ * of them could fill the table, and then other sandboxes and unprivileged
+ * host processes get ENFILE. `undefined` when the table is big enough.
+ */
+export function fileTableWarning(limits: HostLimits): string | undefined {
+  const files = Math.floor(limits.sandboxesMemoryBytes / OPEN_FILE_BYTES);
+  if (files <= limits.fileMax) return undefined;
+  return `runtime: fs.file-max (${limits.fileMax}) is below the ${files} open files the sandboxes' memory can hold (a sandbox's open files are bounded by its memory, about ${OPEN_FILE_BYTES} bytes each): one sandbox can fill the host's file table, and then other sandboxes and unprivileged host processes get ENFILE (root and this service are exempt); raise it, e.g. sysctl -w fs.file-max=9223372036854775807 as systemd does by default, so that memory alone bounds open files`;
 }
 
 /**
@@ -39,6 +60,7 @@ export async function readHostLimits(): Promise<HostLimits> {
   const pidMax = await readNumber("/proc/sys/kernel/pid_max", 32_768);
   const ptyMax = await readNumber("/proc/sys/kernel/pty/max", 4096);
   const ptyReserve = await readNumber("/proc/sys/kernel/pty/reserve", 1024);
+  const fileMax = await readNumber("/proc/sys/fs/file-max", Number.MAX_SAFE_INTEGER);
   const sandboxesMemoryBytes = Math.max(256 * MIB, memTotal - Math.max(GIB, memTotal / 8));
   const roundedMemory = Math.floor(sandboxesMemoryBytes / MIB) * MIB;
   return {
@@ -46,6 +68,7 @@ export async function readHostLimits(): Promise<HostLimits> {
     sandboxesPidsMax: Math.max(1024, pidMax - Math.max(4096, Math.floor(pidMax / 4))),
     defaultMaxSandboxes: Math.max(1, Math.floor(roundedMemory / (TYPICAL_SANDBOX_MEMORY_MB * MIB))),
     sharedPtys: Math.max(0, ptyMax - ptyReserve),
+    fileMax,
   };
 }
 

@@ -11,7 +11,7 @@ import { invalidArgument, SandboxIacError } from "../../errors";
 import { agentBundleDirOnHost } from "../agent-launch";
 import { ensureBaseLayer } from "./base-layer";
 import { detectCgroups } from "./cgroups";
-import { ptysPerSandbox, readHostLimits } from "./host-limits";
+import { fileTableWarning, ptysPerSandbox, readHostLimits } from "./host-limits";
 import {
   BASE_LAYER_ID,
   DEFAULT_START_TIMEOUT_MS,
@@ -95,6 +95,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   if (!Number.isInteger(maxSandboxes) || maxSandboxes < 1)
     throw invalidArgument(operation, "maxSandboxes", maxSandboxes, "an integer >= 1");
   const ptysMax = ptysPerSandbox(host, maxSandboxes);
+  const fileTable = fileTableWarning(host);
+  if (fileTable) log(fileTable);
   const cgroups = await detectCgroups({
     memoryBytes: host.sandboxesMemoryBytes,
     pidsMax: host.sandboxesPidsMax,
