@@ -17,6 +17,6 @@ describe("fileTableWarning()", () => {
   });
 
   it("says nothing when fs.file-max is systemd's maximum", () => {
-    expect(fileTableWarning(limits(9_223_372_036_854_775_807))).toBeUndefined();
+    expect(fileTableWarning(limits(Number.parseInt("9223372036854775807", 10)))).toBeUndefined();
   });
 });

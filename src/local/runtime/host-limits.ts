@@ -21,7 +21,7 @@ const MAX_SANDBOX_PTYS = 256;
 export interface HostLimits {
   /** Memory limit of the cgroup holding every sandbox: the host's memory minus its headroom. */
   sandboxesMemoryBytes: number;
-  /** pids limit of the cgroup holding every sandbox: `kernel.pid_max` minus its headroom. */
+  /** pids limit of the cgroup holding every sandbox: `kernel.pid_max` (or `kernel.threads-max`, if lower) minus its headroom. */
   sandboxesPidsMax: number;
   /** The default of `serve --max-sandboxes`: how many sandboxes of typical size the memory holds. */
   defaultMaxSandboxes: number;
@@ -57,7 +57,11 @@ export function fileTableWarning(limits: HostLimits): string | undefined {
  */
 export async function readHostLimits(): Promise<HostLimits> {
   const memTotal = await readMemTotal();
-  const pidMax = await readNumber("/proc/sys/kernel/pid_max", 32_768);
+  // Every thread takes a pid, and the host's thread table may be the smaller of the two.
+  const pidMax = Math.min(
+    await readNumber("/proc/sys/kernel/pid_max", 32_768),
+    await readNumber("/proc/sys/kernel/threads-max", Number.MAX_SAFE_INTEGER),
+  );
   const ptyMax = await readNumber("/proc/sys/kernel/pty/max", 4096);
   const ptyReserve = await readNumber("/proc/sys/kernel/pty/reserve", 1024);
   const fileMax = await readNumber("/proc/sys/fs/file-max", Number.MAX_SAFE_INTEGER);
