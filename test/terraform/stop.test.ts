@@ -29,7 +29,7 @@ resource "sandboxiac_template" "slow" {
 `;
 
 /** Random (so gzip keeps its size) and large enough that its upload can be caught mid-way. */
-const BIG_FILE_BYTES = 192 * 1024 * 1024;
+const BIG_FILE_BYTES = 96 * 1024 * 1024;
 
 function writeRandomFile(file: string, bytes: number): void {
   const fd = openSync(file, "w");

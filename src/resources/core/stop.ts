@@ -12,7 +12,11 @@
  *   nowhere);
  * - a snapshot being taken is waited for and kept: the service cannot stop one
  *   half-way, and giving up the wait would leave it on the service but not in
- *   the state.
+ *   the state;
+ * - a call that creates something (a template build, a sandbox) is let finish
+ *   (it is short): stopped mid-request, it would leave on the service
+ *   something whose ID the provider never learns; once known, the rules above
+ *   apply to it.
  *
  * So a resource ends either in the state as it is on the service (a finished
  * snapshot, the prior state of an update) or absent from both (a stopped

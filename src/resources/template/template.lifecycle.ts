@@ -74,7 +74,9 @@ async function build(
 ) {
   // Local files first: a missing COPY source fails before anything is created.
   const copies = resolveCopies(inputs, ctx.baseDir);
-  const created = await control.createTemplate(createBody(inputs));
+  // Not under ctx.signal (core/stop.ts): a stop mid-request would leave a build
+  // on the service whose ID we never learn; once it is known, the stop cancels it.
+  const created = await templateControl(uncancellable(ctx)).createTemplate(createBody(inputs));
   onCreated(created.templateID);
   const ids = { templateID: created.templateID, buildID: created.buildID, name: inputs.name };
   ctx.log(`building template ${inputs.name} (${created.templateID}, build ${created.buildID})`);
