@@ -13,6 +13,7 @@ import { resourceDescriptor } from "../resources/registry";
 import { propertyText } from "../resources/core/unknown-keys";
 import { UNKNOWN_SENTINEL } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
+import { pluginStopSignal, tracked } from "./plugin-stop";
 
 /** The key Pulumi adds to inputs and outputs for the serialized provider. */
 const PROVIDER_KEY = "__provider";
@@ -73,22 +74,28 @@ function labelOf(typeName: string, inputs: Record<string, unknown>, id?: string)
 }
 
 function context(settings: ProviderSettings | undefined, label: string): ResourceContext {
+  const signal = pluginStopSignal();
   return {
     config: configFromSettings(settings),
     baseDir: programDir(),
     // The plugin's stdout reaches the user as info diagnostics (the CLI forwards it).
     log: (line) => console.log(redact(`${label}: ${line}`)),
+    // Fires when the engine closes the plugin mid-operation (plugin-stop.ts).
+    ...(signal ? { signal } : {}),
   };
 }
 
-/** Runs one provider call and then says how long it took (`pulumi up` shows it among the diagnostics). */
+/**
+ * Runs one provider call, counted among those a stop lets clean up, and then
+ * says how long it took (`pulumi up` shows it among the diagnostics).
+ */
 async function timed<T>(
   ctx: ResourceContext,
   done: (result: T) => string,
   fn: () => Promise<T>,
 ): Promise<T> {
   const started = performance.now();
-  const result = await fn();
+  const result = await tracked(fn);
   ctx.log(`${done(result)} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
   return result;
 }
@@ -149,10 +156,12 @@ export async function read(
   props: Record<string, unknown>,
 ): Promise<{ id: string; props: Record<string, unknown> }> {
   const olds = withoutProvider(props);
-  const found = await lifecycleOf(typeName).read(
-    id,
-    Object.keys(olds).length > 0 ? olds : undefined,
-    context(settings, labelOf(typeName, olds, id)),
+  const found = await tracked(() =>
+    lifecycleOf(typeName).read(
+      id,
+      Object.keys(olds).length > 0 ? olds : undefined,
+      context(settings, labelOf(typeName, olds, id)),
+    ),
   );
   return found ? { id: found.id, props: toWire(found.outputs) } : { id: "", props: {} };
 }

@@ -41,7 +41,17 @@ export interface RunOptions {
   parallel?: number;
   /** Kill the run (runner and plugin) after this long. @default 120000 */
   timeoutMs?: number;
+  /**
+   * When it fires, the plugin is closed as the engine closes it on a second
+   * Ctrl-C: SIGINT to its process group, SIGKILL 5 s later if it is still
+   * there (Pulumi's `plugin.go`, `Kill`). The steps in flight then fail.
+   * @default never
+   */
+  interrupt?: AbortSignal;
 }
+
+/** How long the engine lets a plugin it closes (SIGINT) shut down before SIGKILL. */
+const PLUGIN_CLOSE_GRACE_MS = 5_000;
 
 /** A failed command: carries the partial result; the state file holds the partial state. */
 export class HarnessRunError extends SandboxIacError {
@@ -158,6 +168,18 @@ function spawnRunner(dir: string, opts: RunOptions): Promise<{ code: number | nu
       }
     }
   }, opts.timeoutMs ?? 120_000);
+  const pluginPid = (): number | undefined => {
+    const pidFile = path.join(dir, PLUGIN_PID_FILE);
+    return fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8")) : undefined;
+  };
+  const closePlugin = (): void => {
+    const pid = pluginPid();
+    if (!pid) return;
+    log += "\n[harness] interrupted: SIGINT to the plugin\n";
+    signalGroup(pid, "SIGINT");
+    setTimeout(() => signalGroup(pid, "SIGKILL"), PLUGIN_CLOSE_GRACE_MS).unref();
+  };
+  opts.interrupt?.addEventListener("abort", closePlugin, { once: true });
   return new Promise((resolve, reject) => {
     child.once("error", (err) => {
       clearTimeout(timer);
@@ -170,9 +192,19 @@ function spawnRunner(dir: string, opts: RunOptions): Promise<{ code: number | nu
     });
     child.once("close", (code) => {
       clearTimeout(timer);
+      opts.interrupt?.removeEventListener("abort", closePlugin);
       resolve({ code, log });
     });
   });
+}
+
+/** Sends `signal` to process group `pid`; one that is gone already is fine. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
 }
 
 /** The project name from the program's `Pulumi.yaml`, else `"test"`. */

@@ -23,6 +23,8 @@ export interface TestService {
   /** URL of the proxy; give it to programs as `sandbox-iac:apiUrl`. */
   apiUrl: string;
   apiKey: string;
+  /** The service's data dir (to watch what it writes, e.g. an upload in progress). */
+  dataDir: string;
   /** `METHOD /path?query` of every request that went through the proxy. */
   requests: string[];
   /** A control-API call made by the test itself (not counted). */
@@ -67,6 +69,7 @@ export async function startTestService(): Promise<TestService> {
   return {
     apiUrl,
     apiKey: service.apiKey,
+    dataDir: service.dataDir,
     requests,
     call: (method, route, body) => call(service, method, route, body),
     async close() {

@@ -229,6 +229,26 @@ describe("builds", () => {
       (await call(svc, "GET", `/templates/${templateID}/builds/${first.buildID}/status`)).body,
     ).toMatchObject({ status: "ready" });
   });
+
+  it("cancels a build still waiting for its files on DELETE of the build, so it can no longer start", async () => {
+    // GIVEN a new build whose COPY files are still being uploaded (never started)
+    const created = await call(svc, "POST", "/v3/templates", { name: "cancelled-mid-upload" });
+    const { templateID, buildID } = created.body;
+    // WHEN the client cancels it
+    const cancelled = await call(svc, "DELETE", `/templates/${templateID}/builds/${buildID}`);
+    // THEN it ended as cancelled rather than waiting forever, and a late start is refused
+    expect(cancelled.status).toBe(204);
+    const status = await call(svc, "GET", `/templates/${templateID}/builds/${buildID}/status`);
+    expect(status.body).toMatchObject({
+      status: "error",
+      reason: { message: "the build was cancelled: the client cancelled it" },
+    });
+    const late = await call(svc, "POST", `/v2/templates/${templateID}/builds/${buildID}`, {
+      fromTemplate: "base",
+      steps: [],
+    });
+    expect(late.status).toBe(400);
+  });
 });
 
 describe("templates, tags and aliases", () => {

@@ -9,6 +9,7 @@ import type { SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import type { CommandSpec } from "./provisioner.args";
+import { stopOnService } from "../core/stop";
 
 /** Default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
@@ -45,7 +46,21 @@ function splitLines(
   };
 }
 
-/** Runs every command in order; throws `command_failed` on the first failure. */
+/** Kills command `pid` of a stopped run (without the fired signal); a failure is logged, not thrown. */
+async function killStopped(
+  sandbox: SandboxClient,
+  pid: number,
+  shown: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const what = `kill command ${JSON.stringify(shown)} (pid ${pid}) in sandbox ${sandbox.sandboxID}`;
+  await stopOnService({ log }, what, () => sandbox.kill(pid));
+}
+
+/**
+ * Runs every command in order; throws `command_failed` on the first failure.
+ * When `signal` fires, the command in flight is killed in the sandbox.
+ */
 export async function runCommands(
   sandbox: SandboxClient,
   commands: readonly CommandSpec[],
@@ -88,6 +103,12 @@ export async function runCommands(
         }
       }
     } catch (cause) {
+      // Stopped (core/stop.ts): the command is killed, not left running in the
+      // sandbox (envd keeps a process whose stream was dropped, as E2B's does).
+      if (signal?.aborted) {
+        await killStopped(sandbox, handle.pid, shown, log);
+        throw cause;
+      }
       // The client's timeout error speaks of `timeoutMs`; the user wrote `timeoutSeconds`.
       if (SandboxIacError.hasCode(cause, "timeout") && !signal?.aborted) {
         throw new SandboxIacError(

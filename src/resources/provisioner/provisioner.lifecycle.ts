@@ -19,6 +19,7 @@ import { unlessNotFound } from "../core/not-found";
 import { checkWithSchema } from "../core/check";
 import { refTarget, versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
+import { throwIfStopped } from "../core/stop";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import { runCommands } from "./commands";
 import { HashCache } from "./hash-cache";
@@ -94,11 +95,11 @@ async function provisionIn(
     bytesUploaded,
   };
   if (args.snapshot) {
-    const snapshot = await session.control.createSnapshot(
-      session.sandboxID,
-      { name: args.snapshot.name },
-      { signal: ctx.signal },
-    );
+    // Once begun, a snapshot is finished and kept even when stopped (core/stop.ts).
+    throwIfStopped(ctx, "provisioner.snapshot", `taking snapshot ${args.snapshot.name}`);
+    const snapshot = await session.control.createSnapshot(session.sandboxID, {
+      name: args.snapshot.name,
+    });
     ctx.log(`snapshot ${snapshot.snapshotID} taken of sandbox ${session.sandboxID}`);
     outputs.snapshotID = snapshot.snapshotID;
     outputs.snapshotNames = snapshot.names;

@@ -41,17 +41,16 @@ export async function createWorkSandbox(
   },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);
-  const created = await control.createSandbox(
-    {
-      templateID: options.template,
-      timeout: options.timeoutSeconds ?? DEFAULT_SANDBOX_TIMEOUT_SECONDS,
-      secure: true,
-      metadata: options.metadata ?? { "sandbox-iac": "provisioner" },
-      ...(options.envs ? { envVars: options.envs } : {}),
-      ...(options.volumeMounts?.length ? { volumeMounts: options.volumeMounts } : {}),
-    },
-    { signal: ctx.signal },
-  );
+  // Not under ctx.signal (core/stop.ts): a stop mid-request would leave a sandbox we
+  // never learn the ID of; once it is known, the stop kills it.
+  const created = await control.createSandbox({
+    templateID: options.template,
+    timeout: options.timeoutSeconds ?? DEFAULT_SANDBOX_TIMEOUT_SECONDS,
+    secure: true,
+    metadata: options.metadata ?? { "sandbox-iac": "provisioner" },
+    ...(options.envs ? { envVars: options.envs } : {}),
+    ...(options.volumeMounts?.length ? { volumeMounts: options.volumeMounts } : {}),
+  });
   ctx.log(`created sandbox ${created.sandboxID} from template ${options.template}`);
   return session(ctx, control, created.sandboxID, created.envdAccessToken ?? undefined, true);
 }

@@ -7,6 +7,7 @@
  */
 import { checkWithSchema } from "../core/check";
 import { diffByRules } from "../core/diff";
+import { throwIfStopped, uncancellable } from "../core/stop";
 import { refTarget } from "../core/refs";
 import type { ResourceLifecycle } from "../core/lifecycle";
 import { normaliseTemplateName, parseTemplateName } from "../../wire/template-names";
@@ -52,7 +53,10 @@ export const snapshotLifecycle: ResourceLifecycle<SnapshotInputs, SnapshotOutput
     const name = normaliseTemplateName(inputs.name);
     // A Provisioner's keptSandboxRef names the run it follows; the snapshot is of the sandbox.
     const sandboxID = refTarget(inputs.sandboxID);
-    const info = await snapshotControl(ctx).createSnapshot(sandboxID, name);
+    // Once begun, a snapshot is finished and kept even when stopped (core/stop.ts):
+    // the service cannot stop one half-way.
+    throwIfStopped(ctx, "snapshots.create", `taking snapshot ${name}`);
+    const info = await snapshotControl(uncancellable(ctx)).createSnapshot(sandboxID, name);
     ctx.log(`snapshot ${info.snapshotID} taken of sandbox ${sandboxID}`);
     return {
       id: info.snapshotID,

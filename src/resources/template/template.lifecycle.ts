@@ -11,6 +11,7 @@ import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
+import { stopOnService, uncancellable, wasStopped } from "../core/stop";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import {
   REBUILDING_INPUTS,
@@ -73,7 +74,9 @@ async function build(
 ) {
   // Local files first: a missing COPY source fails before anything is created.
   const copies = resolveCopies(inputs, ctx.baseDir);
-  const created = await control.createTemplate(createBody(inputs));
+  // Not under ctx.signal (core/stop.ts): a stop mid-request would leave a build
+  // on the service whose ID we never learn; once it is known, the stop cancels it.
+  const created = await templateControl(uncancellable(ctx)).createTemplate(createBody(inputs));
   onCreated(created.templateID);
   const ids = { templateID: created.templateID, buildID: created.buildID, name: inputs.name };
   ctx.log(`building template ${inputs.name} (${created.templateID}, build ${created.buildID})`);
@@ -81,32 +84,19 @@ async function build(
     await uploadMissingFiles(control, created.templateID, copies, ctx);
     await buildAndWait(control, ids, toWireBuild(inputs, copies), ctx);
   } catch (err) {
-    if (ctx.signal?.aborted) await cancelOnService(ids, ctx);
+    // Stopped mid-upload or mid-build: the build is cancelled on the service
+    // (core/stop.ts), so it never becomes the template's build behind the
+    // state's back. E2B has no such call: the build may still finish there.
+    if (wasStopped(ctx))
+      await stopOnService(
+        ctx,
+        `cancel build ${ids.buildID} of template ${ids.name} on the service`,
+        () => templateControl(uncancellable(ctx)).cancelBuild(ids.templateID, ids.buildID),
+        "it may still finish on the service; the next plan compares",
+      );
     throw err;
   }
   return { created, hashes: copies.map((c) => c.hash) };
-}
-
-/**
- * Stop means stop: a build the user cancelled (Ctrl-C, Terraform's
- * StopProvider) is cancelled on the service too, so it never becomes the
- * template's build behind the state's back. Not under `ctx.signal`, which has
- * fired. A service without the call (E2B) is said to maybe finish the build.
- */
-async function cancelOnService(
-  ids: { templateID: string; buildID: string; name: string },
-  ctx: ResourceContext,
-): Promise<void> {
-  const { signal: _fired, ...uncancellable } = ctx;
-  try {
-    await templateControl(uncancellable).cancelBuild(ids.templateID, ids.buildID);
-    ctx.log(`cancelled build ${ids.buildID} of template ${ids.name} on the service`);
-  } catch (err) {
-    const why = SandboxIacError.from(err, { operation: "templates.cancelBuild" }).reason;
-    ctx.log(
-      `could not cancel build ${ids.buildID} of template ${ids.name} (${why}): it may still finish on the service; the next plan compares`,
-    );
-  }
 }
 
 /** Reads what the service reports about build `buildID` and merges it into outputs beside `inputs` (as written). */
@@ -236,9 +226,8 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
     } catch (err) {
       // All or nothing: a template we created is removed again; one that existed before stays.
       if (templateID !== undefined && templateID !== existed) {
-        // Not under ctx.signal: a cancelled create (Ctrl-C, StopProvider) must still clean up.
-        const { signal: _cancelled, ...uncancellable } = ctx;
-        await templateControl(uncancellable)
+        // Not under ctx.signal: a stopped create (core/stop.ts) must still clean up.
+        await templateControl(uncancellable(ctx))
           .deleteTemplate(templateID)
           .catch(() => undefined);
       }

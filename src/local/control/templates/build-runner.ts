@@ -113,6 +113,21 @@ export class BuildRunner {
     await found.job;
   }
 
+  /**
+   * Ends build `b` of `t` as `error` ("the build was cancelled: <why>") when
+   * it is still `waiting` (its files being uploaded, never started): a client
+   * that stops mid-upload leaves no build waiting forever. Builds that run are
+   * cancelled through {@link cancel}; ended ones are left as they are.
+   */
+  async cancelWaiting(t: TemplateRecord, b: BuildRecord, why: string): Promise<void> {
+    if (b.status !== "waiting") return;
+    const message = `the build was cancelled: ${why}`;
+    this.catalog.logs.create(b.buildID);
+    this.catalog.logs.append(b.buildID, "error", `Build failed: ${message}`, BUILD_STEP.base);
+    await this.finish(t, b, { failure: { message, step: BUILD_STEP.base } });
+    await this.catalog.logs.flush(b.buildID);
+  }
+
   /** Resolves once every build started so far has ended (used at shutdown and in tests). */
   async idle(): Promise<void> {
     while (this.active.size > 0) await Promise.all([...this.active]);

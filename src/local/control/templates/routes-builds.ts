@@ -166,8 +166,11 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
 
   // A sandbox-iac extension (E2B has no such call): a client that stops cancels its build.
   const cancel = async (req: ControlRequest) => {
-    const { b } = requireBuild(catalog, req);
-    await builds.cancel(b.buildID, "the client cancelled it");
+    const { t, b } = requireBuild(catalog, req);
+    const why = "the client cancelled it";
+    // Waiting: its files are still being uploaded (the client stopped mid-upload).
+    if (b.status === "waiting") await builds.cancelWaiting(t, b, why);
+    else await builds.cancel(b.buildID, why);
     return emptyResponse(204);
   };
 
