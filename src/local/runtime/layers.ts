@@ -8,22 +8,42 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../../wire/sandbox-paths";
-import { LAYER_ROOT, LAYERS_DIR } from "./constants";
+import { BASE_LAYER_ID, ID_PATTERN, LAYER_ROOT, LAYERS_DIR, MAX_ID_LENGTH } from "./constants";
+import { execHost } from "./exec";
 import { copyUpperOut } from "./disk";
 import { PARTIAL_LAYER_PREFIX } from "./layer-copy";
 import { layerPaths, sandboxPaths } from "./paths";
 
 /** Random bytes in the id of a captured layer (its hex digits name the layer's directory). */
 const CAPTURED_LAYER_ID_BYTES = 8;
-const CAPTURED_LAYER_ID = new RegExp(`^[0-9a-f]{${CAPTURED_LAYER_ID_BYTES * 2}}$`);
 
 /**
- * Ids of the captured layers under the data dir (the base layer and partial
- * copies are not among them).
+ * Ids of every stored layer under the data dir: captured ones, image layers
+ * and images' conventions layers. The built-in base layer and partial copies
+ * (`.tmp-*`, swept at start) are not among them.
  */
-export async function listCapturedLayers(dataDir: string): Promise<string[]> {
+export async function listLayers(dataDir: string): Promise<string[]> {
   const names = await fs.readdir(path.join(dataDir, LAYERS_DIR)).catch(() => [] as string[]);
-  return names.filter((n) => CAPTURED_LAYER_ID.test(n));
+  return names.filter((n) => ID_PATTERN.test(n) && n.length <= MAX_ID_LENGTH && n !== BASE_LAYER_ID);
+}
+
+/** Bytes the layer `layerId` takes on disk (`du`: blocks, hard links counted once); 0 when absent. */
+export async function layerDiskBytes(dataDir: string, layerId: string): Promise<number> {
+  const dir = layerPaths(dataDir, layerId).dir;
+  const present = await fs.stat(dir).then(
+    () => true,
+    () => false,
+  );
+  if (!present) return 0;
+  const { stdout } = await execHost("runtime.layerDiskBytes", "du", ["-s", "-B1", "-x", dir]);
+  return Number(stdout.split(/\s/)[0]) || 0;
+}
+
+/** True when the layer holds no file at all (a step that changed nothing). */
+export async function layerIsEmpty(dataDir: string, layerId: string): Promise<boolean> {
+  const l = layerPaths(dataDir, layerId);
+  const entries = async (p: string) => (await fs.readdir(p).catch(() => ["?"])).length;
+  return (await entries(l.root)) === 0 && (await entries(l.usr)) === 0;
 }
 
 /**
