@@ -69,7 +69,9 @@ async function layersOf(name: string): Promise<string[]> {
 }
 
 async function layerDirs(): Promise<string[]> {
-  return (await fs.readdir(path.join(svc.dataDir, "layers"))).filter((n) => /^[0-9a-f]{16}$/.test(n));
+  return (await fs.readdir(path.join(svc.dataDir, "layers"))).filter((n) =>
+    /^[0-9a-f]{16}$/.test(n),
+  );
 }
 
 describe("the step cache", () => {
@@ -89,6 +91,32 @@ describe("the step cache", () => {
     expect(cachedSteps(again)).toEqual([1, 2, 3]);
     expect(again.logs).toContain("Reused 3 of 3 steps from the cache");
     expect(await markers("cache-a")).toEqual(first);
+  });
+
+  it("keeps what each step deleted or replaced, the steps running in one sandbox", async () => {
+    const built = await build("cache-deletes", {
+      steps: [
+        {
+          run: "mkdir -p ~/d/sub && echo s > ~/d/sub/s && echo a > ~/d/a && echo k > ~/d/k && echo x > ~/gone",
+        },
+        { run: "rm ~/d/a ~/gone && rm -rf ~/d/sub && echo b > ~/d/b" },
+        { run: "mkdir -p /opt/od && echo old > /opt/od/old", user: "root" },
+        { run: "rm -rf /opt/od && mkdir /opt/od && echo one > /opt/od/one", user: "root" },
+        // /etc/skel is the base layer's: replacing it makes it opaque in the upper
+        { run: "rm -rf /etc/skel && mkdir /etc/skel && echo n > /etc/skel/new", user: "root" },
+        { run: "echo m > /etc/skel/more", user: "root" },
+      ],
+    });
+    expect(cachedSteps(built)).toEqual([]);
+    // one layer per step on top of base
+    expect(await layersOf("cache-deletes")).toHaveLength(7);
+    const ran = await sdk(
+      svc,
+      "run-in",
+      "cache-deletes",
+      "ls ~/d; test -e ~/gone || echo gone; ls /opt/od; ls /etc/skel",
+    );
+    expect(ran.stdout).toBe("b\nk\ngone\none\nmore\nnew\n");
   });
 
   it("runs a changed step and every step after it, and reuses the steps before", async () => {

@@ -11,6 +11,8 @@ import { AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX } from "../../wire/sandbox-pa
 import { BASE_LAYER_ID, ID_PATTERN, LAYER_ROOT, LAYERS_DIR, MAX_ID_LENGTH } from "./constants";
 import { execHost } from "./exec";
 import { copyUpperOut } from "./disk";
+import { copyUpperDelta } from "./layer-delta";
+import { STAGING } from "./mounts";
 import { PARTIAL_LAYER_PREFIX } from "./layer-copy";
 import { layerPaths, sandboxPaths } from "./paths";
 
@@ -24,7 +26,9 @@ const CAPTURED_LAYER_ID_BYTES = 8;
  */
 export async function listLayers(dataDir: string): Promise<string[]> {
   const names = await fs.readdir(path.join(dataDir, LAYERS_DIR)).catch(() => [] as string[]);
-  return names.filter((n) => ID_PATTERN.test(n) && n.length <= MAX_ID_LENGTH && n !== BASE_LAYER_ID);
+  return names.filter(
+    (n) => ID_PATTERN.test(n) && n.length <= MAX_ID_LENGTH && n !== BASE_LAYER_ID,
+  );
 }
 
 /** Bytes the layer `layerId` takes on disk (`du`: blocks, hard links counted once); 0 when absent. */
@@ -46,17 +50,33 @@ export async function layerIsEmpty(dataDir: string, layerId: string): Promise<bo
   return (await entries(l.root)) === 0 && (await entries(l.usr)) === 0;
 }
 
+/** Options of {@link captureLayer}. */
+export interface CaptureOptions {
+  /**
+   * Only what changed since the previous capture of this (running) sandbox
+   * made with this option, as a layer that stacks on the ones captured before.
+   * @default false (the whole writable layer)
+   */
+  sinceLastCapture?: boolean | undefined;
+}
+
+/** The manifest of the previous incremental capture, beside the sandbox's disk. */
+const CAPTURE_MANIFEST = "capture-manifest.json";
+
 /**
  * Copies the writable layer `upper/{root,usr}` out of the sandbox's disk
  * into a new layer and returns its id. `cp -a` as root keeps what overlayfs
  * needs: whiteouts (0/0 character devices) and opaque directories
  * (`user.overlay.opaque` xattrs: the overlays are mounted with `userxattr`).
- * `holderPid` is given while the sandbox runs (frozen by the caller).
+ * `holderPid` is given while the sandbox runs (frozen by the caller); with
+ * `sinceLastCapture` (running sandboxes only) just the changes since the
+ * previous such capture are copied (see layer-delta.ts).
  */
 export async function captureLayer(
   dataDir: string,
   sandboxID: string,
   holderPid: number | undefined,
+  opts: CaptureOptions = {},
 ): Promise<string> {
   const operation = "runtime.captureLayer";
   const sbx = sandboxPaths(dataDir, sandboxID);
@@ -70,11 +90,27 @@ export async function captureLayer(
       resourceId: sandboxID,
     });
   }
+  if (opts.sinceLastCapture && holderPid === undefined) {
+    throw new SandboxIacError(
+      "invalid_argument",
+      "an incremental capture needs the sandbox running (frozen): start it first",
+      { operation, resourceId: sandboxID },
+    );
+  }
   const layerId = randomBytes(CAPTURED_LAYER_ID_BYTES).toString("hex");
   const tmp = path.join(dataDir, LAYERS_DIR, `${PARTIAL_LAYER_PREFIX}${layerId}`);
   try {
     await fs.mkdir(tmp, { recursive: true });
-    await copyUpperOut(sbx.disk, tmp, holderPid);
+    if (opts.sinceLastCapture) {
+      await copyUpperDelta(
+        holderPid!,
+        `${STAGING.disk}/upper`,
+        tmp,
+        path.join(sbx.dir, CAPTURE_MANIFEST),
+      );
+    } else {
+      await copyUpperOut(sbx.disk, tmp, holderPid);
+    }
     // Mount points of the agent are the runtime's, not the template's.
     for (const leftover of [AGENT_MOUNT_DIR, AGENT_RUN_DIR_IN_SANDBOX]) {
       await fs.rm(path.join(tmp, LAYER_ROOT, leftover), { recursive: true, force: true });

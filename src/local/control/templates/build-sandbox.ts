@@ -1,9 +1,10 @@
 /**
  * The sandbox a build runs its steps in. Like Docker's builder, each step
- * that changes files runs in a sandbox started on the layers below it, and
- * its writable layer becomes that step's layer: that is what lets a later
- * build reuse any unchanged prefix of steps. A sandbox is started only when
- * a step needs one (cached steps and `ENV` steps need none).
+ * that changes files gets a layer of its own (what it changed, captured
+ * with the sandbox frozen), which lets a later build reuse any unchanged
+ * prefix of steps. One sandbox serves the steps that run, started on the
+ * layers below the first of them only when a step needs it (cached steps and
+ * `ENV` steps need none).
  *
  * @module
  */
@@ -62,15 +63,23 @@ export class BuildSandbox {
   }
 
   /**
-   * Stops the sandbox and turns its writable layer into a layer (none when
-   * the sandbox changed nothing); the sandbox is then destroyed.
+   * Turns what the running sandbox changed since the previous capture into a
+   * layer (none when it changed nothing); its processes are frozen meanwhile
+   * and it goes on running for the next step.
    */
   async capture(): Promise<CapturedLayer> {
-    const id = this.currentID;
-    if (!id) return { layer: undefined, bytes: 0 };
-    await this.stop();
-    const layer = await this.runtime.captureLayer(id);
-    await this.dispose();
+    const sandbox = this.current;
+    if (!sandbox || this.stopped)
+      throw new SandboxIacError("internal", "no build sandbox runs", {
+        operation: "templates.build",
+      });
+    await sandbox.freeze();
+    let layer: string;
+    try {
+      layer = await this.runtime.captureLayer(sandbox.sandboxID, { sinceLastCapture: true });
+    } finally {
+      await sandbox.thaw();
+    }
     if (await layerIsEmpty(this.dataDir, layer)) {
       await this.runtime.deleteLayer(layer);
       return { layer: undefined, bytes: 0 };
