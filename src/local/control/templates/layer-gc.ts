@@ -100,7 +100,7 @@ export class LayerCollector {
 }
 
 /** `1.5 MiB`-style figure for logs. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let v = bytes;
   let i = 0;

@@ -47,9 +47,9 @@ export interface StepCacheLimits {
 }
 
 /** Default of {@link StepCacheLimits.maxBytes}: 10 GiB. */
-export const DEFAULT_STEP_CACHE_MAX_BYTES = 10 * 1024 ** 3;
+const DEFAULT_STEP_CACHE_MAX_BYTES = 10 * 1024 ** 3;
 /** Default of {@link StepCacheLimits.maxEntries}. */
-export const DEFAULT_STEP_CACHE_MAX_ENTRIES = 2000;
+const DEFAULT_STEP_CACHE_MAX_ENTRIES = 2000;
 
 /** The build state a step starts from or leaves behind. */
 export interface StepState {
