@@ -37,14 +37,16 @@ function startServiceProcess(dataDir) {
     });
     child.stdout.on("data", (chunk) => {
       buf += chunk;
-      const m = /E2B_API_URL=(\S+) E2B_SANDBOX_URL=(\S+) E2B_API_KEY=(\S+)/.exec(buf);
-      if (!m) return;
+      // One setting at a time: the ready line has more (E2B_VOLUME_API_URL) between them.
+      const setting = (name) => new RegExp(`${name}=(\\S+)`).exec(buf)?.[1];
+      const apiKey = buf.includes("\n") ? setting("E2B_API_KEY") : undefined;
+      if (!apiKey) return;
       clearTimeout(timer);
       child.stdout.resume();
       resolve({
-        apiUrl: m[1],
-        sandboxUrl: m[2],
-        apiKey: m[3],
+        apiUrl: setting("E2B_API_URL"),
+        sandboxUrl: setting("E2B_SANDBOX_URL"),
+        apiKey,
         pid: child.pid,
         close: () => stop("SIGTERM"),
         kill9: () => stop("SIGKILL"),

@@ -63,6 +63,6 @@ describe("Template.build() from the official SDK", () => {
       "layered-app",
       "id -un; echo $GREETING; cat /opt/app/a.txt; cat /etc/layered.txt",
     );
-    expect(ran.stdout).toBe("builder\nhi there\nalpha\nlayered\n");
+    expect(ran).toMatchObject({ ok: true, stdout: "builder\nhi there\nalpha\nlayered\n" });
   });
 });

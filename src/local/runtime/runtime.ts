@@ -25,7 +25,7 @@ import { PARTIAL_LAYER_PREFIX, removePartialLayers } from "./layer-copy";
 import { prepareAgentLibs } from "./agent-libs";
 import { ensureImageBaseLayer } from "./image-base";
 import { importImageLayer } from "./image-layers";
-import { captureLayer, layerExists } from "./layers";
+import { captureLayer, layerExists, type CaptureOptions } from "./layers";
 import { MountHelper } from "./mounts";
 import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
@@ -250,10 +250,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     maxSandboxes,
     start,
     isolation,
-    captureLayer: async (sandboxID: string) => {
+    captureLayer: async (sandboxID: string, opts?: CaptureOptions) => {
       assertId("runtime.captureLayer", "sandboxID", sandboxID);
       const live = running.get(sandboxID) as { holderPid?: number } | undefined;
-      return captureLayer(dataDir, sandboxID, live?.holderPid);
+      return captureLayer(dataDir, sandboxID, live?.holderPid, opts);
     },
     importImageLayer: (digest, blob, compression) =>
       importImageLayer(dataDir, digest, blob, compression),

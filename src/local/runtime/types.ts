@@ -18,6 +18,7 @@
  * @module
  */
 import type { LayerCompression } from "./image-layers";
+import type { CaptureOptions } from "./layers";
 
 /** What to start. */
 export interface SandboxSpec {
@@ -133,8 +134,10 @@ export interface SandboxRuntime {
   /**
    * Copies the writable layer of `sandboxID` into a new immutable layer and
    * returns its id. The caller freezes the sandbox around the call when it runs.
+   * With `sinceLastCapture` (a running sandbox), only what changed since its
+   * previous such capture, as a layer stacking on the ones captured before.
    */
-  captureLayer(sandboxID: string): Promise<string>;
+  captureLayer(sandboxID: string, opts?: CaptureOptions): Promise<string>;
   /**
    * Unpacks the container image layer `blob` (digest `sha256:…`) into the
    * layer store, once per digest; returns its layer id and whether it was

@@ -1,13 +1,17 @@
 /**
- * Runs template builds in the background: a build sandbox from the parent's
- * layers, the steps in order, then the sandbox's writable layer captured as
- * the template's new top layer. Status goes `waiting` → `building` →
+ * Runs template builds in the background: the steps in order on the parent's
+ * layers (a template's build or an image), each step's result a layer of its
+ * own kept in the step cache, so that an unchanged prefix of steps is reused
+ * (logged `CACHED Step i/n: …`) and the first changed or forced step and
+ * every step after it run; then the start and ready commands, whose effects
+ * are the build's top layer. Status goes `waiting` → `building` →
  * `ready` | `error`; at most {@link MAX_CONCURRENT_BUILDS} run at once.
  *
  * @module
  */
+import { layerExists } from "../../runtime/layers";
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
-import { agentInit, agentRun, agentStartBackground } from "../agent-client";
+import { agentRun, agentStartBackground } from "../agent-client";
 import type { TemplateCatalog } from "./catalog";
 import type { TemplateFileStore } from "./file-store";
 import {
@@ -18,12 +22,13 @@ import {
   READY_CMD_TIMEOUT_MS,
 } from "./constants";
 import type { BuildOutput, BuildRecord, LogLevel, TemplateRecord } from "./model";
-import { randomID } from "../../../wire/ids";
 import type { ResolvedTemplate } from "./registry";
 import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
 import { SandboxIacError } from "../../../errors";
 import { E2B_BASE_IMAGE, prepareImageBase, type ImageSource } from "./image-source";
 import { ImagePullError } from "./image-pull";
+import { BuildSandbox } from "./build-sandbox";
+import { baseKey, stepKey, type StepState } from "./step-cache";
 
 /** What a build was asked to do (from `TemplateBuildStartV2`). */
 export interface BuildPlan {
@@ -32,6 +37,8 @@ export interface BuildPlan {
   /** The container image the steps run on (`fromImage`). */
   image?: ImageSource | undefined;
   steps: TemplateStep[];
+  /** The build's `force` (`Template.build(t, { skipCache: true })`): every step runs again. */
+  force?: boolean | undefined;
   startCmd?: string | undefined;
   readyCmd?: string | undefined;
 }
@@ -61,6 +68,7 @@ export class BuildRunner {
     private readonly files: TemplateFileStore,
     private readonly runtime: SandboxRuntime,
     private readonly log: (line: string) => void,
+    private readonly dataDir: string,
     private readonly options: BuildRunnerOptions = { insecureRegistries: [] },
   ) {}
 
@@ -153,59 +161,92 @@ export class BuildRunner {
     plan: BuildPlan,
     cancelled: AbortSignal,
   ): Promise<void> {
-    const sandboxID = `b${randomID(20)}`;
-    b.buildSandboxId = sandboxID;
-    await this.catalog.save();
     const logLine = (level: LogLevel, message: string, step?: string) =>
       this.catalog.logs.append(b.buildID, level, message, step);
-    let sandbox: RuntimeSandbox | undefined;
-    let stopped = false;
-    let imported: string[] = [];
+    const box = new BuildSandbox(this.runtime, this.catalog, this.dataDir, b, this.log);
     let step: string = BUILD_STEP.base;
     // Stopping the build sandbox makes the step in progress fail; the failure is reported as the cancel.
-    const onCancel = () => void sandbox?.stop().catch(() => undefined);
+    const onCancel = () => void box.stop().catch(() => undefined);
     cancelled.addEventListener("abort", onCancel);
-    try {
+    const checkCancelled = () => {
       if (cancelled.aborted) throw new StepFailure("the build was cancelled");
+    };
+    try {
+      checkCancelled();
       const from: BuildBase =
         plan.from ?? (await this.imageBase(plan.image!, b, logLine, cancelled));
-      if (plan.image) imported = from.layers;
-      if (cancelled.aborted) throw new StepFailure("the build was cancelled");
-      sandbox = await this.runtime.start({
-        sandboxID,
-        layers: from.layers,
-        cpuCount: b.cpuCount,
-        memoryMB: b.memoryMB,
-        allowInternetAccess: true,
-      });
-      await agentInit(sandbox.agentSocket, {
-        envVars: from.envs,
-        defaultUser: from.defaultUser,
-        ...(from.defaultWorkdir ? { defaultWorkdir: from.defaultWorkdir } : {}),
-      });
-      const state: BuildState = {
-        socket: sandbox.agentSocket,
+      let state: StepState = {
+        layers: [...from.layers],
         envs: { ...from.envs },
         user: from.defaultUser,
         workdir: from.defaultWorkdir,
-        log: (level, message) => logLine(level, message, step),
-        findFiles: (hash) => this.files.find(hash),
       };
+      let key = baseKey(state);
+      // E2B: an unchanged prefix is reused; from the first changed (or forced) step on, every step runs.
+      let reuse = !plan.force;
+      let reused = 0;
       for (const [i, s] of plan.steps.entries()) {
-        if (cancelled.aborted) throw new StepFailure("the build was cancelled");
+        checkCancelled();
         // the SDK maps step "n" to its n-th stack trace; index 0 is the from* call
         step = String(i + 1);
-        logLine("info", `Step ${i + 1}/${plan.steps.length}: ${describeStep(s)}`, step);
-        await runStep(s, state);
+        key = stepKey(key, s);
+        const what = `Step ${i + 1}/${plan.steps.length}: ${describeStep(s)}`;
+        if (s.force) reuse = false;
+        const hit = reuse
+          ? await this.catalog.cache.find(key, (l) => layerExists(this.dataDir, l))
+          : undefined;
+        if (hit) {
+          logLine("info", `CACHED ${what}`, step);
+          state = hit;
+          b.parentLayers = [...state.layers];
+          reused++;
+          continue;
+        }
+        reuse = false;
+        logLine("info", what, step);
+        const currentStep = step;
+        const buildState: BuildState = {
+          socket: "",
+          envs: { ...state.envs },
+          user: state.user,
+          workdir: state.workdir,
+          log: (level, message) => logLine(level, message, currentStep),
+          findFiles: (hash) => this.files.find(hash),
+        };
+        // ENV changes the build's state, not its files: no sandbox, no layer.
+        const changesFiles = s.type.toUpperCase() !== "ENV";
+        if (changesFiles) {
+          buildState.socket = (await box.ensure(state)).agentSocket;
+          checkCancelled();
+        }
+        await runStep(s, buildState);
+        const made = changesFiles ? await box.capture() : { layer: undefined, bytes: 0 };
+        state = {
+          layers: made.layer ? [...state.layers, made.layer] : state.layers,
+          envs: buildState.envs,
+          user: buildState.user,
+          workdir: buildState.workdir,
+        };
+        // Recorded at once (no await in between): a garbage collection meanwhile sees the layer in use.
+        this.catalog.cache.record(key, state, made.layer, made.bytes);
+        b.parentLayers = [...state.layers];
+        await this.catalog.saveCache();
       }
+      if (plan.steps.length > 0)
+        logLine("info", `Reused ${reused} of ${plan.steps.length} steps from the cache`, step);
       step = BUILD_STEP.finalize;
-      await this.finalize(sandbox, state, plan, logLine);
-      logLine("info", "Capturing the template filesystem", step);
-      await sandbox.stop();
-      stopped = true;
-      const layer = await this.runtime.captureLayer(sandboxID);
+      let layers = state.layers;
+      if (plan.startCmd || plan.readyCmd) {
+        // Not cached, as on E2B: what the start command leaves is the build's own top layer.
+        const sandbox = await box.ensure(state);
+        checkCancelled();
+        await this.finalize(sandbox, state, plan, logLine);
+        logLine("info", "Capturing the template filesystem", step);
+        const made = await box.capture();
+        if (made.layer) layers = [...layers, made.layer];
+      }
       const output: BuildOutput = {
-        layers: [...from.layers, layer],
+        layers,
         envs: state.envs,
         defaultUser: state.user,
         ...(state.workdir ? { defaultWorkdir: state.workdir } : {}),
@@ -222,26 +263,18 @@ export class BuildRunner {
           : `internal error: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`;
       logLine("error", `Build failed: ${message}`, step);
       await this.finish(t, b, { failure: { message, step } });
-      // Layers unpacked for this build alone go with it; those other templates use stay.
-      await this.catalog.releaseLayers(imported);
     } finally {
       cancelled.removeEventListener("abort", onCancel);
-      if (sandbox && !stopped)
-        await sandbox
-          .stop()
-          .catch((e: unknown) =>
-            this.log(
-              `templates: stopping ${sandboxID}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
-            ),
-          );
-      await this.runtime
-        .destroy(sandboxID)
+      await box.dispose();
+      await this.catalog.logs.flush(b.buildID);
+      // Layers of a failed build's finalize, of cache entries evicted or replaced, of a template deleted meanwhile.
+      await this.catalog
+        .collectGarbage(`build ${b.buildID} ended`)
         .catch((e: unknown) =>
           this.log(
-            `templates: destroying ${sandboxID}: ${SandboxIacError.from(e, { operation: "templates.build" }).reason}`,
+            `templates: garbage collection: ${SandboxIacError.from(e, { operation: "templates.gc" }).reason}`,
           ),
         );
-      await this.catalog.logs.flush(b.buildID);
     }
   }
 
@@ -256,15 +289,22 @@ export class BuildRunner {
     cancelled: AbortSignal,
   ): Promise<BuildBase> {
     try {
-      const base = await prepareImageBase({
-        source: image,
-        runtime: this.runtime,
-        insecureRegistries: this.options.insecureRegistries,
-        log: (line) => logLine("info", line, BUILD_STEP.base),
-        signal: cancelled,
-      });
-      // The build sandbox's layers are in use from now on: a concurrent delete must keep them.
-      b.parentLayers = [...base.layers];
+      // Layers being unpacked are recorded nowhere: garbage collection leaves image layers alone meanwhile.
+      this.catalog.pulls++;
+      let base: BuildBase;
+      try {
+        base = await prepareImageBase({
+          source: image,
+          runtime: this.runtime,
+          insecureRegistries: this.options.insecureRegistries,
+          log: (line) => logLine("info", line, BUILD_STEP.base),
+          signal: cancelled,
+        });
+        // The build sandbox's layers are in use from now on: a concurrent delete must keep them.
+        b.parentLayers = [...base.layers];
+      } finally {
+        this.catalog.pulls--;
+      }
       await this.catalog.save();
       return base;
     } catch (err) {
@@ -288,7 +328,7 @@ export class BuildRunner {
   /** Runs `startCmd` in the background and waits for `readyCmd`, as a sandbox start would. */
   private async finalize(
     sandbox: RuntimeSandbox,
-    state: BuildState,
+    state: StepState,
     plan: BuildPlan,
     logLine: (level: LogLevel, message: string, step?: string) => void,
   ): Promise<void> {
@@ -319,7 +359,7 @@ export class BuildRunner {
     }
   }
 
-  /** Records the outcome; a captured layer of a template deleted meanwhile is released. */
+  /** Records the outcome (the garbage collection after the build takes the layers of a template deleted meanwhile). */
   private async finish(
     t: TemplateRecord,
     b: BuildRecord,
@@ -335,8 +375,6 @@ export class BuildRunner {
     delete b.buildSandboxId;
     t.updatedAt = now;
     await this.catalog.save();
-    if (!this.catalog.get(t.templateID) && outcome.output)
-      await this.catalog.releaseLayers(outcome.output.layers);
   }
 }
 

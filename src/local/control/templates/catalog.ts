@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { listCapturedLayers } from "../../runtime/layers";
+import { layerExists } from "../../runtime/layers";
 import type { SandboxRuntime } from "../../runtime/types";
 import { ENVD_VERSION, DEFAULT_USER } from "../../../wire/envd";
 import { JsonStateWriter } from "../state-file";
@@ -31,6 +31,8 @@ import { newBuildID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import type { ResolvedTemplate } from "./registry";
 import { SandboxIacError } from "../../../errors";
+import { LayerCollector, type CollectionResult } from "./layer-gc";
+import { StepCache } from "./step-cache";
 
 /** CPU and memory of the built-in `base` template. */
 const BASE_CPU_COUNT = 2;
@@ -51,11 +53,17 @@ export class TemplateCatalog {
   readonly logs: BuildLogStore;
   /** Awaited before each layer deletion (see TemplateRegistry.onLayerRelease). */
   readonly releaseListeners: ((layerId: string) => Promise<void>)[] = [];
+  /** Image pulls in flight (their layers are recorded nowhere yet). */
+  pulls = 0;
+  private readonly collector: LayerCollector;
 
   private constructor(
     dir: string,
+    private readonly dataDir: string,
     readonly runtime: SandboxRuntime,
     private readonly log: (line: string) => void,
+    /** The step cache, shared by every template of the service. */
+    readonly cache: StepCache,
   ) {
     // Compact: the catalog holds every template and build, and is rewritten often.
     this.writer = new JsonStateWriter(
@@ -64,23 +72,30 @@ export class TemplateCatalog {
       undefined,
     );
     this.logs = new BuildLogStore(path.join(dir, BUILD_LOGS_DIR));
+    this.collector = new LayerCollector({
+      dataDir,
+      runtime,
+      log,
+      inUse: () => this.layersInUse(),
+      pulling: () => this.pulls > 0,
+      releaseListeners: this.releaseListeners,
+    });
   }
 
   /**
    * Loads the catalog from `<dataDir>/templates`, creating it on first use.
    * Builds that were running when the service stopped are marked `error` and
-   * their build sandboxes destroyed; captured layers that neither a template
-   * nor a sandbox (`sandboxLayers`) uses are deleted.
+   * their build sandboxes destroyed; layers that no template, step cache
+   * entry or recorded sandbox uses are deleted.
    */
   static async open(
     dataDir: string,
     runtime: SandboxRuntime,
     log: (line: string) => void,
-    sandboxLayers: Iterable<string> = [],
   ): Promise<TemplateCatalog> {
     const dir = path.join(dataDir, TEMPLATES_DIR);
     await fs.mkdir(path.join(dir, BUILD_LOGS_DIR), { recursive: true });
-    const catalog = new TemplateCatalog(dir, runtime, log);
+    const catalog = new TemplateCatalog(dir, dataDir, runtime, log, await StepCache.open(dir));
     let file: CatalogFile | undefined;
     try {
       file = JSON.parse(await fs.readFile(path.join(dir, CATALOG_FILE), "utf8")) as CatalogFile;
@@ -91,42 +106,34 @@ export class TemplateCatalog {
     catalog.ensureBase();
     await catalog.recoverInterruptedBuilds();
     await catalog.save();
-    await catalog.removeUnusedLayers(dataDir, sandboxLayers);
+    // Everything on disk is eligible now: a kill -9 may have left layers nothing recorded.
+    await catalog.collector.collect("service start", { all: true });
     return catalog;
   }
 
   /**
-   * Deletes the captured layers no template and no sandbox uses. A service
-   * killed between capturing a layer and recording it (a build, a snapshot),
-   * or between forgetting a template and deleting its layers, leaves them on
-   * disk for good otherwise. Runs at open, before any build or sandbox starts.
+   * Deletes the layers nothing uses any more (templates, running builds,
+   * step cache entries, recorded sandboxes) and logs the bytes reclaimed;
+   * `why` names what triggered it.
    */
-  private async removeUnusedLayers(
-    dataDir: string,
-    sandboxLayers: Iterable<string>,
-  ): Promise<void> {
-    const used = this.layersInUse();
-    for (const layer of sandboxLayers) used.add(layer);
-    for (const layer of await listCapturedLayers(dataDir)) {
-      if (used.has(layer)) continue;
-      try {
-        await this.runtime.deleteLayer(layer);
-        this.log(`templates: deleted layer ${layer}, which no template or sandbox uses`);
-      } catch (err) {
-        this.log(
-          `templates: could not delete unused layer ${layer}: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
-        );
-      }
-    }
+  collectGarbage(why: string): Promise<CollectionResult> {
+    return this.collector.collect(why);
   }
 
   private snapshot(): CatalogFile {
+    this.collector.markRecorded(this.layersInUse());
     return { version: 1, templates: [...this.templates.values()] };
   }
 
   /** Persists the catalog; resolves once the current state is durable. */
   save(): Promise<void> {
     return this.writer.flush();
+  }
+
+  /** Persists the step cache; resolves once its entries are durable. */
+  saveCache(): Promise<void> {
+    this.collector.markRecorded(this.cache.layersInUse());
+    return this.cache.save();
   }
 
   private ensureBase(): void {
@@ -274,9 +281,10 @@ export class TemplateCatalog {
     );
   }
 
-  /** Layers some build still needs: ready builds' layers and running builds' parents. */
+  /** Layers some build still needs: ready builds' layers, running builds' parents, cached steps'. */
   private layersInUse(): Set<string> {
-    const used = new Set<string>([this.runtime.baseLayerId]);
+    const used = this.cache.layersInUse();
+    used.add(this.runtime.baseLayerId);
     for (const t of this.templates.values()) {
       for (const b of t.builds) {
         for (const l of b.output?.layers ?? []) used.add(l);
@@ -286,28 +294,18 @@ export class TemplateCatalog {
     return used;
   }
 
-  /** Deletes the layers among `candidates` that no template uses any more. */
-  async releaseLayers(candidates: Iterable<string>): Promise<void> {
-    const used = this.layersInUse();
-    for (const layer of new Set(candidates)) {
-      if (used.has(layer)) continue;
-      try {
-        for (const listener of this.releaseListeners) await listener(layer);
-        await this.runtime.deleteLayer(layer);
-      } catch (err) {
-        this.log(
-          `templates: could not delete layer ${layer}: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
-        );
-      }
-    }
+  /** True when every layer of `layers` is on disk. */
+  async layersPresent(layers: readonly string[]): Promise<boolean> {
+    for (const l of layers) if (!(await layerExists(this.dataDir, l))) return false;
+    return true;
   }
 
-  /** Removes a template, persists, then releases its layers and logs. */
+  /** Removes a template, persists, then deletes its logs and the layers nothing else uses. */
   async remove(t: TemplateRecord): Promise<void> {
     this.templates.delete(t.templateID);
     await this.save();
-    await this.releaseLayers(t.builds.flatMap((b) => b.output?.layers ?? []));
     for (const b of t.builds) await this.logs.remove(b.buildID);
+    await this.collectGarbage(`template ${t.name ?? t.templateID} deleted`);
   }
 }
 

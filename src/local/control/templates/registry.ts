@@ -8,7 +8,6 @@
 import * as path from "node:path";
 import type { SandboxRuntime } from "../../runtime/types";
 import { SandboxIacError } from "../../../errors";
-import { recordedLayers } from "../sandboxes/restore";
 import { TemplateCatalog } from "./catalog";
 import type { BuildOutput } from "./model";
 import { TEMPLATE_FILES_DIR } from "./constants";
@@ -77,21 +76,16 @@ const internals = new WeakMap<TemplateRegistry, TemplatesInternals>();
 /**
  * Loads (or creates) the template catalog in `dataDir`. Builds interrupted by
  * a restart are marked `error` ("interrupted by a service restart"), and
- * captured layers no template and no recorded sandbox uses are deleted.
+ * layers no template, step cache entry or recorded sandbox uses are deleted.
  */
 export async function createTemplateRegistry(
   opts: TemplateRegistryOptions,
 ): Promise<TemplateRegistry> {
   const log = opts.log ?? (() => undefined);
   // Sandboxes are restored after the catalog: their layers are read from their state file.
-  const catalog = await TemplateCatalog.open(
-    opts.dataDir,
-    opts.runtime,
-    log,
-    await recordedLayers(opts.dataDir),
-  );
+  const catalog = await TemplateCatalog.open(opts.dataDir, opts.runtime, log);
   const files = await TemplateFileStore.open(path.join(opts.dataDir, TEMPLATE_FILES_DIR));
-  const builds = new BuildRunner(catalog, files, opts.runtime, log, {
+  const builds = new BuildRunner(catalog, files, opts.runtime, log, opts.dataDir, {
     insecureRegistries: opts.insecureRegistries ?? [],
   });
   const registry: TemplateRegistry = {

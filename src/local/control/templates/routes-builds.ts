@@ -91,6 +91,7 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
       await builds.start(t, b, {
         image,
         steps: body.steps,
+        force: body.force ?? false,
         startCmd: body.startCmd,
         readyCmd: body.readyCmd,
       });
@@ -107,6 +108,7 @@ export function buildRoutes(deps: TemplateRouteDeps): Route[] {
     await builds.start(t, b, {
       from,
       steps: body.steps,
+      force: body.force ?? false,
       startCmd: body.startCmd,
       readyCmd: body.readyCmd,
     });
