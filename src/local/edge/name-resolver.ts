@@ -38,7 +38,10 @@ export function createNameResolver(servers: readonly string[]): NameResolver {
     const records = await resolver.resolve4(name, { ttl: true }).catch(() => []);
     const now = Date.now();
     const kept = answers.get(name);
-    const addresses = new Set(kept && kept.expiresAt > now ? kept.addresses : []);
+    const fresh = kept && kept.expiresAt > now ? kept : undefined;
+    // No answer (NXDOMAIN, timeout): what was seen before keeps its own expiry, no more.
+    if (records.length === 0) return fresh ?? { addresses: new Set(), expiresAt: now };
+    const addresses = new Set(fresh?.addresses ?? []);
     let ttl = MAX_TTL_S;
     for (const r of records) {
       addresses.add(r.address);
