@@ -1107,9 +1107,11 @@ export interface components {
             timestampUnix: number;
         };
         SandboxNetworkConfig: {
+            /** @description Destinations always allowed out (winning over denyOut): IPv4 addresses or CIDR blocks, or domain names: an exact name ("api.example.com") or one leading wildcard ("*.example.com", subdomains at any depth, not the apex), lower-cased on write. */
             allowOut?: string[];
             /** @default true */
             allowPublicTraffic?: boolean;
+            /** @description IPv4 addresses or CIDR blocks dropped ("0.0.0.0/0" for all); no domain names. */
             denyOut?: string[];
             egressProxy?: components["schemas"]["SandboxEgressProxyConfig"];
             httpsPorts?: number[];
@@ -1127,7 +1129,9 @@ export interface components {
         };
         SandboxNetworkUpdate: {
             allow_internet_access?: boolean;
+            /** @description As SandboxNetworkConfig.allowOut; replaces the list. */
             allowOut?: string[];
+            /** @description As SandboxNetworkConfig.denyOut; replaces the list. */
             denyOut?: string[];
         };
         /** @enum {string} */

@@ -77,6 +77,12 @@ export interface LocalServiceOptions {
    */
   maxSandboxesPerKey?: number | undefined;
   /**
+   * IPv4 addresses of the DNS resolvers sandboxes use and the egress edge
+   * asks when it checks a domain-matched flow (tests point it at a stand-in).
+   * @default the nameservers of the host's /etc/resolv.conf, loopback ones left out
+   */
+  dnsResolvers?: string[] | undefined;
+  /**
    * Registries (`host:port`) template builds may pull images from over plain
    * HTTP (or HTTPS without verifying its certificate); loopback registries
    * (`localhost`, `127.0.0.0/8`) always may, as Docker allows.
@@ -144,6 +150,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       dataDir,
       log,
       maxSandboxes: opts.maxSandboxes,
+      dnsResolvers: opts.dnsResolvers,
       ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
     });
   } catch (err) {

@@ -181,9 +181,9 @@ describe("a sandbox's own network", () => {
     expect(inet.datagrams().join("\n")).not.toContain("forged");
   });
 
-  it("refuses rules that are not IPv4 CIDR blocks before starting anything", async () => {
-    await expect(start("netbad", { network: { allowOut: ["example.com"] } })).rejects.toThrow(
-      /network\.allowOut must be an IPv4 address or CIDR block.*got "example\.com"/s,
+  it("refuses entries that are neither IPv4 CIDR blocks nor domain names before starting anything", async () => {
+    await expect(start("netbad", { network: { allowOut: ["exa mple.com"] } })).rejects.toThrow(
+      /network\.allowOut must be an IPv4 address or CIDR block.*got "exa mple\.com"/s,
     );
   });
 

@@ -99,10 +99,10 @@ describe("network rules through the API", () => {
     expect(await fetchInside(sandboxID, `${inet.url}/y`)).toBe("internet /y");
   });
 
-  it("refuses rules that are not CIDR blocks, and unknown sandboxes, with clear errors", async () => {
+  it("refuses entries that are neither CIDR blocks nor domain names, and unknown sandboxes, with clear errors", async () => {
     const bad = await call(svc, "POST", "/sandboxes", {
       templateID: "base",
-      network: { allowOut: ["example.com"] },
+      network: { allowOut: ["exa mple.com"] },
     });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/network\.allowOut\.0.*IPv4 address or CIDR block/);

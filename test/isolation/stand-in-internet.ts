@@ -25,6 +25,8 @@ export const STAND_IN = {
 /** A running stand-in; `close` removes the namespace and its veth. */
 export interface StandIn {
   url: string;
+  /** The namespace's name (`ip netns exec <ns>` runs more servers in it). */
+  ns: string;
   /** UDP port where datagrams are received and recorded. */
   udpPort: number;
   /** `"<source address> <payload>"` of every datagram received so far. */
@@ -113,7 +115,7 @@ export async function startStandInInternet(): Promise<StandIn> {
     ip("-n", ns, "link", "set", "lo", "up");
     const code = [
       `require("dgram").createSocket("udp4").on("message", (m, r) => console.log("udp " + r.address + " " + m)).bind(${STAND_IN.udpPort});`,
-      `const dns = require("dgram").createSocket("udp4"); dns.on("message", (m, r) => { console.log("dns " + r.address + " " + m); dns.send(m, r.port, r.address); }).bind(${STAND_IN.dnsPort});`,
+      `const dns = require("dgram").createSocket("udp4"); dns.on("message", (m, r) => { console.log("dns " + r.address + " " + m); dns.send(m, r.port, r.address); }).bind(${STAND_IN.dnsPort}, "${STAND_IN.address}");`,
       `require("http").createServer((q, s) => s.end("internet " + q.url)).listen(${STAND_IN.port}, "0.0.0.0", () => console.log("up"))`,
     ].join(" ");
     server = spawn("ip", ["netns", "exec", ns, process.execPath, "-e", code], {
@@ -135,6 +137,7 @@ export async function startStandInInternet(): Promise<StandIn> {
   }
   return {
     url: `http://${STAND_IN.address}:${STAND_IN.port}`,
+    ns,
     udpPort: STAND_IN.udpPort,
     datagrams: () => [...datagrams],
     dnsQueries: () => [...dnsQueries],

@@ -50,6 +50,8 @@ export interface ServiceOptions {
   env?: Record<string, string> | undefined;
   /** `startLocalService`'s sandbox limits (in-process only). @default the service's defaults */
   limits?: Pick<LocalServiceOptions, "maxSandboxes" | "maxSandboxesPerKey"> | undefined;
+  /** `startLocalService`'s DNS resolvers (in-process only), e.g. a stand-in's. @default the host's */
+  dnsResolvers?: string[] | undefined;
 }
 
 /** A service started in-process by {@link startService}. */
@@ -119,12 +121,10 @@ function logSink(log: ((line: string) => void) | undefined): ((line: string) => 
 
 /** Starts the service in-process on a free port of 127.0.0.1. */
 export async function startService(opts: ServiceOptions = {}): Promise<TestService> {
-  return startOwning(
-    opts.dataDir ?? tempDataDir(),
-    opts.dataDir === undefined,
-    opts.log,
-    opts.limits,
-  );
+  return startOwning(opts.dataDir ?? tempDataDir(), opts.dataDir === undefined, opts.log, {
+    ...opts.limits,
+    ...(opts.dnsResolvers ? { dnsResolvers: opts.dnsResolvers } : {}),
+  });
 }
 
 /** Starts the service over `dataDir`, which `close()` removes when `owned`. */
@@ -132,7 +132,7 @@ async function startOwning(
   dataDir: string,
   owned: boolean,
   log: ((line: string) => void) | undefined,
-  limits: ServiceOptions["limits"] = {},
+  limits: ServiceOptions["limits"] & Pick<ServiceOptions, "dnsResolvers"> = {},
 ): Promise<TestService> {
   const removeOwned = () => {
     if (owned) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { cidrContains, openResolvers } from "./egress-rules";
+import { assertNetwork, cidrContains, openResolvers, splitAllowOut } from "./egress-rules";
 
 describe("cidrContains()", () => {
   it.each([
@@ -15,9 +15,15 @@ describe("cidrContains()", () => {
 
 describe("openResolvers()", () => {
   const resolvers = ["10.0.0.2", "198.51.100.53"];
-  const rules = (r: { internet?: boolean; allowOut?: string[]; denyOut?: string[] }) => ({
+  const rules = (r: {
+    internet?: boolean;
+    allowOut?: string[];
+    allowDomains?: string[];
+    denyOut?: string[];
+  }) => ({
     internet: r.internet ?? true,
     allowOut: r.allowOut ?? [],
+    allowDomains: r.allowDomains ?? [],
     denyOut: r.denyOut ?? [],
   });
 
@@ -38,5 +44,34 @@ describe("openResolvers()", () => {
     expect(
       openResolvers(resolvers, rules({ denyOut: ["0.0.0.0/0"], allowOut: ["10.0.0.2/32"] })),
     ).toEqual(["10.0.0.2"]);
+  });
+
+  it("opens every resolver when allowOut names a domain, even with denyOut 0.0.0.0/0", () => {
+    expect(
+      openResolvers(resolvers, rules({ denyOut: ["0.0.0.0/0"], allowDomains: ["example.com"] })),
+    ).toEqual(resolvers);
+  });
+});
+
+describe("splitAllowOut()", () => {
+  it("keeps CIDRs apart from domain entries, which it lower-cases once each", () => {
+    expect(
+      splitAllowOut(["192.0.2.1", "API.Example.com", "*.GitHub.com", "api.example.com"]),
+    ).toEqual({
+      cidrs: ["192.0.2.1"],
+      domains: ["api.example.com", "*.github.com"],
+    });
+  });
+});
+
+describe("assertNetwork()", () => {
+  it.each([
+    ["allowOut", "*", /DNS name/],
+    ["allowOut", "a.*.example.com", /leading wildcard/],
+    ["allowOut", "300.1.2.3", /IPv4 address or CIDR/],
+    ["allowOut", "2001:db8::1", /IPv6 is not supported/],
+    ["denyOut", "example.com", /not supported in denyOut/],
+  ])("fails when %s holds %j, saying what is allowed", (key, entry, message) => {
+    expect(() => assertNetwork("test", { [key]: [entry] })).toThrow(message);
   });
 });

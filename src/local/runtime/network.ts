@@ -27,21 +27,16 @@ import * as fs from "node:fs/promises";
 import { SandboxIacError, invalidArgument } from "../../errors";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
 import type { Slot } from "./slots";
-import { isIpv4Cidr, openResolvers } from "./egress-rules";
+import { createEgressEdge, type EgressEdge } from "../edge/edge";
+import {
+  divertChain,
+  divertStatements,
+  edgeRoutingCommands,
+  EDGE_FWMARK,
+  needsEdge,
+} from "./egress-divert";
+import { ALWAYS_DENIED, isIpv4Cidr, openResolvers } from "./egress-rules";
 import type { EgressRules } from "./types";
-
-/** Destinations no sandbox reaches, whatever its rules say. */
-const ALWAYS_DENIED = [
-  "0.0.0.0/8",
-  "10.0.0.0/8",
-  "100.64.0.0/10",
-  "127.0.0.0/8",
-  "169.254.0.0/16",
-  "172.16.0.0/12",
-  "192.168.0.0/16",
-  "224.0.0.0/4",
-  "240.0.0.0/4",
-];
 
 const OPERATION = "runtime.network";
 
@@ -78,6 +73,8 @@ export interface HostNetwork {
   table: string;
   /** IPv4 addresses of the DNS resolvers, reached on port 53 under each sandbox's rules. */
   resolvers: readonly string[];
+  /** Where flows to allowed domains are checked (listening once a sandbox needs it). */
+  edge: EgressEdge;
 }
 
 /**
@@ -105,15 +102,25 @@ export async function setUpHostNetwork(t: string, resolvers?: string[]): Promise
   // not that sandbox's address is dropped before anything can accept it (even
   // as part of a connection: it could carry a neighbour's address and ports).
   // Then each sandbox's egress chain is its whole policy, DNS included.
+  // TCP its divert chain sends to the edge (marked) is delivered locally
+  // instead, and so is the rest of such a flow (its socket is transparent).
+  const mark = `0x${EDGE_FWMARK.toString(16)}`;
   const ruleset = `
 table inet ${t} {
   set sandboxes { type ifname; }
   set sources { type ifname . ipv4_addr; }
   map egress { type ifname : verdict; }
+  map divert { type ifname : verdict; }
+  chain prerouting {
+    type filter hook prerouting priority mangle; policy accept;
+    iifname @sandboxes meta l4proto tcp socket transparent 1 meta mark set ${mark} accept
+    iifname vmap @divert
+  }
   chain input {
     type filter hook input priority -10; policy accept;
     iifname @sandboxes meta nfproto ipv6 drop
     iifname @sandboxes iifname . ip saddr != @sources drop
+    iifname @sandboxes meta mark ${mark} accept
     iifname @sandboxes ct state established,related accept
     iifname @sandboxes drop
   }
@@ -136,7 +143,7 @@ table inet ${t} {
 `;
   await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`);
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
-  return { table: t, resolvers: dns };
+  return { table: t, resolvers: dns, edge: createEgressEdge({ resolvers: dns }) };
 }
 
 /**
@@ -179,12 +186,50 @@ function egressChain(slot: Slot): string {
   return `egress${slot.index}`;
 }
 
-/** nft statements (re)filling the egress chain of `slot` from `rules`. */
-function egressStatements(net: HostNetwork, slot: Slot, rules: EgressRules): string[] {
+let edgeRouting: Promise<void> | undefined;
+
+/**
+ * The edge's port when `rules` need it (listening, and marked packets routed
+ * locally; both once per process), else undefined.
+ */
+async function edgePortFor(net: HostNetwork, rules: EgressRules): Promise<number | undefined> {
+  if (!needsEdge(rules)) return undefined;
+  edgeRouting ??= run("ip", ["rule", "list"]).then(async (existing) => {
+    for (const cmd of edgeRoutingCommands(existing)) await run("ip", cmd);
+  });
+  edgeRouting = edgeRouting.catch((err: unknown) => {
+    edgeRouting = undefined;
+    throw err;
+  });
+  await edgeRouting;
+  return net.edge.port();
+}
+
+/** Tells the edge what `slot`'s sandbox may reach by name. */
+function setEdgePolicy(net: HostNetwork, slot: Slot, rules: EgressRules): void {
+  net.edge.setPolicy(
+    slot.sandboxAddress,
+    needsEdge(rules) ? { domains: rules.allowDomains } : undefined,
+  );
+}
+
+/**
+ * nft statements (re)filling the egress and divert chains of `slot` from
+ * `rules` (`edgePort` from {@link edgePortFor}).
+ */
+function egressStatements(
+  net: HostNetwork,
+  slot: Slot,
+  rules: EgressRules,
+  edgePort: number | undefined,
+): string[] {
   const t = net.table;
   const chain = egressChain(slot);
   const add = (rule: string) => `add rule inet ${t} ${chain} ${rule}`;
-  const lines = [`flush chain inet ${t} ${chain}`];
+  const lines = [
+    ...divertStatements(t, slot, rules, openResolvers(net.resolvers, rules), edgePort),
+    `flush chain inet ${t} ${chain}`,
+  ];
   // First, whatever the rules (the forward chain checks it too, before it
   // accepts replies): root inside has CAP_NET_RAW, and a packet with another
   // source than the sandbox's own address is forged.
@@ -229,11 +274,15 @@ export async function connectSandbox(
     ].join("\n"),
   );
   const t = net.table;
+  const edgePort = await edgePortFor(net, rules);
+  setEdgePolicy(net, slot, rules);
   const nft = [
     `add chain inet ${t} ${egressChain(slot)}`,
-    ...egressStatements(net, slot, rules),
+    `add chain inet ${t} ${divertChain(slot)}`,
+    ...egressStatements(net, slot, rules, edgePort),
     `add element inet ${t} sources { "${slot.veth}" . ${slot.sandboxAddress} }`,
     `add element inet ${t} egress { "${slot.veth}" : jump ${egressChain(slot)} }`,
+    `add element inet ${t} divert { "${slot.veth}" : jump ${divertChain(slot)} }`,
     `add element inet ${t} sandboxes { "${slot.veth}" }`,
   ];
   await Promise.all([
@@ -257,19 +306,27 @@ export async function setEgressRules(
   slot: Slot,
   rules: EgressRules,
 ): Promise<void> {
-  await run("nft", ["-f", "-"], egressStatements(net, slot, rules).join("\n"));
+  const edgePort = await edgePortFor(net, rules);
+  // Widened before the nft rules send flows to it, narrowed (below) after they stop.
+  if (needsEdge(rules)) setEdgePolicy(net, slot, rules);
+  await run("nft", ["-f", "-"], egressStatements(net, slot, rules, edgePort).join("\n"));
+  setEdgePolicy(net, slot, rules);
 }
 
-/** Removes the sandbox's nft elements and chain (the veth goes with its namespace). */
-export async function disconnectSandbox(t: string, slot: Slot): Promise<void> {
+/** Removes the sandbox's nft elements and chains, and its edge policy (the veth goes with its namespace). */
+export async function disconnectSandbox(net: HostNetwork, slot: Slot): Promise<void> {
+  const t = net.table;
+  net.edge.setPolicy(slot.sandboxAddress, undefined);
   await run(
     "nft",
     ["-f", "-"],
     [
       `delete element inet ${t} egress { "${slot.veth}" }`,
+      `delete element inet ${t} divert { "${slot.veth}" }`,
       `delete element inet ${t} sandboxes { "${slot.veth}" }`,
       `delete element inet ${t} sources { "${slot.veth}" . ${slot.sandboxAddress} }`,
       `delete chain inet ${t} ${egressChain(slot)}`,
+      `delete chain inet ${t} ${divertChain(slot)}`,
     ].join("\n"),
   ).catch(() => undefined);
   // Normally gone with the holder's namespace already.

@@ -240,6 +240,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     // Sequential: each stop is a few cgroup writes, and the count is the caller's own sandboxes.
     for (const sandbox of [...running.values()]) await sandbox.stop();
     running.clear();
+    await hostNetwork.edge.close();
     await tearDownHostNetwork(nftTable);
     mounts.close();
   }

@@ -27,7 +27,7 @@ import type { MountedRoot, MountHelper } from "./mounts";
 import { connectSandbox, disconnectSandbox, setEgressRules, type HostNetwork } from "./network";
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
-import { assertNetwork } from "./egress-rules";
+import { assertNetwork, splitAllowOut } from "./egress-rules";
 import type {
   EgressRules,
   NetworkSettings,
@@ -74,9 +74,11 @@ interface SandboxHooks {
 
 /** The rules a spec asks for. */
 function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network">): EgressRules {
+  const { cidrs, domains } = splitAllowOut(spec.network?.allowOut ?? []);
   return {
     internet: spec.allowInternetAccess,
-    allowOut: spec.network?.allowOut ?? [],
+    allowOut: cidrs,
+    allowDomains: domains,
     denyOut: spec.network?.denyOut ?? [],
   };
 }
@@ -181,7 +183,7 @@ export async function launchSandbox(
     await holder?.exited;
     listener?.close();
     await cgroup?.remove().catch(() => undefined);
-    await disconnectSandbox(ctx.hostNetwork.table, slot);
+    await disconnectSandbox(ctx.hostNetwork, slot);
     await releaseSlot(slot);
     throw err;
   }
@@ -320,7 +322,7 @@ export class LinuxSandbox implements RuntimeSandbox {
     this.holder.kill();
     await this.holder.exited;
     await this.cgroup.remove();
-    await disconnectSandbox(this.hooks.hostNetwork.table, this.slot);
+    await disconnectSandbox(this.hooks.hostNetwork, this.slot);
     await releaseSlot(this.slot);
     await fs.rm(this.paths.socket, { force: true });
     this.hooks.onStopped();

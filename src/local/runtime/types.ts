@@ -42,7 +42,7 @@ export interface SandboxSpec {
   binds?: readonly SandboxBind[] | undefined;
   /**
    * Outbound rules on top of {@link allowInternetAccess}: CIDRs (or bare IPv4
-   * addresses) always allowed, and CIDRs dropped. `allowOut` wins over `denyOut`;
+   * addresses) and domain entries always allowed, and CIDRs dropped. `allowOut` wins over `denyOut`;
    * private, loopback and link-local ranges stay unreachable either way.
    * @default no extra rules
    */
@@ -75,7 +75,10 @@ export interface NetworkSettings {
 /** What may leave a sandbox's network namespace. */
 export interface EgressRules {
   internet: boolean;
+  /** CIDR blocks of `allowOut`. */
   allowOut: string[];
+  /** Domain entries of `allowOut`, lower-cased (matched by the egress edge). */
+  allowDomains: string[];
   denyOut: string[];
 }
 

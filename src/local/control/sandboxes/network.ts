@@ -7,13 +7,17 @@
  * @module
  */
 import { z } from "zod";
-import { isIpv4Cidr, MAX_EGRESS_RULES } from "../../runtime/egress-rules";
+import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../runtime/egress-rules";
+import { normalizeDomainEntry } from "../../../wire/egress-domains";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { SandboxRecord } from "./record";
 
 /** A sandbox's network settings, as kept in its record. */
 export interface SandboxNetwork {
-  /** CIDR blocks always allowed out (wins over `denyOut`). */
+  /**
+   * CIDR blocks and domain entries (`api.example.com`, `*.example.com`,
+   * lower-cased) always allowed out (wins over `denyOut`).
+   */
   allowOut?: string[] | undefined;
   /** CIDR blocks dropped (`0.0.0.0/0` drops everything not in `allowOut`). */
   denyOut?: string[] | undefined;
@@ -25,14 +29,21 @@ export interface SandboxNetwork {
   allowPublicTraffic?: boolean | undefined;
 }
 
-const cidrList = (field: string) =>
+/** An `allowOut` / `denyOut` list; domain entries (allowOut only) are lower-cased, as E2B stores them. */
+const entryList = (field: "allowOut" | "denyOut") =>
   z
     .array(
-      z.string().refine(isIpv4Cidr, {
-        message: `each ${field} entry must be an IPv4 address or CIDR block such as "203.0.113.7" or "198.51.100.0/24" (domain names are not supported)`,
+      z.string().superRefine((entry, ctx) => {
+        const problem = egressEntryProblem(entry, field);
+        if (problem)
+          ctx.addIssue({
+            code: "custom",
+            message: `each ${field} entry must be ${problem.allowed}, got ${JSON.stringify(entry)}: ${problem.fix}`,
+          });
       }),
     )
     .max(MAX_EGRESS_RULES)
+    .transform((list) => list.map((e) => (isIpv4Cidr(e) ? e : (normalizeDomainEntry(e) ?? e))))
     .nullish();
 
 /** Fields this service does not implement: refused rather than ignored. */
@@ -41,14 +52,14 @@ const UNSUPPORTED = ["egressProxy", "rules", "maskRequestHost", "httpsPorts"] as
 /** `SandboxNetworkConfig` of the create body. */
 const networkConfigSchema = z.object({
   allowPublicTraffic: z.boolean().nullish(),
-  allowOut: cidrList("allowOut"),
-  denyOut: cidrList("denyOut"),
+  allowOut: entryList("allowOut"),
+  denyOut: entryList("denyOut"),
 });
 
 /** The body of `PUT /sandboxes/:id/network`. */
 const networkUpdateSchema = z.object({
-  allowOut: cidrList("allowOut"),
-  denyOut: cidrList("denyOut"),
+  allowOut: entryList("allowOut"),
+  denyOut: entryList("denyOut"),
   allow_internet_access: z.boolean().nullish(),
 });
 

@@ -1,0 +1,157 @@
+// npm run bench:egress — what the egress edge adds to a sandbox's HTTPS
+// (issue 21): the same requests from a sandbox with no rules (NATed straight
+// out, the baseline) and from one whose deny-all plus domain allow-list sends
+// every new connection through the edge (SNI read, name resolved, relayed).
+// The "internet" is a network namespace made here on TEST-NET-3 with
+// dnsmasq and an HTTPS server; nothing leaves the machine.
+"use strict";
+const { execFileSync, spawn } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { Sandbox } = require("e2b");
+const { startLocalService } = require("../dist/local");
+const { agentBundleDirOnHost } = require("../dist/local/agent-launch");
+
+const REQUESTS = Number(process.env.BENCH_EGRESS_REQUESTS ?? 300);
+const NS = `sbxbench-egress-${process.pid}`;
+const VETH = `egbench${process.pid % 10000}`;
+const SERVER = "203.0.113.2";
+const RESOLVER = "203.0.113.3";
+
+/** The stand-in: namespace, link, dnsmasq (bench.test -> SERVER) and an HTTPS server. */
+async function standIn(dir) {
+  const ip = (...a) => execFileSync("ip", a, { stdio: "pipe" });
+  const ssl = (...a) => execFileSync("openssl", a, { cwd: dir, stdio: "pipe" });
+  ssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=bench.test",
+    "-addext",
+    "subjectAltName=DNS:bench.test",
+    "-keyout",
+    "key.pem",
+    "-out",
+    "cert.pem",
+  );
+  ip("netns", "add", NS);
+  ip("link", "add", VETH, "type", "veth", "peer", "name", "eth0", "netns", NS);
+  ip("addr", "add", "203.0.113.1/24", "dev", VETH);
+  ip("link", "set", VETH, "up");
+  ip("-n", NS, "addr", "add", `${SERVER}/24`, "dev", "eth0");
+  ip("-n", NS, "addr", "add", `${RESOLVER}/24`, "dev", "eth0");
+  ip("-n", NS, "link", "set", "eth0", "up");
+  ip("-n", NS, "link", "set", "lo", "up");
+  const dns = spawn(
+    "ip",
+    [
+      "netns",
+      "exec",
+      NS,
+      "dnsmasq",
+      "--keep-in-foreground",
+      "--no-resolv",
+      "--no-hosts",
+      "--bind-interfaces",
+      `--listen-address=${RESOLVER}`,
+      "--pid-file=",
+      `--address=/bench.test/${SERVER}`,
+      "--local-ttl=300",
+    ],
+    { stdio: "ignore" },
+  );
+  const code = `require("https").createServer({ key: require("fs").readFileSync("${dir}/key.pem"), cert: require("fs").readFileSync("${dir}/cert.pem") }, (q, s) => s.end("ok")).listen(443, "${SERVER}", () => console.log("up"))`;
+  const https = spawn("ip", ["netns", "exec", NS, process.execPath, "-e", code], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise((resolve) => https.stdout.once("data", resolve));
+  return () => {
+    dns.kill("SIGKILL");
+    https.kill("SIGKILL");
+    try {
+      ip("link", "del", VETH);
+    } catch {
+      /* gone with the namespace */
+    }
+    try {
+      ip("netns", "del", NS);
+    } catch {
+      /* already gone */
+    }
+  };
+}
+
+/** Node inside: REQUESTS sequential GETs, each on a new connection, then as many on one kept-alive connection. */
+const CLIENT = `
+const https = require("https");
+const get = (agent) => new Promise((resolve, reject) => {
+  const t = process.hrtime.bigint();
+  https.get({ host: "${SERVER}", servername: "bench.test", headers: { host: "bench.test" }, rejectUnauthorized: false, agent },
+    (r) => { r.resume(); r.on("end", () => resolve(Number(process.hrtime.bigint() - t) / 1e6)); }).on("error", reject);
+});
+const p50 = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
+(async () => {
+  const fresh = [], kept = [];
+  const keep = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < 20; i++) await get(false);
+  for (let i = 0; i < ${REQUESTS}; i++) fresh.push(await get(false));
+  for (let i = 0; i < ${REQUESTS}; i++) kept.push(await get(keep));
+  console.log(JSON.stringify({ fresh: p50(fresh), kept: p50(kept), fresh90: fresh.sort((x, y) => x - y)[Math.floor(fresh.length * 0.9)] }));
+})();`;
+
+async function measure(opts, network) {
+  const sbx = await Sandbox.create({
+    ...opts,
+    timeoutMs: 600_000,
+    ...(network ? { network } : {}),
+  });
+  try {
+    const run = await sbx.commands.run(`/.sandbox-iac/node -e '${CLIENT}'`, { timeoutMs: 600_000 });
+    return JSON.parse(run.stdout.trim());
+  } finally {
+    await sbx.kill();
+  }
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sbx-bench-egress-"));
+  const close = await standIn(dir);
+  const svc = await startLocalService({
+    port: 0,
+    dataDir: path.join(dir, "data"),
+    agentBundleDir: agentBundleDirOnHost(),
+    dnsResolvers: [RESOLVER],
+  });
+  try {
+    const opts = { apiKey: svc.apiKey, apiUrl: svc.apiUrl, sandboxUrl: svc.sandboxUrl };
+    const direct = await measure(opts);
+    const edge = await measure(opts, { allowOut: ["bench.test"], denyOut: ["0.0.0.0/0"] });
+    const f = (n) => `${n.toFixed(2)} ms`;
+    console.log(
+      `egress edge, ${REQUESTS} HTTPS GETs each, p50 (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)})`,
+    );
+    console.log(
+      `new connection: direct ${f(direct.fresh)}, through the edge ${f(edge.fresh)}, added ${f(edge.fresh - direct.fresh)} (p90 ${f(direct.fresh90)} / ${f(edge.fresh90)})`,
+    );
+    console.log(
+      `kept-alive connection: direct ${f(direct.kept)}, through the edge ${f(edge.kept)}, added ${f(edge.kept - direct.kept)}`,
+    );
+  } finally {
+    await svc.close();
+    close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

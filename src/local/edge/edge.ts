@@ -1,0 +1,159 @@
+/**
+ * The egress edge: where nftables sends (TPROXY) a sandbox's new outbound
+ * TCP flow that its `denyOut` would drop while its `allowOut` names domains.
+ * The flow passes when the name it asks for (TLS SNI, or the HTTP `Host`)
+ * matches an allowed domain entry AND its original destination is an address
+ * that name resolves to for the service; the edge then connects to that same
+ * destination and splices the two, sending on every byte unchanged.
+ * Anything else is reset. Each flow is bounded while it is read (bytes, time,
+ * flows waiting per sandbox), so a hostile sandbox can stall only itself.
+ *
+ * Flows are told apart by their source address, the sandbox's own (forged
+ * sources are dropped before they get here), and the policy of that address
+ * is what {@link EgressEdge.setPolicy} last set.
+ *
+ * @module
+ */
+import * as net from "node:net";
+import { matchDomainEntry, normalizeRequestedName } from "../../wire/egress-domains";
+import { ALWAYS_DENIED, cidrContains } from "../runtime/egress-rules";
+import { createNameResolver, type NameResolver } from "./name-resolver";
+import { peekRequestedName, type PeekLimits } from "./requested-name";
+import { transparentListener } from "./transparent-listener";
+
+/** What one sandbox may reach through the edge. */
+interface EdgePolicy {
+  /** Domain entries of its `allowOut`, lower-cased. */
+  domains: readonly string[];
+}
+
+/** The running edge of one service. */
+export interface EgressEdge {
+  /** Listens (once; later calls wait for the same socket) and returns the port on 127.0.0.1. */
+  port(): Promise<number>;
+  /** Sets (or with undefined removes, closing its flows) the policy of a sandbox's address. */
+  setPolicy(sandboxAddress: string, policy: EdgePolicy | undefined): void;
+  /** Stops listening and closes every flow. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createEgressEdge}. */
+export interface EgressEdgeOptions {
+  /** The resolvers the edge asks (the sandboxes' own); the host's resolv.conf when empty. */
+  resolvers: readonly string[];
+  /** @default 32 KiB within 10 s */
+  peekLimits?: PeekLimits | undefined;
+  /** Flows of one sandbox being read at once; more are reset. @default 256 */
+  maxPendingPerSandbox?: number | undefined;
+}
+
+const DEFAULT_LIMITS: PeekLimits = { maxBytes: 32 * 1024, timeoutMs: 10_000 };
+
+interface SandboxFlows {
+  policy: EdgePolicy;
+  pending: number;
+  sockets: Set<net.Socket>;
+}
+
+/** Creates the edge; it listens only once a sandbox needs it ({@link EgressEdge.port}). */
+export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
+  const limits = options.peekLimits ?? DEFAULT_LIMITS;
+  const maxPending = options.maxPendingPerSandbox ?? 256;
+  const resolver: NameResolver = createNameResolver(options.resolvers);
+  const sandboxes = new Map<string, SandboxFlows>();
+  let listening: Promise<net.Server> | undefined;
+
+  async function allowed(flows: SandboxFlows, name: string | undefined, dst: string) {
+    const requested = name === undefined ? undefined : normalizeRequestedName(name);
+    if (requested === undefined) return false;
+    if (ALWAYS_DENIED.some((c) => cidrContains(c, dst))) return false;
+    if (matchDomainEntry(flows.policy.domains, requested) === undefined) return false;
+    return resolver.resolvesTo(requested, dst);
+  }
+
+  async function onFlow(socket: net.Socket): Promise<void> {
+    socket.on("error", () => undefined);
+    const flows = sandboxes.get(socket.remoteAddress ?? "");
+    const dst = socket.localAddress;
+    const dport = socket.localPort;
+    if (!flows || flows.pending >= maxPending || !dst || !dport || !net.isIPv4(dst)) {
+      socket.resetAndDestroy();
+      return;
+    }
+    flows.sockets.add(socket);
+    socket.once("close", () => flows.sockets.delete(socket));
+    flows.pending++;
+    let pass = false;
+    let head: Buffer[] = [];
+    try {
+      const peeked = await peekRequestedName(socket, limits);
+      head = peeked.head;
+      // The policy may have been replaced (PUT /network) while the flow was read.
+      pass =
+        sandboxes.get(socket.remoteAddress ?? "") === flows &&
+        (await allowed(flows, peeked.name, dst));
+    } finally {
+      flows.pending--;
+    }
+    if (!pass || socket.destroyed) {
+      if (!socket.destroyed) socket.resetAndDestroy();
+      return;
+    }
+    splice(socket, head, dst, dport, flows.sockets);
+  }
+
+  return {
+    port() {
+      listening ??= transparentListener().then(
+        (transparent) =>
+          new Promise<net.Server>((resolve, reject) => {
+            // Half-open both ways: a client may shut its side and still read the answer.
+            const server = net.createServer({ allowHalfOpen: true }, (s) => void onFlow(s));
+            server.once("error", reject);
+            server.listen(transparent, () => resolve(server));
+          }),
+      );
+      return listening.then((s) => (s.address() as net.AddressInfo).port);
+    },
+    setPolicy(address, policy) {
+      const current = sandboxes.get(address);
+      if (policy) {
+        if (current) current.policy = policy;
+        else sandboxes.set(address, { policy, pending: 0, sockets: new Set() });
+        return;
+      }
+      sandboxes.delete(address);
+      for (const s of current?.sockets ?? []) s.destroy();
+    },
+    async close() {
+      for (const address of [...sandboxes.keys()]) this.setPolicy(address, undefined);
+      const server = await listening?.catch(() => undefined);
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    },
+  };
+}
+
+/** Connects to the original destination, sends `head`, then relays both ways. */
+function splice(
+  socket: net.Socket,
+  head: Buffer[],
+  dst: string,
+  dport: number,
+  tracked: Set<net.Socket>,
+): void {
+  const upstream = net.connect({ host: dst, port: dport, noDelay: true, allowHalfOpen: true });
+  tracked.add(upstream);
+  socket.setNoDelay(true);
+  const closeBoth = () => {
+    tracked.delete(upstream);
+    socket.destroy();
+    upstream.destroy();
+  };
+  upstream.on("error", () => (socket.destroyed ? undefined : socket.resetAndDestroy()));
+  socket.on("error", closeBoth);
+  upstream.once("close", closeBoth);
+  socket.once("close", closeBoth);
+  for (const chunk of head) upstream.write(chunk);
+  socket.pipe(upstream);
+  upstream.pipe(socket);
+}

@@ -1,0 +1,78 @@
+/**
+ * The nftables side of domain allow-lists: per sandbox, a `divert` chain in
+ * the prerouting hook sends (TPROXY) each new TCP flow that its `denyOut`
+ * would drop, while its `allowOut` names domains, to the service's egress
+ * edge (src/local/edge), which lets it through or resets it. Everything
+ * else goes on to the forward hook and the sandbox's egress chain as before.
+ *
+ * TPROXY delivers a packet addressed elsewhere to a local socket, which
+ * needs the packet routed locally: packets marked {@link EDGE_FWMARK} are
+ * looked up in route table {@link EDGE_ROUTE_TABLE}, which holds one
+ * `local 0.0.0.0/0 dev lo` route. The rule and the table are shared by every
+ * service on the host, added once and left in place (like `ip_forward`):
+ * nothing but these services' divert chains sets the mark.
+ *
+ * @module
+ */
+import { ALWAYS_DENIED } from "./egress-rules";
+import type { Slot } from "./slots";
+import type { EgressRules } from "./types";
+
+/** Packet mark of flows sent to an edge ("sb1c"), and of the rest of their packets. */
+export const EDGE_FWMARK = 0x5b1c;
+/** Route table holding the local route of marked packets. */
+const EDGE_ROUTE_TABLE = 23324;
+
+/** The divert chain of `slot`. */
+export function divertChain(slot: Slot): string {
+  return `divert${slot.index}`;
+}
+
+/** True when the rules need the edge: domains allowed and something denied. */
+export function needsEdge(rules: EgressRules): boolean {
+  return rules.internet && rules.allowDomains.length > 0 && rules.denyOut.length > 0;
+}
+
+/**
+ * nft statements (re)filling the divert chain of `slot`: flows the egress
+ * chain accepts or always drops are left to it; TCP to a `denyOut` block
+ * goes to the edge on 127.0.0.1:`edgePort` (undefined when not needed).
+ */
+export function divertStatements(
+  table: string,
+  slot: Slot,
+  rules: EgressRules,
+  resolvers: readonly string[],
+  edgePort: number | undefined,
+): string[] {
+  const chain = divertChain(slot);
+  const add = (rule: string) => `add rule inet ${table} ${chain} ${rule}`;
+  const lines = [`flush chain inet ${table} ${chain}`];
+  if (edgePort === undefined || !needsEdge(rules)) return lines;
+  // Forged sources, DNS and always-denied ranges: the egress chain decides, as without domains.
+  lines.push(add(`ip saddr != ${slot.sandboxAddress} return`));
+  if (resolvers.length) lines.push(add(`ip daddr { ${resolvers.join(", ")} } tcp dport 53 return`));
+  lines.push(add(`ip daddr { ${ALWAYS_DENIED.join(", ")} } return`));
+  for (const cidr of rules.allowOut) lines.push(add(`ip daddr ${cidr} return`));
+  const mark = `0x${EDGE_FWMARK.toString(16)}`;
+  for (const cidr of rules.denyOut) {
+    lines.push(
+      add(
+        `meta l4proto tcp ip daddr ${cidr} tproxy ip to 127.0.0.1:${edgePort} meta mark set ${mark} accept`,
+      ),
+    );
+  }
+  return lines;
+}
+
+/** `ip` commands making marked packets local (idempotent: `ip rule` is added only when missing). */
+export function edgeRoutingCommands(existingRules: string): string[][] {
+  const mark = `0x${EDGE_FWMARK.toString(16)}`;
+  const commands = [
+    ["route", "replace", "local", "0.0.0.0/0", "dev", "lo", "table", String(EDGE_ROUTE_TABLE)],
+  ];
+  if (!existingRules.includes(`fwmark ${mark} lookup ${EDGE_ROUTE_TABLE}`)) {
+    commands.push(["rule", "add", "fwmark", mark, "lookup", String(EDGE_ROUTE_TABLE)]);
+  }
+  return commands;
+}

@@ -1,0 +1,206 @@
+/**
+ * Domain allow-lists (`network.allowOut` with names, E2B's usual
+ * `denyOut: ["0.0.0.0/0"]` pattern), enforced by the service's egress edge
+ * for the sandbox's outbound TCP: against the stand-in internet, whose
+ * dnsmasq answers the test names for the service, and whose HTTP and HTTPS
+ * servers answer `<proto> <Host> <path>`. Probes run inside the sandbox
+ * and connect to explicit addresses, so each case picks the name (SNI, Host)
+ * and the address apart.
+ */
+import { Sandbox } from "e2b";
+import { call, createSandbox, runThroughProxy } from "../local/support";
+import { connectionOpts, startService, type TestService } from "../support/service";
+import { NAMES, startStandInNames, type StandInNames } from "./stand-in-names";
+import { startStandInInternet, type StandIn, STAND_IN_WAIT_MS } from "./stand-in-internet";
+
+jest.setTimeout(240_000);
+
+let inet: StandIn;
+let names: StandInNames;
+let svc: TestService;
+
+beforeAll(async () => {
+  inet = await startStandInInternet();
+  names = await startStandInNames(inet);
+  // The stand-in's dnsmasq is the service's resolver: the host's real ones are never asked.
+  svc = await startService({ dnsResolvers: [NAMES.otherAddress] });
+}, STAND_IN_WAIT_MS + 90_000);
+afterAll(async () => {
+  await svc?.close();
+  names?.close();
+  inet?.close();
+});
+
+/** One request from inside: `name` as SNI (https) and Host, sent to `ip`; no name: the bare address. */
+interface Probe {
+  proto: "http" | "https";
+  ip: string;
+  name?: string;
+  path?: string;
+}
+
+/** Node inside the sandbox: runs the probes at once, prints `[body | "failed <code>"]` as JSON. */
+const PROBE_SCRIPT = `
+const [probes, ca] = process.argv.slice(1).map((a) => Buffer.from(a, "base64").toString());
+const one = (p) => new Promise((resolve) => {
+  const mod = require(p.proto);
+  const req = mod.get({ host: p.ip, path: p.path || "/", timeout: 8000, ca,
+    headers: { host: p.name || p.ip }, ...(p.proto === "https" && p.name ? { servername: p.name } : {}) },
+    (res) => { let b = ""; res.on("data", (d) => (b += d)); res.on("end", () => resolve(b)); });
+  req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
+  req.on("error", (e) => resolve("failed " + (e.code || e.message)));
+});
+Promise.all(JSON.parse(probes).map(one)).then((r) => console.log(JSON.stringify(r)));`;
+
+function probeCommand(probes: Probe[]): string {
+  const arg = (s: string) => Buffer.from(s).toString("base64");
+  return `/.sandbox-iac/node -e '${PROBE_SCRIPT}' ${arg(JSON.stringify(probes))} ${arg(names.caPem)}`;
+}
+
+/** The probes' answers, through the service's proxy. */
+async function probe(sandboxID: string, probes: Probe[]): Promise<string[]> {
+  const out = await runThroughProxy(svc, sandboxID, probeCommand(probes));
+  return JSON.parse(out.stdout.trim()) as string[];
+}
+
+const A = NAMES.address;
+const B = NAMES.otherAddress;
+const DENY_ALL = ["0.0.0.0/0"];
+
+describe("deny-all plus a domain allow-list", () => {
+  it("lets an allowed name through by SNI or Host, and refuses another name, a bare address, an address the name does not resolve to, and a wildcard's apex", async () => {
+    const { sandboxID } = await createSandbox(svc, {
+      network: { allowOut: ["Allowed.TEST", "*.wild.test"], denyOut: DENY_ALL },
+    });
+    const results = await probe(sandboxID, [
+      { proto: "https", ip: A, name: "allowed.test", path: "/tls" },
+      { proto: "http", ip: A, name: "allowed.test", path: "/plain" },
+      { proto: "https", ip: A, name: "a.wild.test" },
+      { proto: "http", ip: A, name: "x.y.wild.test" },
+      // The same address under names not allowed, or none:
+      { proto: "https", ip: A, name: "other.test" },
+      { proto: "http", ip: A, name: "other.test" },
+      { proto: "https", ip: A },
+      { proto: "http", ip: A },
+      { proto: "https", ip: A, name: "wild.test" },
+      // An allowed name sent to an address it does not resolve to:
+      { proto: "https", ip: B, name: "allowed.test" },
+    ]);
+    expect(results.slice(0, 4)).toEqual([
+      "https allowed.test /tls",
+      "http allowed.test /plain",
+      "https a.wild.test /",
+      "http x.y.wild.test /",
+    ]);
+    for (const refused of results.slice(4)) expect(refused).toBe("failed ECONNRESET");
+    // E2B stores domain entries lower-cased.
+    const info = await call(svc, "GET", `/sandboxes/${sandboxID}`);
+    expect((info.body as { network?: { allowOut?: string[] } }).network?.allowOut).toEqual([
+      "allowed.test",
+      "*.wild.test",
+    ]);
+  });
+
+  it("PUT /sandboxes/:id/network replaces the list: the old name is refused, the new one passes", async () => {
+    const { sandboxID } = await createSandbox(svc, {
+      network: { allowOut: ["allowed.test"], denyOut: DENY_ALL },
+    });
+    const put = await call(svc, "PUT", `/sandboxes/${sandboxID}/network`, {
+      allowOut: ["other.test"],
+      denyOut: DENY_ALL,
+    });
+    expect(put.status).toBe(204);
+    expect(
+      await probe(sandboxID, [
+        { proto: "https", ip: A, name: "allowed.test" },
+        { proto: "https", ip: A, name: "other.test" },
+      ]),
+    ).toEqual(["failed ECONNRESET", "https other.test /"]);
+  });
+
+  it("refuses a domain in denyOut and a malformed entry in allowOut, saying what is allowed", async () => {
+    const deny = await call(svc, "POST", "/sandboxes", {
+      templateID: "base",
+      network: { denyOut: ["example.com"] },
+    });
+    expect(deny.status).toBe(400);
+    expect(JSON.stringify(deny.body)).toMatch(/domain names are not supported in denyOut/);
+    const wildcard = await call(svc, "POST", "/sandboxes", {
+      templateID: "base",
+      network: { allowOut: ["a.*.example.com"] },
+    });
+    expect(wildcard.status).toBe(400);
+    expect(JSON.stringify(wildcard.body)).toContain("a.*.example.com");
+  });
+});
+
+describe("hostile flows to the edge", () => {
+  /**
+   * Node inside: flows the edge must end on its own (oversized or garbage
+   * first bytes, a request head sent one byte at a time), each reported as
+   * `closed` once the edge ends it; and, while the slow one is still open,
+   * an allowed request, which must pass.
+   */
+  const HOSTILE = `
+const net = require("net"), https = require("https");
+const ca = Buffer.from(process.argv[1], "base64").toString();
+const flow = (first, more, everyMs) => new Promise((resolve) => {
+  const s = net.connect(443, "${A}");
+  let timer;
+  const end = (how) => { clearInterval(timer); resolve(how); };
+  s.on("error", () => end("closed")); s.on("close", () => end("closed"));
+  s.on("data", () => end("answered"));
+  s.write(first);
+  if (more) timer = setInterval(() => s.write(more), everyMs);
+});
+const garbage = Buffer.concat([Buffer.from([0x16, 3, 1, 0xff, 0xff]), require("crypto").randomBytes(4096)]);
+const slow = flow("GET / HTTP/1.1\\r\\nHost: allowed.te", "s", 500);
+Promise.all([
+  flow(garbage, garbage, 5),
+  flow(Buffer.from("GET / HTTP/1.1\\r\\nX: " + "a".repeat(64 * 1024)), null),
+  flow(Buffer.from([0, 1, 2, 3, 0xff]), null),
+  new Promise((resolve) => https.get({ host: "${A}", servername: "allowed.test", headers: { host: "allowed.test" }, ca },
+    (r) => { let b = ""; r.on("data", (d) => (b += d)); r.on("end", () => resolve(b)); }).on("error", (e) => resolve("failed " + e.code))),
+  slow,
+]).then((r) => console.log(JSON.stringify(r)));`;
+
+  it("ends oversized, garbage and slow first bytes on its own, and serves an allowed flow meanwhile", async () => {
+    const { sandboxID } = await createSandbox(svc, {
+      network: { allowOut: ["allowed.test"], denyOut: DENY_ALL },
+    });
+    const ca = Buffer.from(names.caPem).toString("base64");
+    const out = await runThroughProxy(svc, sandboxID, `/.sandbox-iac/node -e '${HOSTILE}' ${ca}`);
+    expect(JSON.parse(out.stdout.trim())).toEqual([
+      "closed",
+      "closed",
+      "closed",
+      "https allowed.test /",
+      "closed",
+    ]);
+    // The service still answers, and the edge still lets the allowed name through.
+    expect(await probe(sandboxID, [{ proto: "https", ip: A, name: "allowed.test" }])).toEqual([
+      "https allowed.test /",
+    ]);
+  });
+});
+
+describe("the official SDK (e2b@2.51.0)", () => {
+  it("Sandbox.create({ network: { allowOut: [name], denyOut: [allTraffic] } }) reaches the name only", async () => {
+    const sbx = await Sandbox.create({
+      ...connectionOpts(svc),
+      timeoutMs: 120_000,
+      network: { allowOut: ["allowed.test"], denyOut: ({ allTraffic }) => [allTraffic] },
+    });
+    try {
+      const run = await sbx.commands.run(
+        probeCommand([
+          { proto: "https", ip: A, name: "allowed.test" },
+          { proto: "https", ip: A, name: "other.test" },
+        ]),
+      );
+      expect(JSON.parse(run.stdout.trim())).toEqual(["https allowed.test /", "failed ECONNRESET"]);
+    } finally {
+      await sbx.kill();
+    }
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Names on the stand-in internet, for the domain allow-list tests: a second
+ * address on the stand-in ({@link NAMES.otherAddress}), dnsmasq answering the
+ * test names there, and an HTTP (80) and HTTPS (443) server on both
+ * addresses, with a certificate for every test name signed by a CA made for
+ * the run. The servers answer `<http|https> <Host> <path>`.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { eventually } from "../support/eventually";
+import { STAND_IN, type StandIn } from "./stand-in-internet";
+
+/** The stand-in's addresses and what its resolver answers. */
+export const NAMES = {
+  /** The stand-in's own address: where every test name points, except `elsewhere.test`. */
+  address: STAND_IN.address,
+  /** Second address of the stand-in: its resolver, and where `elsewhere.test` points. */
+  otherAddress: "198.51.100.3",
+  /** dnsmasq's `--address=/name/ip`: the name and every name under it. */
+  records: {
+    "allowed.test": STAND_IN.address,
+    "other.test": STAND_IN.address,
+    "wild.test": STAND_IN.address,
+    "elsewhere.test": "198.51.100.3",
+  },
+};
+
+/** The running extras; `close` stops them (the stand-in's own close removes the namespace). */
+export interface StandInNames {
+  /** PEM of the CA that signed the HTTPS server's certificate. */
+  caPem: string;
+  close(): void;
+}
+
+function certificates(dir: string): { caPem: string } {
+  const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  run(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=stand-in test CA",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+  );
+  const names = Object.keys(NAMES.records).flatMap((n) => [`DNS:${n}`, `DNS:*.${n}`]);
+  fs.writeFileSync(path.join(dir, "ext.cnf"), `subjectAltName=${names.join(",")}\n`);
+  run(
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-subj",
+    "/CN=stand-in",
+    "-keyout",
+    "server.key",
+    "-out",
+    "server.csr",
+  );
+  run(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    "ext.cnf",
+    "-out",
+    "server.pem",
+  );
+  return { caPem: fs.readFileSync(path.join(dir, "ca.pem"), "utf8") };
+}
+
+/** Starts the resolver and the servers in `inet`'s namespace. */
+export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-names-"));
+  const children: ChildProcess[] = [];
+  const close = () => {
+    for (const c of children) c.kill("SIGKILL");
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const { caPem } = certificates(dir);
+    execFileSync("ip", ["-n", inet.ns, "addr", "add", `${NAMES.otherAddress}/24`, "dev", "eth0"]);
+    const records = Object.entries(NAMES.records).map(([n, ip]) => `--address=/${n}/${ip}`);
+    const dnsmasq = spawn(
+      "ip",
+      [
+        "netns",
+        "exec",
+        inet.ns,
+        "dnsmasq",
+        "--keep-in-foreground",
+        "--no-resolv",
+        "--no-hosts",
+        "--bind-interfaces",
+        `--listen-address=${NAMES.otherAddress}`,
+        "--pid-file=",
+        ...records,
+      ],
+      { stdio: "ignore" },
+    );
+    children.push(dnsmasq);
+    const code = `
+const fs = require("fs"), http = require("http"), https = require("https");
+const answer = (proto) => (q, s) => s.end(proto + " " + q.headers.host + " " + q.url);
+const tls = { key: fs.readFileSync("${dir}/server.key"), cert: fs.readFileSync("${dir}/server.pem") };
+http.createServer(answer("http")).listen(80, "0.0.0.0");
+https.createServer(tls, answer("https")).listen(443, "0.0.0.0", () => console.log("up"));`;
+    const servers = spawn("ip", ["netns", "exec", inet.ns, process.execPath, "-e", code], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    children.push(servers);
+    await new Promise<void>((resolve, reject) => {
+      servers.stdout.once("data", () => resolve());
+      servers.once("exit", (c) => reject(new Error(`stand-in servers exited with ${String(c)}`)));
+    });
+    // dnsmasq answers once it has bound its address.
+    await eventually(
+      () =>
+        execFileSync("ip", ["netns", "exec", inet.ns, "ss", "-lun", `sport = :53`], {
+          encoding: "utf8",
+        }).includes(NAMES.otherAddress),
+      { timeoutMs: 30_000 },
+    );
+    return { caPem, close };
+  } catch (err) {
+    close();
+    throw err;
+  }
+}
