@@ -24,15 +24,40 @@ type AnyResource = ResourceDescriptor<any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDataSource = DataSourceDescriptor<any, any>;
 
+/**
+ * The resource descriptors by type name, each with its own input and output
+ * types, so an adapter that names a type gets that resource's types: a class
+ * wired to the wrong name does not compile.
+ */
+export const resourceTypes: {
+  readonly Template: typeof templateDescriptor;
+  readonly Snapshot: typeof snapshotDescriptor;
+  readonly SandboxReader: typeof sandboxReaderDescriptor;
+  readonly Provisioner: typeof provisionerDescriptor;
+  readonly Volume: typeof volumeDescriptor;
+  readonly Secret: typeof secretDescriptor;
+} = {
+  Template: templateDescriptor,
+  Snapshot: snapshotDescriptor,
+  SandboxReader: sandboxReaderDescriptor,
+  Provisioner: provisionerDescriptor,
+  Volume: volumeDescriptor,
+  Secret: secretDescriptor,
+};
+
+/** The type name of a resource (`Template`, ...). */
+export type ResourceTypeName = keyof typeof resourceTypes;
+
+/** The inputs a user writes for resource `K`. */
+export type InputsOf<K extends ResourceTypeName> =
+  (typeof resourceTypes)[K] extends ResourceDescriptor<infer I, object> ? I : never;
+
+/** The outputs the service reports for resource `K`. */
+export type OutputsOf<K extends ResourceTypeName> =
+  (typeof resourceTypes)[K] extends ResourceDescriptor<unknown, infer O> ? O : never;
+
 /** Every resource descriptor, in a stable order. */
-export const resourceDescriptors: readonly AnyResource[] = [
-  templateDescriptor,
-  snapshotDescriptor,
-  sandboxReaderDescriptor,
-  provisionerDescriptor,
-  volumeDescriptor,
-  secretDescriptor,
-];
+export const resourceDescriptors: readonly AnyResource[] = Object.values(resourceTypes);
 
 /** Every data source descriptor, in a stable order. */
 export const dataSourceDescriptors: readonly AnyDataSource[] = [

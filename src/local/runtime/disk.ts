@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { shellWord } from "../../wire/shell-word";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { invalidArgument } from "../../errors";
@@ -76,7 +77,7 @@ export async function copyUpperOut(
   // Every process of the copy dies with its parent, and the first with the service
   // (a kill -9 mid-snapshot leaves no cp writing into a layer the next start removes).
   const cp = (from: string, to: string) =>
-    `${diesWithService(["cp", "-a", from, shellQuote(to)]).join(" ")}`;
+    `${diesWithService(["cp", "-a", from, shellWord(to)]).join(" ")}`;
   const copy = (from: string) =>
     [
       cp(`${from}/upper/root`, path.join(dest, LAYER_ROOT)),
@@ -103,7 +104,7 @@ export async function copyUpperOut(
     "private",
     "sh",
     "-c",
-    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop,ro ${shellQuote(image)} ${mnt} && ${copy(mnt)}`,
+    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop,ro ${shellWord(image)} ${mnt} && ${copy(mnt)}`,
   ]);
   await execHost(op, file, args);
 }
@@ -122,12 +123,8 @@ export async function removeFilesInUpper(image: string, namePattern: string): Pr
     "private",
     "sh",
     "-c",
-    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop ${shellQuote(image)} ${mnt} && find ${mnt}/upper -xdev -type f -name ${shellQuote(namePattern)} -delete`,
+    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop ${shellWord(image)} ${mnt} && find ${mnt}/upper -xdev -type f -name ${shellWord(namePattern)} -delete`,
   ]);
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -151,7 +148,7 @@ export async function migrateOldUpper(dir: string, image: string): Promise<boole
     "private",
     "sh",
     "-c",
-    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop ${shellQuote(image)} ${mnt} && mkdir -p ${mnt}/work && cp -a ${shellQuote(old)} ${mnt}/upper`,
+    `mount -t tmpfs none ${path.dirname(mnt)} && mkdir ${mnt} && mount -o loop ${shellWord(image)} ${mnt} && mkdir -p ${mnt}/work && cp -a ${shellWord(old)} ${mnt}/upper`,
   ]);
   await fs.rm(old, { recursive: true, force: true });
   await fs.rm(path.join(dir, "work"), { recursive: true, force: true });

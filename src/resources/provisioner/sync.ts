@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { shellWord } from "../../wire/shell-word";
 import * as posix from "node:path/posix";
 import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
@@ -63,10 +64,6 @@ type UploadUnit =
   | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
   /** Many small files of one user in one archive. */
   | { kind: "archive"; user: string | undefined; entries: ManifestEntry[]; lanes: ArchiveLanes };
-
-function quote(p: string): string {
-  return `'${p.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * Splits the files into requests: large files into parts, small ones into
@@ -226,7 +223,7 @@ async function makeDirs(
   for (const group of byUser.values()) {
     for (let i = 0; i < group.paths.length; i += CHMOD_BATCH) {
       const batch = group.paths.slice(i, i + CHMOD_BATCH);
-      await sandbox.run(`cd && umask 022 && mkdir -p -- ${batch.map(quote).join(" ")}`, {
+      await sandbox.run(`cd && umask 022 && mkdir -p -- ${batch.map(shellWord).join(" ")}`, {
         user: group.user,
         signal: options.signal,
       });
@@ -287,7 +284,7 @@ async function applyModes(
   for (const group of groups.values()) {
     for (let i = 0; i < group.paths.length; i += CHMOD_BATCH) {
       const batch = group.paths.slice(i, i + CHMOD_BATCH);
-      await sandbox.run(`chmod ${group.mode.toString(8)} ${batch.map(quote).join(" ")}`, {
+      await sandbox.run(`chmod ${group.mode.toString(8)} ${batch.map(shellWord).join(" ")}`, {
         user: group.user,
         signal: options.signal,
       });

@@ -8,7 +8,8 @@
 import * as fs from "node:fs";
 import { agentExtract, agentRun } from "../agent-client";
 import { randomID } from "../../../wire/ids";
-import { copyScript, ensureUserScript, shq, workdirScript } from "./shell";
+import { shellWord } from "../../../wire/shell-word";
+import { copyScript, ensureUserScript, workdirScript } from "./shell";
 import { STDERR_TAIL_CHARS } from "./constants";
 import type { LogLevel } from "./model";
 
@@ -131,7 +132,7 @@ async function copyFiles(step: TemplateStep, state: BuildState): Promise<void> {
     );
   }
   const stage = `/tmp/.sandbox-iac-copy-${randomID(12)}`;
-  await asRoot(state, "preparing the COPY staging folder", `mkdir -p -- ${shq(stage)}`);
+  await asRoot(state, "preparing the COPY staging folder", `mkdir -p -- ${shellWord(stage)}`);
   await agentExtract(state.socket, stage, fs.createReadStream(archive), { user: ROOT });
   const owner = user || state.user;
   await asRoot(

@@ -3,15 +3,11 @@
  *
  * @module
  */
-
-/** Quotes `s` as one single-quoted shell word. */
-export function shq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+import { shellWord } from "../../../wire/shell-word";
 
 /** Creates `user` with a home directory unless it exists. */
 export function ensureUserScript(user: string): string {
-  return `id -u ${shq(user)} >/dev/null 2>&1 || useradd -m -s /bin/bash ${shq(user)}`;
+  return `id -u ${shellWord(user)} >/dev/null 2>&1 || useradd -m -s /bin/bash ${shellWord(user)}`;
 }
 
 /**
@@ -22,11 +18,11 @@ export function ensureUserScript(user: string): string {
 export function workdirScript(dir: string, base: string | undefined, owner: string): string {
   return [
     "set -eu",
-    `d=${shq(dir)}`,
-    `base=${base ? shq(base) : `"$(getent passwd ${shq(owner)} | cut -d: -f6)"`}`,
+    `d=${shellWord(dir)}`,
+    `base=${base ? shellWord(base) : `"$(getent passwd ${shellWord(owner)} | cut -d: -f6)"`}`,
     'case "$d" in /*) ;; *) d="${base%/}/$d" ;; esac',
     'd="$(realpath -m -- "$d")"',
-    `if [ ! -e "$d" ]; then mkdir -p -- "$d"; chown ${shq(owner)}: "$d"; fi`,
+    `if [ ! -e "$d" ]; then mkdir -p -- "$d"; chown ${shellWord(owner)}: "$d"; fi`,
     'printf "%s" "$d"',
   ].join("\n");
 }
@@ -58,11 +54,11 @@ export function copyScript(a: CopyScriptArgs): string {
   return [
     "set -eu",
     "shopt -s nullglob dotglob",
-    `stage=${shq(a.stage)}`,
-    `dest=${shq(a.dest)}`,
-    `owner=${shq(a.owner)}`,
-    `mode=${shq(a.mode)}`,
-    `base=${a.base ? shq(a.base) : `"$(getent passwd "$owner" | cut -d: -f6)"`}`,
+    `stage=${shellWord(a.stage)}`,
+    `dest=${shellWord(a.dest)}`,
+    `owner=${shellWord(a.owner)}`,
+    `mode=${shellWord(a.mode)}`,
+    `base=${a.base ? shellWord(a.base) : `"$(getent passwd "$owner" | cut -d: -f6)"`}`,
     "trap 'rm -rf -- \"$stage\"' EXIT",
     'case "$dest" in /*) ;; *) dest="${base%/}/$dest" ;; esac',
     'cd -- "$stage"',
@@ -71,7 +67,7 @@ export function copyScript(a: CopyScriptArgs): string {
     `matches=( ${globWord(a.src)} )`,
     "unset IFS",
     'if [ ${#matches[@]} -eq 0 ]; then echo "COPY: no files match $(printf %q ' +
-      shq(a.src) +
+      shellWord(a.src) +
       ') in the uploaded archive" >&2; exit 1; fi',
     "into=0",
     'case "$dest" in */) into=1 ;; esac',
@@ -103,6 +99,6 @@ function globWord(src: string): string {
   const clean = src.replace(/^(\.\/)+/, "").replace(/\/+$/, "") || ".";
   return clean
     .split(/([*?[\]])/)
-    .map((part) => (/^[*?[\]]$/.test(part) ? part : part ? shq(part) : ""))
+    .map((part) => (/^[*?[\]]$/.test(part) ? part : part ? shellWord(part) : ""))
     .join("");
 }
