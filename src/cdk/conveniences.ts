@@ -11,7 +11,7 @@ import { kindOf, unknownKeyReason, unknownKeysIn } from "../resources/core/unkno
 import { defaultCatalog } from "../terraform/catalog";
 import { inputAttributes } from "../terraform/provider/state";
 import { type AttributeName, camelCase, cdkName, namedShape } from "../terraform/schema/naming";
-import { packageCopySource, packageLocalPath } from "./local-paths";
+import { packageLocalPath } from "./local-paths";
 import { providerProblems } from "./provider-check";
 import type { CdkRuntime } from "./runtime";
 
@@ -46,7 +46,7 @@ export function packageCopySources<T>(
   const steps = fields.steps.map((step: unknown, i) => {
     const copy = record(record(step)?.copy);
     if (!copy || typeof copy.src !== "string" || runtime.Token.isUnresolved(copy)) return step;
-    const packaged = packageCopySource(scope, `copy-${i}`, copy.src, runtime);
+    const packaged = packageLocalPath(scope, `copy-${i}`, copy.src, runtime);
     if (!packaged.ok) {
       problems.push(`buildAttribute.steps[${i}].copy.src ${packaged.problem}`);
       return step;

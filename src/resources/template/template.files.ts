@@ -8,7 +8,6 @@
 import { createHash } from "node:crypto";
 import {
   closeSync,
-  existsSync,
   lstatSync,
   openSync,
   readSync,
@@ -30,31 +29,15 @@ export interface CopySource {
 }
 
 /**
- * The file a CDK construct puts at the root of the asset it stages a COPY
- * source in (src/cdk/local-paths.ts), the source below it at the path the user
- * wrote: that directory is the source's archive root, so the step is named,
- * logged and hashed by the user's path, not by the asset path.
- */
-export const COPY_CONTEXT_MARKER = ".sandbox-iac-copy-context";
-
-const posixPath = (p: string): string => p.split(path.sep).join("/");
-
-/**
  * Places a COPY `src` (relative to `baseDir`, or absolute) in an archive root.
- * A source inside `baseDir` keeps its relative path, as with the SDK, unless
- * it lies in a staged CDK asset (a directory holding {@link COPY_CONTEXT_MARKER}),
- * which is then its root; one outside (absolute, or with `..`) is archived
- * from its own parent directory.
+ * A source inside `baseDir` keeps its relative path, as with the SDK; one outside
+ * (absolute, or with `..`) is archived from its own parent directory.
  */
 export function resolveCopySource(src: string, baseDir: string): CopySource {
   const absolute = path.resolve(baseDir, src);
   const relative = path.relative(baseDir, absolute);
   if (relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)) {
-    for (let dir = path.dirname(absolute); dir.length > baseDir.length; dir = path.dirname(dir)) {
-      if (existsSync(path.join(dir, COPY_CONTEXT_MARKER)))
-        return { contextDir: dir, src: posixPath(path.relative(dir, absolute)) };
-    }
-    return { contextDir: baseDir, src: posixPath(relative) };
+    return { contextDir: baseDir, src: relative.split(path.sep).join("/") };
   }
   return { contextDir: path.dirname(absolute), src: path.basename(absolute) };
 }

@@ -7,7 +7,6 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resolveCopySource } from "../../../src/resources/template/template.files";
 import type * as CdktnLib from "cdktn";
 import type { Construct } from "constructs";
 import type * as CdktnBindings from "../../../src/cdktn";
@@ -240,9 +239,6 @@ export function describeSynth(flavour: CdkFlavour): void {
       const src: string = json.resource.sandboxiac_template.tools.build.steps[1].copy.src;
       expect(path.isAbsolute(src)).toBe(false);
       expect(fs.readdirSync(path.join(stackDir, src)).sort()).toEqual(["README.txt", "hello.sh"]);
-      // The asset keeps the app's path below it: the provider names the COPY step by it.
-      expect(src).toMatch(/^assets\/.+\/files\/app$/);
-      expect(resolveCopySource(src, stackDir).src).toBe("files/app");
     });
 
     it("takes run as a line or a list in a template step and a command, handing the binding the form with the same meaning", () => {
