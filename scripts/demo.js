@@ -2,7 +2,7 @@
  * `npm run demo`: starts the local service, then runs examples/pulumi-basic
  * through the Pulumi engine harness (no Pulumi CLI needed): `up`, a second
  * `up` that changes nothing, and `destroy`, each printed the way `pulumi up`
- * prints it: the resource table with each step's duration, the provider's
+ * prints it: the provider's progress lines live as they happen, then the resource table with each step's duration, the provider's
  * diagnostics (build log lines, setup command output, how long each call took),
  * the outputs (secrets masked) and the change counts. Expects `npm run build` to
  * have run (the npm script does).
@@ -44,9 +44,22 @@ function compileExample() {
   );
 }
 
-function show(title, result, harness) {
+/** Prints complete lines of the output chunks as they arrive, indented. */
+function liveLines() {
+  let pending = "";
+  return (text) => {
+    pending += text;
+    const lines = pending.split("\n");
+    pending = lines.pop();
+    for (const line of lines) if (line.trim()) console.log(`  ${line}`);
+  };
+}
+
+/** Runs one command, its progress printed live under its title, then its summary. */
+async function show(title, command, harness) {
   console.log(`\n=== ${title}\n`);
-  console.log(harness.renderResult(result));
+  const result = await command();
+  console.log(`\n${harness.renderResult(result)}`);
 }
 
 async function main() {
@@ -61,11 +74,13 @@ async function main() {
     config: { "sandbox-iac:apiUrl": service.apiUrl, "sandbox-iac:apiKey": service.apiKey },
     secretConfig: ["sandbox-iac:apiKey"],
     timeoutMs: 600_000,
+    // Progress as it happens (build log, setup commands), as `pulumi up` shows it live.
+    onOutput: liveLines(),
   };
   try {
-    show("pulumi up", await harness.up(EXAMPLE, opts), harness);
-    show("pulumi up (again: no changes expected)", await harness.up(EXAMPLE, opts), harness);
-    show("pulumi destroy", await harness.destroy(EXAMPLE, opts), harness);
+    await show("pulumi up", () => harness.up(EXAMPLE, opts), harness);
+    await show("pulumi up (again: no changes expected)", () => harness.up(EXAMPLE, opts), harness);
+    await show("pulumi destroy", () => harness.destroy(EXAMPLE, opts), harness);
   } catch (err) {
     // A failed run prints what `pulumi up` would: the table so far and the diagnostics.
     if (err.result) console.error(harness.renderResult(err.result));

@@ -26,8 +26,29 @@ import {
   secretValueProblems,
 } from "../cdk/conveniences";
 import type { CdkRuntime } from "../cdk/runtime";
+import { buildWithListRuns, commandsWithJoinedRuns, type WithRunLines } from "../cdk/run-lines";
 
 const RUNTIME: CdkRuntime = cdktn;
+
+/** A Template build step; its `run` is a shell line or a list of lines (joined with " && "). */
+export type TemplateBuildSteps = WithRunLines<template.TemplateBuildSteps>;
+/** A Template's `build`, its steps' `run` in either form. */
+export type TemplateBuild = Omit<template.TemplateBuild, "steps"> & {
+  /** The build steps, in order. */
+  readonly steps?: TemplateBuildSteps[] | cdktn.IResolvable;
+};
+/** The Template's props, its steps' `run` in either form. */
+export type TemplateConfig = Omit<template.TemplateConfig, "buildAttribute"> & {
+  /** What to build (`build` in Terraform). */
+  readonly buildAttribute: TemplateBuild;
+};
+/** A Provisioner setup command; its `run` is a shell line or a list of lines (joined with " && "). */
+export type ProvisionerCommands = WithRunLines<provisioner.ProvisionerCommands>;
+/** The Provisioner's props, its commands' `run` in either form. */
+export type ProvisionerConfig = Omit<provisioner.ProvisionerConfig, "commands"> & {
+  /** Setup commands, run in order after the upload. */
+  readonly commands?: ProvisionerCommands[] | cdktn.IResolvable;
+};
 
 /**
  * The `sandboxiac` provider block. With no arguments the provider reads
@@ -54,8 +75,11 @@ export class Template extends template.Template {
   private copyProblems: readonly string[] = [];
 
   /** Declares the template; invalid literal props fail synth validation. */
-  public constructor(scope: Construct, id: string, config: template.TemplateConfig) {
-    super(scope, id, config);
+  public constructor(scope: Construct, id: string, config: TemplateConfig) {
+    super(scope, id, {
+      ...config,
+      buildAttribute: buildWithListRuns(config.buildAttribute, RUNTIME) as template.TemplateBuild,
+    });
     this.putBuildAttribute(config.buildAttribute);
     addProviderValidation(
       this,
@@ -67,8 +91,9 @@ export class Template extends template.Template {
   }
 
   /** Sets `build`, packaging the local `src` of COPY steps as assets. */
-  public override putBuildAttribute(value: template.TemplateBuild): void {
-    const packaged = packageCopySources(this, value, RUNTIME);
+  public override putBuildAttribute(value: TemplateBuild): void {
+    const listed = buildWithListRuns(value, RUNTIME) as template.TemplateBuild;
+    const packaged = packageCopySources(this, listed, RUNTIME);
     this.copyProblems = packaged.problems;
     super.putBuildAttribute(packaged.value);
   }
@@ -83,8 +108,10 @@ export class Provisioner extends provisioner.Provisioner {
   private fileProblems: readonly string[] = [];
 
   /** Declares the provisioner; invalid literal props fail synth validation. */
-  public constructor(scope: Construct, id: string, config: provisioner.ProvisionerConfig) {
-    super(scope, id, config);
+  public constructor(scope: Construct, id: string, config: ProvisionerConfig) {
+    const { commands, ...rest } = config;
+    super(scope, id, rest);
+    if (commands !== undefined) this.putCommands(commands);
     if (config.files !== undefined) this.putFiles(config.files);
     addProviderValidation(
       this,
@@ -100,6 +127,16 @@ export class Provisioner extends provisioner.Provisioner {
     const packaged = packageFileSources(this, value, RUNTIME);
     this.fileProblems = packaged.problems;
     super.putFiles(packaged.value);
+  }
+
+  /** Sets `commands`; a `run` list is handed to the binding as its joined line. */
+  public override putCommands(
+    value: ProvisionerCommands[] | provisioner.ProvisionerCommands[] | cdktn.IResolvable,
+  ): void {
+    super.putCommands(
+      commandsWithJoinedRuns(value, RUNTIME) as
+        provisioner.ProvisionerCommands[] | cdktn.IResolvable,
+    );
   }
 }
 

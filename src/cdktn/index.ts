@@ -25,6 +25,13 @@ export {
   Template,
   Volume,
 } from "./constructs";
+export type {
+  ProvisionerCommands,
+  ProvisionerConfig,
+  TemplateBuild,
+  TemplateBuildSteps,
+  TemplateConfig,
+} from "./constructs";
 export { DataSandboxiacSandbox } from "../gen/cdktn/data-sandboxiac-sandbox";
 export type { DataSandboxiacSandboxConfig } from "../gen/cdktn/data-sandboxiac-sandbox";
 export { DataSandboxiacSandboxMetricsA } from "../gen/cdktn/data-sandboxiac-sandbox-metrics";
@@ -36,18 +43,8 @@ export type { DataSandboxiacTemplateConfig } from "../gen/cdktn/data-sandboxiac-
 export { DataSandboxiacSnapshots } from "../gen/cdktn/data-sandboxiac-snapshots";
 export type { DataSandboxiacSnapshotsConfig } from "../gen/cdktn/data-sandboxiac-snapshots";
 export type { SandboxiacProviderConfig } from "../gen/cdktn/provider";
-export type {
-  TemplateBuild,
-  TemplateBuildSteps,
-  TemplateBuildStepsCopy,
-  TemplateConfig,
-} from "../gen/cdktn/template";
-export type {
-  ProvisionerCommands,
-  ProvisionerConfig,
-  ProvisionerFiles,
-  ProvisionerSnapshot,
-} from "../gen/cdktn/provisioner";
+export type { TemplateBuildStepsCopy } from "../gen/cdktn/template";
+export type { ProvisionerFiles, ProvisionerSnapshot } from "../gen/cdktn/provisioner";
 export type { SnapshotConfig } from "../gen/cdktn/snapshot";
 export type { SandboxReaderConfig } from "../gen/cdktn/sandbox-reader";
 export type { SecretConfig } from "../gen/cdktn/secret";

@@ -21,21 +21,15 @@ import { providerService } from "./provider/service";
 import { ProviderRuntime } from "./provider/runtime";
 
 /**
- * One progress line (a build log line, a setup command's output, a duration)
- * as an hclog JSON line on stderr, the format terraform-plugin-log writes:
- * go-plugin logs it at its level, so Terraform shows it with
- * `TF_LOG_PROVIDER=INFO` (or `TF_LOG=INFO`); a plain line would only show at
- * DEBUG (docs/terraform-provider.md#provider-logs).
+ * One progress line (a build log line, a setup command's output) on stderr,
+ * prefixed `[INFO] `: go-plugin logs such a line at INFO as it is, so Terraform
+ * shows it with `TF_LOG_PROVIDER=INFO` (or `TF_LOG=INFO`) under its own
+ * timestamp, the only one on the line. (An hclog JSON line would add
+ * go-plugin's `timestamp=` and `@module=` pairs; docs/terraform-provider.md#provider-logs.)
+ * A multi-line message becomes one prefixed line per line.
  */
 function log(line: string): void {
-  const entry = {
-    "@level": "info",
-    "@message": redact(line),
-    "@module": "sandboxiac",
-    // go-plugin parses exactly six fractional digits, else it treats the line as plain text.
-    "@timestamp": new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z"),
-  };
-  process.stderr.write(`${JSON.stringify(entry)}\n`);
+  for (const part of redact(line).split("\n")) process.stderr.write(`[INFO] ${part}\n`);
 }
 
 /**

@@ -48,6 +48,12 @@ export interface RunOptions {
    * @default never
    */
   interrupt?: AbortSignal;
+  /**
+   * Receives the runner's output (the plugin's progress lines: build logs,
+   * setup commands' output, durations) as it is written, as `pulumi up` shows
+   * it live. @default kept for the result's `log` only
+   */
+  onOutput?: (text: string) => void;
 }
 
 /** How long the engine lets a plugin it closes (SIGINT) shut down before SIGKILL. */
@@ -151,8 +157,12 @@ function spawnRunner(dir: string, opts: RunOptions): Promise<{ code: number | nu
     },
   );
   let log = "";
-  child.stdout.on("data", (d: Buffer) => (log += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+  const take = (d: Buffer): void => {
+    log += d.toString();
+    opts.onOutput?.(d.toString());
+  };
+  child.stdout.on("data", take);
+  child.stderr.on("data", take);
   const timer = setTimeout(() => {
     log += `\n[harness] killed after ${opts.timeoutMs ?? 120_000} ms\n`;
     const pidFile = path.join(dir, PLUGIN_PID_FILE);

@@ -29,6 +29,11 @@ describe("check through Pulumi", () => {
       expect(text).toContain(property);
     }
     expect(text).toContain('unknown key "comands" (got an array): did you mean "commands"?');
+    // Both forms of run pass; a number is refused with its path and what run allows.
+    expect(text).toMatch(
+      /commands\[2\]\.run: must be a shell line \("apt-get update"\) or a non-empty list of shell lines .*, got 42/,
+    );
+    expect(text).not.toMatch(/commands\[[01]\]\.run/);
     expect(text).toContain(
       'unknown key "timeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
     );

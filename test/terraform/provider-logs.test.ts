@@ -1,8 +1,9 @@
 /**
- * What a Terraform user sees of the provider's progress: its lines are hclog
- * JSON on stderr, so `TF_LOG_PROVIDER=INFO` shows the template's build log and
- * the setup commands' output among terraform's own "Creation complete after"
- * lines (docs/terraform-provider.md#provider-logs). Skipped (and said so)
+ * What a Terraform user sees of the provider's progress: its lines are
+ * `[INFO] `-prefixed on stderr, so `TF_LOG_PROVIDER=INFO` shows the template's
+ * build log and the setup commands' output among terraform's own "Creation
+ * complete after" lines, each under terraform's one timestamp and naming its
+ * resource (docs/terraform-provider.md#provider-logs). Skipped (and said so)
  * where terraform is not on PATH.
  */
 import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
@@ -44,29 +45,50 @@ describeWithTerraform(`terraform provider logs (${version ?? "no terraform"})`, 
     },
   });
 
-  it("shows the build log and the setup commands' output at TF_LOG_PROVIDER=INFO, hashes included, never the API key or a secret input", async () => {
+  it("shows the build log and the setup commands' output at TF_LOG_PROVIDER=INFO, one timestamp and the resource on each line, hashes included, never the API key or a secret input", async () => {
     ws = tf.workspace(HCL, { TF_LOG_PROVIDER: "INFO" });
     expect((await ws.init()).code).toBe(0);
     const apply = await ws.tf("apply", "-auto-approve", "-input=false");
     expect(apply.code).toBe(0);
-    const line = (text: string): RegExp =>
+    const templateID = String(ws.resource("sandboxiac_template.t")?.template_id);
+    const template = "sandboxiac_template tf-logs";
+    // Terraform never tells a provider the resource's address: a Provisioner
+    // being created is named by its template.
+    const provisioner = `sandboxiac_provisioner from template ${templateID}`;
+    const line = (resource: string, text: string): RegExp =>
       new RegExp(
-        `\\[INFO\\] +provider\\.terraform-provider-sandboxiac[^:]*: ${text}: @module=sandboxiac`,
+        `^\\S+ \\[INFO\\] +provider\\.terraform-provider-sandboxiac[^:]*: \\[INFO\\] ${resource}: ${text}$`,
+        "m",
       );
-    expect(apply.output).toMatch(line("building template tf-logs \\(\\w+, build [\\w-]+\\)"));
     expect(apply.output).toMatch(
-      line("\\S+ info \\[1\\] Step 1/1: RUN echo built-by-step > /tmp/built.txt"),
+      line(template, "building template tf-logs \\(\\w+, build [\\w-]+\\)"),
     );
-    expect(apply.output).toMatch(line("\\[1/2\\] \\$ echo hello-from-setup; cat /tmp/built.txt"));
-    expect(apply.output).toMatch(line(" {2}\\| hello-from-setup"));
-    expect(apply.output).toMatch(line(" {2}\\| built-by-step"));
+    expect(apply.output).toMatch(
+      line(template, "info \\[1\\] Step 1/1: RUN echo built-by-step > /tmp/built.txt"),
+    );
+    expect(apply.output).toMatch(
+      line(provisioner, "\\[1/2\\] \\$ echo hello-from-setup; cat /tmp/built.txt"),
+    );
+    expect(apply.output).toMatch(line(provisioner, " {2}\\| hello-from-setup"));
+    expect(apply.output).toMatch(line(provisioner, " {2}\\| built-by-step"));
+    // One timestamp per provider line (terraform's), and every one names its resource.
+    const providerLines = apply.output
+      .split("\n")
+      .filter((l) => l.includes("provider.terraform-provider-sandboxiac") && l.includes("[INFO] "));
+    const ours = providerLines.filter((l) => /: \[INFO\] /.test(l));
+    expect(ours.length).toBeGreaterThan(5);
+    for (const l of ours) {
+      expect(l.match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/g)).toHaveLength(1);
+      expect(l).toMatch(/: \[INFO\] sandboxiac_(template|provisioner) /);
+      expect(l).not.toMatch(/timestamp=|@module=/);
+    }
     // Terraform's own durations, per resource.
     expect(apply.output).toMatch(/sandboxiac_template\.t: Creation complete after \d+s \[id=\w+\]/);
     expect(apply.output).toMatch(/sandboxiac_provisioner\.p: Creation complete after \d+s/);
     expect(apply.output).not.toContain(tf.svc.apiKey);
     // Redaction by value: a hash a command prints shows, a secret input it echoes does not.
-    expect(apply.output).toMatch(line(` {2}\\| ${ABC_SHA256} {2}-`));
-    expect(apply.output).toMatch(line(" {2}\\| token=\\[redacted\\]"));
+    expect(apply.output).toMatch(line(provisioner, ` {2}\\| ${ABC_SHA256} {2}-`));
+    expect(apply.output).toMatch(line(provisioner, " {2}\\| token=\\[redacted\\]"));
     expect(apply.output).not.toContain(SECRET_TOKEN);
   });
 });

@@ -9,6 +9,13 @@ export {
   Template,
   Volume,
 } from "./constructs";
+export type {
+  ProvisionerCommands,
+  ProvisionerConfig,
+  TemplateBuild,
+  TemplateBuildSteps,
+  TemplateConfig,
+} from "./constructs";
 export { DataSandboxiacSandbox } from "../cdktf/data-sandboxiac-sandbox";
 export type { DataSandboxiacSandboxConfig } from "../cdktf/data-sandboxiac-sandbox";
 export { DataSandboxiacSandboxMetricsA } from "../cdktf/data-sandboxiac-sandbox-metrics";
@@ -20,18 +27,8 @@ export type { DataSandboxiacTemplateConfig } from "../cdktf/data-sandboxiac-temp
 export { DataSandboxiacSnapshots } from "../cdktf/data-sandboxiac-snapshots";
 export type { DataSandboxiacSnapshotsConfig } from "../cdktf/data-sandboxiac-snapshots";
 export type { SandboxiacProviderConfig } from "../cdktf/provider";
-export type {
-  TemplateBuild,
-  TemplateBuildSteps,
-  TemplateBuildStepsCopy,
-  TemplateConfig,
-} from "../cdktf/template";
-export type {
-  ProvisionerCommands,
-  ProvisionerConfig,
-  ProvisionerFiles,
-  ProvisionerSnapshot,
-} from "../cdktf/provisioner";
+export type { TemplateBuildStepsCopy } from "../cdktf/template";
+export type { ProvisionerFiles, ProvisionerSnapshot } from "../cdktf/provisioner";
 export type { SnapshotConfig } from "../cdktf/snapshot";
 export type { SandboxReaderConfig } from "../cdktf/sandbox-reader";
 export type { SecretConfig } from "../cdktf/secret";

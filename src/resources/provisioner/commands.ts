@@ -8,6 +8,7 @@
 import type { SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
+import { joinRunLines } from "../core/run-lines";
 import type { CommandSpec } from "./provisioner.args";
 import { stopOnService } from "../core/stop";
 
@@ -21,7 +22,9 @@ export interface CommandOutcome {
 
 /** A printable form of a command, for logs and errors. */
 function describeCommand(spec: CommandSpec): string {
-  return spec.run ?? [spec.cmd, ...(spec.args ?? [])].join(" ");
+  return spec.run !== undefined
+    ? joinRunLines(spec.run)
+    : [spec.cmd, ...(spec.args ?? [])].join(" ");
 }
 
 function splitLines(
@@ -72,7 +75,7 @@ export async function runCommands(
     const shown = describeCommand(spec);
     const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
-    const handle = await sandbox.start(spec.run !== undefined ? spec.run : spec.cmd, {
+    const handle = await sandbox.start(spec.run !== undefined ? joinRunLines(spec.run) : spec.cmd, {
       ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
       cwd: spec.cwd,
       envs: spec.envs,

@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { OutputRule } from "../core/descriptor";
 import { sandboxIDSchema, templateNameSchema } from "../core/fields";
 import type { ChangeRule } from "../core/lifecycle";
+import { runLinesSchema } from "../core/run-lines";
 
 const sandboxPath = z
   .string()
@@ -35,7 +36,7 @@ const fileSpecSchema = z.strictObject({
 
 /** A command given as a shell line. */
 interface RunCommand {
-  run: string;
+  run: string | string[];
   cmd?: undefined;
   args?: undefined;
 }
@@ -62,11 +63,10 @@ interface InSandbox {
  */
 const commandSpecSchema = z
   .strictObject({
-    run: z
-      .string()
-      .min(1, "must be a non-empty shell line")
-      .optional()
-      .meta({ description: "A shell line, run with /bin/bash -l -c. Exactly one of run, cmd." }),
+    run: runLinesSchema().optional().meta({
+      description:
+        'A shell line, or a list of lines run as one line joined with " && " (as the SDK\'s runCmd); run with /bin/bash -l -c. Exactly one of run, cmd.',
+    }),
     cmd: z.string().min(1, "must be a non-empty executable path").optional().meta({
       description: "An executable, run directly with args (no shell). Exactly one of run, cmd.",
     }),

@@ -20,6 +20,7 @@ import { checkWithSchema } from "../core/check";
 import { refTarget, versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
 import { throwIfStopped } from "../core/stop";
+import { normaliseRunLines } from "../core/run-lines";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import { runCommands } from "./commands";
 import { HashCache } from "./hash-cache";
@@ -199,6 +200,15 @@ function newId(): string {
   return `prov-${randomBytes(8).toString("hex")}`;
 }
 
+/** `inputs` with each command's `run` as the one line it means (for comparing only). */
+function withJoinedRuns<T extends { commands?: unknown }>(inputs: T): T {
+  if (!Array.isArray(inputs.commands)) return inputs;
+  const commands: unknown[] = inputs.commands.map((c: unknown) =>
+    c !== null && typeof c === "object" && "run" in c ? { ...c, run: normaliseRunLines(c.run) } : c,
+  );
+  return { ...inputs, commands };
+}
+
 /** The Provisioner resource. */
 export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, ProvisionerOutputs> = {
   typeName: "Provisioner",
@@ -215,10 +225,13 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       news.snapshot !== undefined &&
       (options.isUnknown?.(news.snapshot.name) === true ||
         olds.snapshot?.name === news.snapshot.name);
-    const result = diffByRules<ProvisionerInputRecord>(olds, news, provisionerChangeRules, {
-      ...options,
-      deleteBeforeReplace: sameSnapshot,
-    });
+    // A command's `run` compares by the line it means: "a" and ["a"] run the same.
+    const result = diffByRules<ProvisionerInputRecord>(
+      withJoinedRuns(olds),
+      withJoinedRuns(news),
+      provisionerChangeRules,
+      { ...options, deleteBeforeReplace: sameSnapshot },
+    );
     // A kept sandbox killed out of band (read dropped its id) is provisioned again.
     if (
       news.keepSandbox === true &&

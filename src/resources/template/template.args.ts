@@ -10,6 +10,7 @@ import type { OutputRule } from "../core/descriptor";
 import type { ChangeRule } from "../core/lifecycle";
 import { normaliseTemplateName } from "../../wire/template-names";
 import { tagSchema, templateNameSchema } from "../core/fields";
+import { normaliseRunLines, runLinesSchema } from "../core/run-lines";
 
 const nonEmpty = (what: string) => z.string().min(1, { error: `must be a non-empty ${what}` });
 
@@ -43,13 +44,13 @@ const STEP_KINDS = ["run", "copy", "env", "workdir"] as const;
  */
 const stepSchema = z
   .strictObject({
-    run: z
-      .union([nonEmpty("command"), z.array(nonEmpty("command")).min(1)])
-      .optional()
-      .meta({
-        description:
-          "RUN: a shell command, or a list of commands joined with `&&`. Terraform exposes the list form.",
-      }),
+    run: runLinesSchema().optional().meta({
+      description:
+        'RUN: a shell line, or a list of lines run as one line joined with " && " (as the SDK\'s runCmd). Changing one form for the other with the same joined line does not rebuild. Terraform (HCL) takes the list form.',
+      // Terraform refuses a dynamic attribute's list form in a list of
+      // objects where other elements lack it (a COPY step beside a RUN).
+      terraformListForm: true,
+    }),
     user: nonEmpty("user name").optional().meta({
       description:
         "With `run`: the user to run that command as. Alone: a USER step changing the current user for the following steps.",
@@ -225,7 +226,8 @@ export const templateOutputRules: Record<keyof z.infer<typeof templateOutputsSch
 
 /**
  * The inputs as the service will use them: name and tags trimmed and
- * lower-cased, no steps when none are given. Used by diff, create and
+ * lower-cased, no steps when none are given, a list `run` joined into the
+ * line it means. Used by diff, create and
  * update, never by check, so plans compare what the user wrote.
  */
 export function normaliseTemplateInputs(inputs: TemplateInputs): TemplateInputs {
@@ -235,6 +237,12 @@ export function normaliseTemplateInputs(inputs: TemplateInputs): TemplateInputs 
   if (Array.isArray(inputs.tags))
     normal.tags = inputs.tags.map((t) => (typeof t === "string" ? normaliseTemplateName(t) : t));
   if (inputs.build !== null && typeof inputs.build === "object")
-    normal.build = { ...inputs.build, steps: inputs.build.steps ?? [] };
+    normal.build = { ...inputs.build, steps: (inputs.build.steps ?? []).map(normaliseStep) };
   return normal;
+}
+
+/** A step with its `run` as the one line it means (a list joined as the SDK does). */
+function normaliseStep(step: TemplateStepInput): TemplateStepInput {
+  if (step === null || typeof step !== "object" || step.run === undefined) return step;
+  return { ...step, run: normaliseRunLines(step.run) as TemplateStepInput["run"] };
 }

@@ -18,10 +18,13 @@ const POLL_INTERVAL_MS = 200;
 /** How many log entries a build failure quotes. */
 const LOG_TAIL = 10;
 
-/** Renders a build log entry as one line. */
+/**
+ * Renders a build log entry as one line, without the service's timestamp:
+ * every adapter's log already stamps the line (terraform prints one per line).
+ */
 function formatLogEntry(entry: BuildLogEntry): string {
   const step = entry.step ? ` [${entry.step}]` : "";
-  return `${entry.timestamp} ${entry.level}${step} ${entry.message}`;
+  return `${entry.level}${step} ${entry.message}`;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import type { TemplateBuildStartV2, TemplateStep } from "../../client/control";
 import type { TemplateCopyInput, TemplateInputs, TemplateStepInput } from "./template.args";
+import { joinRunLines } from "../core/run-lines";
 import { calculateFilesHash, resolveCopySource, type CopySource } from "./template.files";
 
 /** A COPY step resolved against the local disk, ready to hash and upload. */
@@ -47,7 +48,7 @@ export function resolveCopies(inputs: TemplateInputs, baseDir: string): Resolved
 
 function toWireStep(step: TemplateStepInput, copy: ResolvedCopy | undefined): TemplateStep {
   if (step.run !== undefined) {
-    const cmd = Array.isArray(step.run) ? step.run.join(" && ") : step.run;
+    const cmd = joinRunLines(step.run);
     return { type: "RUN", args: step.user ? [cmd, step.user] : [cmd], force: false };
   }
   if (step.copy && copy) {

@@ -14,7 +14,7 @@ import { checkWithSchema } from "../../resources/core/check";
 import type { CatalogDataSource } from "../schema/catalog";
 import { encodeDynamic, isUnknown } from "../values/dynamic-value";
 import { failureDiagnostic } from "./diagnostics";
-import type { ProviderRuntime } from "./runtime";
+import { type ProviderRuntime, resourceLabel } from "./runtime";
 import { coreInputs, decodeObject, inputAttributes, withOutputs } from "./state";
 import { failureDiagnostics } from "./validate";
 
@@ -43,7 +43,7 @@ export async function readDataSource(
   if (checked.failures.length > 0) {
     return { diagnostics: failureDiagnostics(inputAttributes(entry.block), checked.failures) };
   }
-  const ctx = runtime.context(signal);
+  const ctx = runtime.context(signal, resourceLabel(`data.${entry.typeName}`, args));
   try {
     const result = await entry.descriptor.read(args, ctx);
     return {

@@ -19,9 +19,9 @@ import {
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
 import { decodeJson, encodeDynamic } from "../values/dynamic-value";
-import { objectToCore, objectToTerraform } from "../values/convert";
+import { objectToTerraform, storedObject } from "../values/convert";
 import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
-import type { ProviderRuntime } from "./runtime";
+import { type ProviderRuntime, resourceLabel } from "./runtime";
 import {
   type TfObject,
   coreInputs,
@@ -49,7 +49,15 @@ export async function applyResource(
   const config = decodeObject(req.config);
   const { descriptor, block, typeName } = entry;
   const lifecycle = descriptor.lifecycle;
-  const ctx = runtime.context(signal);
+  const described = planned ?? prior;
+  const ctx = runtime.context(
+    signal,
+    resourceLabel(
+      typeName,
+      described ? coreOutputs(block, described) : {},
+      prior ? stateId(prior) : undefined,
+    ),
+  );
   try {
     if (planned === null) {
       if (prior !== null) await lifecycle.delete(stateId(prior), coreOutputs(block, prior), ctx);
@@ -91,7 +99,10 @@ export async function readResource(
   const current = decodeObject(req.currentState);
   if (current === null) return { newState: encodeDynamic(null) };
   const { descriptor, block, typeName } = entry;
-  const ctx = runtime.context(signal);
+  const ctx = runtime.context(
+    signal,
+    resourceLabel(typeName, coreOutputs(block, current), stateId(current)),
+  );
   try {
     const found = await descriptor.lifecycle.read(
       stateId(current),
@@ -121,7 +132,7 @@ export async function importResource(
   signal: AbortSignal,
 ): Promise<Init<typeof ImportResourceState_ResponseSchema>> {
   const { descriptor, block, typeName } = entry;
-  const ctx = runtime.context(signal);
+  const ctx = runtime.context(signal, resourceLabel(typeName, {}, req.id));
   try {
     const found = await descriptor.lifecycle.read(req.id, undefined, ctx);
     if (!found) {
@@ -147,7 +158,8 @@ export async function importResource(
 
 /**
  * UpgradeResourceState: the stored JSON reshaped to the current schema
- * (attributes added since are null, removed ones dropped).
+ * (attributes added since are null, removed ones dropped, dynamic values with
+ * their stored types).
  */
 export function upgradeResource(
   entry: CatalogResource,
@@ -167,9 +179,5 @@ export function upgradeResource(
   }
   const raw = req.rawState?.json ? decodeJson(req.rawState.json) : null;
   if (raw === null) return { upgradedState: encodeDynamic(null) };
-  const reshaped = objectToTerraform(
-    block.attributes,
-    objectToCore(block.attributes, raw as TfObject),
-  );
-  return { upgradedState: encodeDynamic(reshaped) };
+  return { upgradedState: encodeDynamic(storedObject(block.attributes, raw as TfObject)) };
 }

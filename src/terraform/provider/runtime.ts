@@ -46,8 +46,11 @@ export class ProviderRuntime {
     this.stop = new AbortController();
   }
 
-  /** A context for one operation; it ends early when `callSignal` or `StopProvider` aborts. */
-  context(callSignal?: AbortSignal): OperationContext {
+  /**
+   * A context for one operation; it ends early when `callSignal` or
+   * `StopProvider` aborts. Its log lines start with `label` (see {@link resourceLabel}).
+   */
+  context(callSignal?: AbortSignal, label?: string): OperationContext {
     if (!this.config) {
       throw new SandboxIacError(
         "internal",
@@ -65,8 +68,34 @@ export class ProviderRuntime {
       log: (line: string) => {
         logTail.push(line);
         if (logTail.length > LOG_TAIL_LINES) logTail.shift();
-        this.log(line);
+        this.log(label ? `${label}: ${line}` : line);
       },
     };
   }
+}
+
+/**
+ * Who a log line is about: the Terraform type and the resource's `name` (else
+ * its snapshot's name, the sandbox it works in, or its ID; a Provisioner being
+ * created, its template). Terraform never tells a provider the resource's
+ * address (`sandboxiac_provisioner.agent`): tfplugin6 requests carry the type
+ * name only, and resources of one type are applied concurrently.
+ */
+export function resourceLabel(
+  typeName: string,
+  inputs: Record<string, unknown>,
+  id?: string,
+): string {
+  const text = (value: unknown): string | undefined =>
+    typeof value === "string" && value !== "" ? value : undefined;
+  const snapshot = inputs["snapshot"];
+  const which =
+    text(inputs["name"]) ??
+    (typeof snapshot === "object" && snapshot !== null
+      ? text((snapshot as Record<string, unknown>)["name"])
+      : undefined) ??
+    text(inputs["sandboxID"]) ??
+    text(id) ??
+    (text(inputs["template"]) ? `from template ${text(inputs["template"])}` : undefined);
+  return which ? `${typeName} ${which}` : typeName;
 }

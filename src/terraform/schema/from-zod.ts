@@ -25,6 +25,8 @@ interface Unwrapped {
   inner: ZodType;
   optional: boolean;
   description: string;
+  /** The field's metadata asks for the list form of a `string | string[]` union. */
+  listForm: boolean;
 }
 
 /** The zod definition, typed loosely: zod's def types differ per schema kind. */
@@ -44,9 +46,8 @@ function defOf(schema: ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
 
-function descriptionOf(schema: ZodType): string | undefined {
-  const meta = schema.meta() as { description?: unknown } | undefined;
-  return typeof meta?.description === "string" ? meta.description : undefined;
+function metaOf(schema: ZodType): { description?: unknown; terraformListForm?: unknown } {
+  return (schema.meta() as { description?: unknown } | undefined) ?? {};
 }
 
 /** Peels optional/nullable/default/readonly/pipe wrappers, keeping the outermost description. */
@@ -54,8 +55,11 @@ function unwrap(schema: ZodType): Unwrapped {
   let current = schema;
   let optional = false;
   let description: string | undefined;
+  let listForm = false;
   for (;;) {
-    description ??= descriptionOf(current);
+    const meta = metaOf(current);
+    if (typeof meta.description === "string") description ??= meta.description;
+    if (meta.terraformListForm === true) listForm = true;
     const def = defOf(current);
     if (def.type === "optional" || def.type === "default" || def.type === "prefault") {
       optional = true;
@@ -69,7 +73,7 @@ function unwrap(schema: ZodType): Unwrapped {
     } else if (def.type === "pipe") {
       current = def.in!;
     } else {
-      return { inner: current, optional, description: description ?? "" };
+      return { inner: current, optional, description: description ?? "", listForm };
     }
   }
 }
@@ -78,7 +82,7 @@ function unsupported(path: string, what: string): never {
   throw new SandboxIacError(
     "unsupported",
     `field ${path} is ${what}, which Terraform cannot express here; allowed are strings, numbers, ` +
-      "booleans, lists, string-keyed maps, objects and string | string[]: change the descriptor's schema",
+      "booleans, lists, string-keyed maps, objects and string | string[] (dynamic): change the descriptor's schema",
     { operation: "terraform.schema", field: path },
   );
 }
@@ -89,7 +93,7 @@ function typeOf(
   path: string,
   role: AttributeRole["role"],
 ): { type: TfType; stringOrList?: true } {
-  const { inner } = unwrap(schema);
+  const { inner, listForm } = unwrap(schema);
   const def = defOf(inner);
   switch (def.type) {
     case "string":
@@ -127,7 +131,13 @@ function typeOf(
         kinds.some((k) => k.kind === "string") &&
         kinds.some((k) => isStringList(k))
       ) {
-        return { type: { kind: "list", element: { kind: "string" } }, stringOrList: true };
+        // Either form as written (a dynamic attribute, its types checked by the
+        // core's schema), unless the field asks for the list form: in a list of
+        // objects, terraform refuses a dynamic attribute's list next to elements
+        // without it ("element types must all match for conversion to list").
+        return listForm
+          ? { type: { kind: "list", element: { kind: "string" } }, stringOrList: true }
+          : { type: { kind: "dynamic" } };
       }
       return unsupported(path, `a union of ${kinds.map((k) => k.kind).join(" | ")}`);
     }

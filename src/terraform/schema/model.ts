@@ -6,8 +6,13 @@
  * @module
  */
 
-/** A Terraform type. Objects are published as protocol-6 nested attributes. */
+/**
+ * A Terraform type. Objects are published as protocol-6 nested attributes.
+ * `dynamic` (cty's DynamicPseudoType) takes a value of any type, sent with its
+ * own type; the core's schema says which types it allows (`string | string[]`).
+ */
 export type TfType =
+  | { readonly kind: "dynamic" }
   | { readonly kind: "string" }
   | { readonly kind: "number" }
   | { readonly kind: "bool" }
@@ -29,8 +34,9 @@ export interface TfAttribute {
   readonly computed: boolean;
   readonly sensitive: boolean;
   /**
-   * True for a `string | string[]` union: Terraform sees the list form, and a
-   * single string coming back from the core is shown as a one-element list.
+   * True for a `string | string[]` union published in its list form (its
+   * field's metadata says `terraformListForm`): a single string coming back
+   * from the core is shown as a one-element list.
    */
   readonly stringOrList?: boolean;
 }
@@ -47,6 +53,7 @@ export type CtyTypeJson = string | [string, CtyTypeJson] | ["object", Record<str
 /** The cty type of `type` (objects as object types, for places nesting cannot express). */
 export function ctyType(type: TfType): CtyTypeJson {
   switch (type.kind) {
+    case "dynamic":
     case "string":
     case "number":
     case "bool":

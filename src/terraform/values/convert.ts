@@ -14,6 +14,7 @@ import {
 } from "../../gen/terraform/tfplugin6_pb";
 import type { TfAttribute, TfType } from "../schema/model";
 import { type TfValue, UNKNOWN, isUnknown } from "./dynamic-value";
+import { dynamicToPlain, plainToDynamic, storedToDynamic } from "./dynamic-attribute";
 
 /** A core value: plain JS, `undefined` for unset, {@link UNKNOWN} where not known yet. */
 export type CoreValue = unknown;
@@ -23,6 +24,8 @@ function toCore(type: TfType, value: TfValue | undefined): CoreValue {
   if (value === null || value === undefined) return undefined;
   if (isUnknown(value)) return UNKNOWN;
   switch (type.kind) {
+    case "dynamic":
+      return plainToCore(dynamicToPlain(value));
     case "string":
       return value;
     case "number":
@@ -44,6 +47,16 @@ function toCore(type: TfType, value: TfValue | undefined): CoreValue {
   }
 }
 
+/** A value of no declared type (inside a dynamic attribute) as a core value; the core's schema checks its type. */
+function plainToCore(value: TfValue): CoreValue {
+  if (value === null) return undefined;
+  if (isUnknown(value)) return UNKNOWN;
+  if (Array.isArray(value)) return value.map(plainToCore);
+  if (typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainToCore(v)]));
+  return value;
+}
+
 /** The attributes of a Terraform object as a core object (unset attributes left out). */
 export function objectToCore(
   attributes: readonly TfAttribute[],
@@ -63,6 +76,8 @@ export function toTerraform(type: TfType, value: CoreValue, stringOrList = false
   if (value === null || value === undefined) return null;
   if (isUnknown(value)) return UNKNOWN;
   switch (type.kind) {
+    case "dynamic":
+      return plainToDynamic(value as TfValue);
     case "string":
       return typeof value === "string" ? value : JSON.stringify(value);
     case "number":
@@ -93,6 +108,44 @@ export function objectToTerraform(
   return Object.fromEntries(
     attributes.map((a) => [a.name, toTerraform(a.type, value[a.coreName], a.stringOrList)]),
   );
+}
+
+/** A value of a stored JSON state as a Terraform value of type `type` (see {@link storedObject}). */
+function storedValue(type: TfType, value: TfValue | undefined): TfValue {
+  if (value === null || value === undefined) return null;
+  switch (type.kind) {
+    case "dynamic":
+      return storedToDynamic(value);
+    case "number":
+      return typeof value === "string" ? Number(value) : value;
+    case "string":
+    case "bool":
+      return value;
+    case "list":
+      return (value as TfValue[]).map((v) => storedValue(type.element, v));
+    case "map":
+      return Object.fromEntries(
+        Object.entries(value as Record<string, TfValue>).map(([k, v]) => [
+          k,
+          storedValue(type.element, v),
+        ]),
+      );
+    case "object":
+      return storedObject(type.attributes, value as Record<string, TfValue>);
+  }
+}
+
+/**
+ * A stored JSON state reshaped to the current schema: attributes added since
+ * are null, removed ones dropped, and a dynamic value keeps the type it was
+ * stored with (a round trip through core values would lose it, and Terraform
+ * would then plan an update of every resource at every plan).
+ */
+export function storedObject(
+  attributes: readonly TfAttribute[],
+  value: Record<string, TfValue>,
+): Record<string, TfValue> {
+  return Object.fromEntries(attributes.map((a) => [a.name, storedValue(a.type, value[a.name])]));
 }
 
 /** True when `value` is or holds an unknown value. */

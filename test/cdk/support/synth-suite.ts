@@ -241,6 +241,52 @@ export function describeSynth(flavour: CdkFlavour): void {
       expect(fs.readdirSync(path.join(stackDir, src)).sort()).toEqual(["README.txt", "hello.sh"]);
     });
 
+    it("takes run as a line or a list in a template step and a command, handing the binding the form with the same meaning", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Template(stack, "t", {
+        name: "run-forms",
+        buildAttribute: {
+          fromTemplate: "base",
+          steps: [
+            { run: "echo one" },
+            { run: ["echo two", "echo three"], user: "root" },
+            { workdir: "/tmp" },
+          ],
+        },
+      });
+      new bindings.Provisioner(stack, "p", {
+        template: "base",
+        commands: [
+          { run: "echo a" },
+          { run: ["echo b", "echo c"] },
+          { cmd: "/bin/echo", args: ["d"] },
+        ],
+      });
+      const json = synthJson(flavour, stack);
+      // A step's line is a one-element list; a command's list its joined line: terraform
+      // takes a list of steps, and one type per commands list.
+      expect(
+        json.resource.sandboxiac_template.t.build.steps.map((s: { run?: unknown }) => s.run),
+      ).toEqual([["echo one"], ["echo two", "echo three"], undefined]);
+      expect(
+        json.resource.sandboxiac_provisioner.p.commands.map((c: { run?: unknown }) => c.run),
+      ).toEqual(["echo a", "echo b && echo c", undefined]);
+    });
+
+    it("fails synth validation on a run that is neither a line nor a list, with its path", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Provisioner(stack, "p", {
+        template: "base",
+        commands: [{ run: 42 as unknown as string }, { run: [] }],
+      });
+      const message = validationError(flavour, stack);
+      expect(message).toContain(
+        'sandboxiac_provisioner.p: commands[0].run must be a shell line ("apt-get update") or a non-empty list of shell lines',
+      );
+      // (The binding maps a value that is neither into an object before the check sees it.)
+      expect(message).toMatch(/commands\[1\]\.run must be a shell line .*, got ""/);
+    });
+
     it("packages a volume's seed files as assets relative to the stack directory", () => {
       const stack = stackWithProvider(flavour);
       new bindings.Volume(stack, "workspace", {

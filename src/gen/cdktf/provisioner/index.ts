@@ -113,11 +113,11 @@ export interface ProvisionerCommands {
   */
   readonly envs?: { [key: string]: string };
   /**
-  * A shell line, run with /bin/bash -l -c. Exactly one of run, cmd.
+  * A shell line, or a list of lines run as one line joined with " && " (as the SDK's runCmd); run with /bin/bash -l -c. Exactly one of run, cmd.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#run Provisioner#run}
   */
-  readonly run?: string;
+  readonly run?: { [key: string]: any };
   /**
   * Seconds before the command is killed and the run fails. Default: 600.
   *
@@ -142,7 +142,7 @@ export function provisionerCommandsToTerraform(struct?: ProvisionerCommands | cd
     cmd: cdktf.stringToTerraform(struct!.cmd),
     cwd: cdktf.stringToTerraform(struct!.cwd),
     envs: cdktf.hashMapper(cdktf.stringToTerraform)(struct!.envs),
-    run: cdktf.stringToTerraform(struct!.run),
+    run: cdktf.hashMapper(cdktf.anyToTerraform)(struct!.run),
     timeout_seconds: cdktf.numberToTerraform(struct!.timeoutSeconds),
     user: cdktf.stringToTerraform(struct!.user),
   }
@@ -180,10 +180,10 @@ export function provisionerCommandsToHclTerraform(struct?: ProvisionerCommands |
       storageClassType: "stringMap",
     },
     run: {
-      value: cdktf.stringToHclTerraform(struct!.run),
+      value: cdktf.hashMapperHcl(cdktf.anyToHclTerraform)(struct!.run),
       isBlock: false,
-      type: "simple",
-      storageClassType: "string",
+      type: "map",
+      storageClassType: "anyMap",
     },
     timeout_seconds: {
       value: cdktf.numberToHclTerraform(struct!.timeoutSeconds),
@@ -348,11 +348,11 @@ export class ProvisionerCommandsOutputReference extends cdktf.ComplexObject {
   }
 
   // run - computed: false, optional: true, required: false
-  private _run?: string; 
+  private _run?: { [key: string]: any }; 
   public get run() {
-    return this.getStringAttribute('run');
+    return this.getAnyMapAttribute('run');
   }
-  public set run(value: string) {
+  public set run(value: { [key: string]: any }) {
     this._run = value;
   }
   public resetRun() {

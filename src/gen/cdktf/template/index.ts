@@ -248,7 +248,7 @@ export interface TemplateBuildSteps {
   */
   readonly env?: { [key: string]: string };
   /**
-  * RUN: a shell command, or a list of commands joined with `&&`. Terraform exposes the list form.
+  * RUN: a shell line, or a list of lines run as one line joined with " && " (as the SDK's runCmd). Changing one form for the other with the same joined line does not rebuild. Terraform (HCL) takes the list form.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#run Template#run}
   */

@@ -113,11 +113,11 @@ export interface ProvisionerCommands {
   */
   readonly envs?: { [key: string]: string };
   /**
-  * A shell line, run with /bin/bash -l -c. Exactly one of run, cmd.
+  * A shell line, or a list of lines run as one line joined with " && " (as the SDK's runCmd); run with /bin/bash -l -c. Exactly one of run, cmd.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#run Provisioner#run}
   */
-  readonly run?: string;
+  readonly run?: { [key: string]: any };
   /**
   * Seconds before the command is killed and the run fails. Default: 600.
   *
@@ -142,7 +142,7 @@ export function provisionerCommandsToTerraform(struct?: ProvisionerCommands | cd
     cmd: cdktn.stringToTerraform(struct!.cmd),
     cwd: cdktn.stringToTerraform(struct!.cwd),
     envs: cdktn.hashMapper(cdktn.stringToTerraform)(struct!.envs),
-    run: cdktn.stringToTerraform(struct!.run),
+    run: cdktn.hashMapper(cdktn.anyToTerraform)(struct!.run),
     timeout_seconds: cdktn.numberToTerraform(struct!.timeoutSeconds),
     user: cdktn.stringToTerraform(struct!.user),
   }
@@ -180,10 +180,10 @@ export function provisionerCommandsToHclTerraform(struct?: ProvisionerCommands |
       storageClassType: "stringMap",
     },
     run: {
-      value: cdktn.stringToHclTerraform(struct!.run),
+      value: cdktn.hashMapperHcl(cdktn.anyToHclTerraform)(struct!.run),
       isBlock: false,
-      type: "simple",
-      storageClassType: "string",
+      type: "map",
+      storageClassType: "anyMap",
     },
     timeout_seconds: {
       value: cdktn.numberToHclTerraform(struct!.timeoutSeconds),
@@ -348,11 +348,11 @@ export class ProvisionerCommandsOutputReference extends cdktn.ComplexObject {
   }
 
   // run - computed: false, optional: true, required: false
-  private _run?: string; 
+  private _run?: { [key: string]: any }; 
   public get run() {
-    return this.getStringAttribute('run');
+    return this.getAnyMapAttribute('run');
   }
-  public set run(value: string) {
+  public set run(value: { [key: string]: any }) {
     this._run = value;
   }
   public resetRun() {

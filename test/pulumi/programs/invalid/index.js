@@ -17,3 +17,8 @@ new Provisioner("bad-nested-keys", {
   commands: [{ run: "echo hi", timeoutSecs: 30 }],
 });
 new Template("bad-build-key", { name: "bad-build-key", build: { formTemplate: "base" } });
+// run: a line or a list of lines; anything else is refused with its path.
+new Provisioner("bad-run", {
+  template: "base",
+  commands: [{ run: ["echo a", "echo b"] }, { run: "echo c" }, { run: 42 }],
+});
