@@ -9,7 +9,6 @@
  */
 import { closeSync } from "node:fs";
 import { redact } from "../errors";
-import { defaultCatalog } from "./catalog";
 import {
   CLIENT_CERT_ENV,
   NOT_BY_HAND,
@@ -17,8 +16,9 @@ import {
   startedByTerraform,
 } from "./plugin/handshake";
 import { servePlugin } from "./plugin/server";
-import { providerService } from "./provider/service";
+import { lazyProviderService } from "./provider/lazy-service";
 import { ProviderRuntime } from "./provider/runtime";
+import { readServedSchema, servedSchema } from "./provider/served-schema";
 
 /**
  * One progress line (a build log line, a setup command's output, a duration)
@@ -67,8 +67,12 @@ async function main(): Promise<void> {
   // Terraform handles Ctrl-C and tells the provider through StopProvider.
   process.on("SIGINT", () => undefined);
   const runtime = new ProviderRuntime(process.cwd(), log);
+  // The schema the build wrote beside this script; without it (the compiled
+  // sources run before the build's last step), the same schema from the descriptors.
+  const schema =
+    readServedSchema(__dirname) ?? servedSchema((await import("./catalog")).defaultCatalog());
   const server = await servePlugin({
-    provider: providerService(defaultCatalog(), runtime, log),
+    provider: lazyProviderService(schema, runtime, log),
     clientCertPem,
     socketDir: process.env[SOCKET_DIR_ENV] || undefined,
   });
