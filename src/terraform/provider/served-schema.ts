@@ -18,7 +18,7 @@ import { protoSchema } from "../schema/proto-schema";
 import type { ProviderRuntime } from "./runtime";
 
 /** The file the build writes next to the provider's entry script. */
-export const SERVED_SCHEMA_FILE = "served-schema.json";
+const SERVED_SCHEMA_FILE = "served-schema.json";
 
 /** The schema side of a catalog, as plain data (JSON round-trips it). */
 export interface ServedSchema {
@@ -41,6 +41,14 @@ export function servedSchema(catalog: Catalog): ServedSchema {
       block: d.block,
     })),
   };
+}
+
+/**
+ * Writes the served schema of `catalog` into `dir`.
+ * @public scripts/bundle-provider.js calls it from the build.
+ */
+export function writeServedSchema(dir: string, catalog: Catalog): void {
+  fs.writeFileSync(path.join(dir, SERVED_SCHEMA_FILE), JSON.stringify(servedSchema(catalog)));
 }
 
 /**
