@@ -1,78 +1,77 @@
 #!/usr/bin/env node
 /**
  * The provider process Terraform starts (through the launcher that
- * `sandbox-iac terraform install` writes): checks the magic cookie, serves
- * tfplugin6 with AutoMTLS on a unix socket, prints the handshake line, and
- * exits after `GRPCController.Shutdown`.
+ * `sandbox-iac terraform install` writes). It runs program.ts from its
+ * bundle (scripts/bundle-provider.js) with V8's code cache: compiling the
+ * bundle was the largest part of the provider's start left once everything
+ * else was loaded lazily, and Terraform starts the provider 3 to 4 times per
+ * plan or apply (issue 19).
+ *
+ * The cache lies beside the bundle, so only who can change the bundle can
+ * change it. V8 refuses a cache made from other source or by another V8
+ * version or flags; the provider then compiles as usual and, once its
+ * handshake is out, writes a new cache if the folder is writable.
  *
  * @module
  */
-import { closeSync } from "node:fs";
-import { redact } from "../errors";
-import { defaultCatalog } from "./catalog";
-import {
-  CLIENT_CERT_ENV,
-  NOT_BY_HAND,
-  SOCKET_DIR_ENV,
-  startedByTerraform,
-} from "./plugin/handshake";
-import { servePlugin } from "./plugin/server";
-import { providerService } from "./provider/service";
-import { ProviderRuntime } from "./provider/runtime";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import * as vm from "node:vm";
 
-/**
- * One progress line (a build log line, a setup command's output) on stderr,
- * prefixed `[INFO] `: go-plugin logs such a line at INFO as it is, so Terraform
- * shows it with `TF_LOG_PROVIDER=INFO` (or `TF_LOG=INFO`) under its own
- * timestamp, the only one on the line. (An hclog JSON line would add
- * go-plugin's `timestamp=` and `@module=` pairs; docs/terraform-provider.md#provider-logs.)
- * A multi-line message becomes one prefixed line per line.
- */
-function log(line: string): void {
-  for (const part of redact(line).split("\n")) process.stderr.write(`[INFO] ${part}\n`);
+/** The bundle of program.ts. */
+const BUNDLE = path.join(__dirname, "provider.js");
+/** Its V8 code cache. */
+const CODE_CACHE = `${BUNDLE}.cache`;
+
+type Program = typeof import("./program");
+
+function readIfPresent(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
-/**
- * Closes stdout once the handshake line is out. go-plugin keeps reading the
- * provider's stdout, and when the provider exits first its reader fails with
- * "[ERROR] provider: error encountered while scanning stdout: read |0: file
- * already closed" on a clean exit (a race in go-plugin). With stdout closed
- * here, its reader meets end-of-file long before the exit. Anything written
- * to stdout afterwards goes to stderr, where go-plugin logs it.
- */
-function releaseStdout(): void {
-  const toStderr: typeof process.stdout.write = process.stderr.write.bind(process.stderr);
-  process.stdout.write = toStderr;
-  closeSync(1);
+/** Writes the script's code cache, leaving the old one when the folder is read-only. */
+function writeCodeCache(script: vm.Script): void {
+  const tmp = `${CODE_CACHE}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, script.createCachedData());
+    fs.renameSync(tmp, CODE_CACHE);
+  } catch {
+    fs.rmSync(tmp, { force: true });
+  }
 }
 
-async function main(): Promise<void> {
-  if (!startedByTerraform(process.env)) {
-    process.stderr.write(NOT_BY_HAND);
-    process.exit(1);
+function start(): void {
+  const source = readIfPresent(BUNDLE);
+  if (!source) {
+    // The compiled sources without the build's bundling step.
+    void import("./program").then((program) => program.runProvider());
+    return;
   }
-  const clientCertPem = process.env[CLIENT_CERT_ENV];
-  if (!clientCertPem) {
-    process.stderr.write(
-      `sandboxiac provider: ${CLIENT_CERT_ENV} is not set; Terraform sets it (AutoMTLS) for every provider it starts: use Terraform >= 0.13\n`,
-    );
-    process.exit(1);
-  }
-  // Terraform handles Ctrl-C and tells the provider through StopProvider.
-  process.on("SIGINT", () => undefined);
-  const runtime = new ProviderRuntime(process.cwd(), log);
-  const server = await servePlugin({
-    provider: providerService(defaultCatalog(), runtime, log),
-    clientCertPem,
-    socketDir: process.env[SOCKET_DIR_ENV] || undefined,
+  const cachedData = readIfPresent(CODE_CACHE);
+  // The CommonJS wrapper node itself puts around a module.
+  const script = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname) {${source.toString("utf8")}\n})`,
+    { filename: BUNDLE, ...(cachedData ? { cachedData } : {}) },
+  );
+  const wrapper = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: { exports: object },
+    filename: string,
+    dirname: string,
+  ) => void;
+  const bundle = { exports: {} };
+  wrapper(bundle.exports, createRequire(BUNDLE), bundle, BUNDLE, __dirname);
+  const fresh = !cachedData || script.cachedDataRejected === true;
+  (bundle.exports as Program).runProvider(() => {
+    // After the handshake, so the cache holds what the start compiled.
+    if (fresh) setImmediate(() => writeCodeCache(script));
   });
-  process.stdout.write(`${server.handshake}\n`);
-  releaseStdout();
-  await server.closed;
-  process.exit(0);
 }
 
-main().catch((err: unknown) => {
-  log(`sandboxiac provider: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+start();

@@ -6,59 +6,11 @@
  * @module
  */
 import type { ServiceImpl } from "@connectrpc/connect";
-import { Provider, type Diagnostic } from "../../gen/terraform/tfplugin6_pb";
-import type { Catalog, CatalogDataSource, CatalogResource } from "../schema/catalog";
-import { protoSchema } from "../schema/proto-schema";
-import { decodeDynamic } from "../values/dynamic-value";
-import { objectToCore } from "../values/convert";
-import type { ProviderConfigInput } from "../schema/provider-config";
-import type { TfValue } from "../values/dynamic-value";
-import { readDataSource, validateDataSource } from "./data-sources";
-import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
-import { resolve, validateProviderConfig } from "./provider-config";
-import { planResource, validateResource } from "./plan";
-import { applyResource, importResource, readResource, upgradeResource } from "./resources";
+import type { Provider } from "../../gen/terraform/tfplugin6_pb";
+import type { Catalog } from "../schema/catalog";
 import type { ProviderRuntime } from "./runtime";
-import { sourceKeyDiagnostics } from "./source-keys";
-import { decodeObject } from "./state";
-
-function unknownType(kind: string, typeName: string, known: Iterable<string>): Diagnostic {
-  return errorDiagnostic(
-    `Unknown ${kind} type`,
-    `${typeName} is not a ${kind} of this provider; it has: ${[...known].join(", ")}`,
-  );
-}
-
-/** Runs `fn` for a known resource type, else answers with a diagnostic. */
-async function withResource<T extends object>(
-  catalog: Catalog,
-  typeName: string,
-  fn: (entry: CatalogResource) => T | Promise<T>,
-): Promise<T | { diagnostics: Diagnostic[] }> {
-  const entry = catalog.resources.get(typeName);
-  if (!entry) return { diagnostics: [unknownType("resource", typeName, catalog.resources.keys())] };
-  try {
-    return await fn(entry);
-  } catch (err) {
-    return { diagnostics: [failureDiagnostic(typeName, err, [])] };
-  }
-}
-
-async function withDataSource<T extends object>(
-  catalog: Catalog,
-  typeName: string,
-  fn: (entry: CatalogDataSource) => T | Promise<T>,
-): Promise<T | { diagnostics: Diagnostic[] }> {
-  const entry = catalog.dataSources.get(typeName);
-  if (!entry) {
-    return { diagnostics: [unknownType("data source", typeName, catalog.dataSources.keys())] };
-  }
-  try {
-    return await fn(entry);
-  } catch (err) {
-    return { diagnostics: [failureDiagnostic(typeName, err, [])] };
-  }
-}
+import { schemaHandlers, servedSchema } from "./served-schema";
+import { workHandlers } from "./work";
 
 /** The Provider service implementation. */
 export function providerService(
@@ -66,90 +18,8 @@ export function providerService(
   runtime: ProviderRuntime,
   log: (line: string) => void,
 ): Partial<ServiceImpl<typeof Provider>> {
-  const serverCapabilities = { planDestroy: false, getProviderSchemaOptional: false };
   return {
-    getMetadata() {
-      return {
-        serverCapabilities,
-        resources: [...catalog.resources.keys()].map((typeName) => ({ typeName })),
-        dataSources: [...catalog.dataSources.keys()].map((typeName) => ({ typeName })),
-      };
-    },
-    getProviderSchema() {
-      return {
-        provider: protoSchema(catalog.provider),
-        resourceSchemas: Object.fromEntries(
-          [...catalog.resources.values()].map((r) => [
-            r.typeName,
-            protoSchema(r.block, r.descriptor.version),
-          ]),
-        ),
-        dataSourceSchemas: Object.fromEntries(
-          [...catalog.dataSources.values()].map((d) => [d.typeName, protoSchema(d.block)]),
-        ),
-        serverCapabilities,
-      };
-    },
-    validateProviderConfig(req) {
-      return { diagnostics: validateProviderConfig(catalog.provider, decodeDynamic(req.config)) };
-    },
-    configureProvider(req) {
-      const core = objectToCore(
-        catalog.provider.attributes,
-        decodeDynamic(req.config) as Record<string, TfValue> | null,
-      ) as ProviderConfigInput;
-      const resolved = resolve(catalog.provider, core, log);
-      if ("diagnostics" in resolved) return { diagnostics: resolved.diagnostics };
-      runtime.configure(resolved.config);
-      return {};
-    },
-    stopProvider() {
-      runtime.stopAll();
-      return {};
-    },
-    validateResourceConfig: (req) =>
-      withResource(catalog, req.typeName, async (entry) => ({
-        diagnostics: [
-          ...(await sourceKeyDiagnostics(
-            "resource",
-            entry.typeName,
-            entry.block,
-            decodeObject(req.config),
-            runtime.baseDir,
-          )),
-          ...(validateResource(entry, req).diagnostics ?? []),
-        ],
-      })),
-    validateDataResourceConfig: (req) =>
-      withDataSource(catalog, req.typeName, async (entry) => ({
-        diagnostics: [
-          ...(await sourceKeyDiagnostics(
-            "data",
-            entry.typeName,
-            entry.block,
-            decodeObject(req.config),
-            runtime.baseDir,
-          )),
-          ...(validateDataSource(entry, req).diagnostics ?? []),
-        ],
-      })),
-    upgradeResourceState: (req) =>
-      withResource(catalog, req.typeName, (entry) => upgradeResource(entry, req)),
-    planResourceChange: (req) =>
-      withResource(catalog, req.typeName, (entry) => planResource(entry, req, runtime)),
-    applyResourceChange: (req, ctx) =>
-      withResource(catalog, req.typeName, (entry) =>
-        applyResource(entry, req, runtime, ctx.signal),
-      ),
-    readResource: (req, ctx) =>
-      withResource(catalog, req.typeName, (entry) => readResource(entry, req, runtime, ctx.signal)),
-    importResourceState: (req, ctx) =>
-      withResource(catalog, req.typeName, (entry) =>
-        importResource(entry, req, runtime, ctx.signal),
-      ),
-    readDataSource: (req, ctx) =>
-      withDataSource(catalog, req.typeName, (entry) =>
-        readDataSource(entry, req, runtime, ctx.signal),
-      ),
+    ...schemaHandlers(servedSchema(catalog), runtime),
+    ...workHandlers(catalog, runtime, log),
   };
 }
