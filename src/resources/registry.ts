@@ -29,7 +29,7 @@ type AnyDataSource = DataSourceDescriptor<any, any>;
  * types, so an adapter that names a type gets that resource's types: a class
  * wired to the wrong name does not compile.
  */
-export const resourceTypes: {
+const resourceTypes: {
   readonly Template: typeof templateDescriptor;
   readonly Snapshot: typeof snapshotDescriptor;
   readonly SandboxReader: typeof sandboxReaderDescriptor;
