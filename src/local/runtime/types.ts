@@ -135,6 +135,8 @@ export interface SandboxRuntime {
    * returns its id. The caller freezes the sandbox around the call when it runs.
    */
   captureLayer(sandboxID: string): Promise<string>;
+  /** Whether the container image layer of digest `sha256:…` is unpacked in the layer store. */
+  hasImageLayer(digest: string): Promise<boolean>;
   /**
    * Unpacks the container image layer `blob` (digest `sha256:…`) into the
    * layer store, once per digest; returns its layer id and whether it was
