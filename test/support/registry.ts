@@ -281,6 +281,27 @@ export async function withLayer(
 }
 
 /**
+ * Tags a copy of `image` (`layout:tag`) with one more layer holding the
+ * host's real `/bin/bash` and the libraries `ldd` names for it; returns
+ * `layout:<tag>`. The busybox image's `bash` is busybox `sh`, enough to run
+ * commands but not the bash scripts the build's COPY step runs (E2B requires
+ * bash in an image, which Debian-based images have).
+ */
+export async function withHostBash(image: string, tag: string): Promise<string> {
+  const layout = image.slice(0, image.lastIndexOf(":"));
+  const dir = path.join(path.dirname(layout), `layer-${tag}`);
+  const { stdout } = await run("ldd", ["/bin/bash"]);
+  const libs = [...stdout.matchAll(/(\/\S+) \(0x/g)].map((m) => m[1]);
+  for (const file of ["/bin/bash", ...libs]) {
+    await fs.mkdir(path.join(dir, path.dirname(file)), { recursive: true });
+    await fs.copyFile(await fs.realpath(file), path.join(dir, file));
+    await fs.chmod(path.join(dir, file), 0o755);
+  }
+  await addLayer(image, dir, tag);
+  return `${layout}:${tag}`;
+}
+
+/**
  * Makes a one-layer busybox image in a new OCI layout and returns
  * `layout:tag`; its layer also holds `/etc/marker` with `marker`, which makes
  * the layer's content unique (a registry push may otherwise reuse a

@@ -8,6 +8,7 @@ import {
   makeBusyboxImage,
   makeSingleLayerImage,
   startRegistry,
+  withHostBash,
   withLayer,
   type TestRegistry,
 } from "../support/registry";
@@ -31,6 +32,7 @@ beforeAll(async () => {
     "tests/busy:v2",
   );
   await registry.push(await makeSingleLayerImage(work, marker), "tests/zstd:v1", { zstd: true });
+  await registry.push(await withHostBash(image, "bash"), "tests/busy:bash");
 });
 
 afterAll(async () => {
@@ -132,5 +134,46 @@ describe("pulling a container image for Template.build()", () => {
     );
     expect(built).toMatchObject({ ok: true });
     expect(built.logs).toContain(marker);
+  });
+});
+
+describe("Template.fromDockerfile()", () => {
+  it("builds FROM a busybox-based image with ARG, ENV, WORKDIR, COPY, RUN and USER (a new user too), and a sandbox from it sees their results", async () => {
+    const dockerfile = [
+      `FROM ${registry.host}/tests/busy:bash`,
+      "ARG FLAVOR=plain",
+      "ENV APP_MODE=dockerfile",
+      "WORKDIR /srv/app",
+      "COPY hello.txt notes/",
+      'RUN echo "mode=$APP_MODE flavor=$FLAVOR" > built.txt && id -un > whoami.txt',
+      "USER app",
+      "RUN id -un > /tmp/app-was-here",
+      "USER user",
+      "WORKDIR /home/user/work",
+      "RUN echo made-by-user > mine.txt",
+    ].join("\n");
+    const built = await sdk(svc, "build-dockerfile", "from-dockerfile", dockerfile);
+    expect(built).toEqual(expect.objectContaining({ ok: true }));
+    const ran = await sdk(
+      svc,
+      "run-in",
+      "from-dockerfile",
+      'id -un; pwd; echo "$APP_MODE"; cat /srv/app/built.txt /srv/app/whoami.txt /srv/app/notes/hello.txt mine.txt /tmp/app-was-here; stat -c %U mine.txt',
+    );
+    expect(ran).toMatchObject({ ok: true });
+    expect(ran.stdout).toBe(
+      [
+        "user",
+        "/home/user/work",
+        "dockerfile",
+        "mode=dockerfile flavor=plain",
+        "root",
+        "hello from copy",
+        "made-by-user",
+        "app",
+        "user",
+        "",
+      ].join("\n"),
+    );
   });
 });
