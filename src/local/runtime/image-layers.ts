@@ -61,6 +61,11 @@ for d, dirs, files in os.walk(sys.argv[1]):
             if not os.path.lexists(t): os.mknod(t, stat.S_IFCHR | 0o600, os.makedev(0, 0))
 `;
 
+/** Whether the image layer of digest `sha256:<hex>` is unpacked in the store. */
+export async function hasImageLayer(dataDir: string, digest: string): Promise<boolean> {
+  return layerExists(dataDir, imageLayerId(digest));
+}
+
 /**
  * Unpacks the layer blob `blob` (digest `digest`) into the layer store
  * unless it is there already; returns its layer id and whether it was reused.

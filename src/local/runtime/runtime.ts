@@ -24,7 +24,7 @@ import { assertNetwork } from "./egress-rules";
 import { PARTIAL_LAYER_PREFIX, removePartialLayers } from "./layer-copy";
 import { prepareAgentLibs } from "./agent-libs";
 import { ensureImageBaseLayer } from "./image-base";
-import { importImageLayer } from "./image-layers";
+import { hasImageLayer, importImageLayer } from "./image-layers";
 import { captureLayer, layerExists, type CaptureOptions } from "./layers";
 import { MountHelper } from "./mounts";
 import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
@@ -256,6 +256,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
       const live = running.get(sandboxID) as { holderPid?: number } | undefined;
       return captureLayer(dataDir, sandboxID, live?.holderPid, opts);
     },
+    hasImageLayer: (digest) => hasImageLayer(dataDir, digest),
     importImageLayer: (digest, blob, compression) =>
       importImageLayer(dataDir, digest, blob, compression),
     imageBaseLayer: (imageLayers) => {

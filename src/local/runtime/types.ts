@@ -141,6 +141,8 @@ export interface SandboxRuntime {
    * previous such capture, as a layer stacking on the ones captured before.
    */
   captureLayer(sandboxID: string, opts?: CaptureOptions): Promise<string>;
+  /** Whether the container image layer of digest `sha256:…` is unpacked in the layer store. */
+  hasImageLayer(digest: string): Promise<boolean>;
   /**
    * Unpacks the container image layer `blob` (digest `sha256:…`) into the
    * layer store, once per digest; returns its layer id and whether it was

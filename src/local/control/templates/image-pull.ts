@@ -13,18 +13,15 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import { diesWithService } from "../../runtime/layer-copy";
 import type { LayerCompression } from "../../runtime/image-layers";
 import type { ImageRef } from "./image-ref";
+import { remoteLayers } from "./image-manifest";
+import { followPull } from "./image-progress";
+import { ImagePullError, PLATFORM, runSkopeo } from "./image-skopeo";
 
-/** The only platform the local service runs. */
-const PLATFORM = { os: "linux", architecture: "amd64" } as const;
-/** Longest tail of skopeo's stderr kept for error messages. */
-const STDERR_KEEP = 4000;
+export { ImagePullError } from "./image-skopeo";
 
 /** Username and password for a registry (`fromImageRegistry` of type `registry`). */
 export interface RegistryCredentials {
@@ -32,27 +29,15 @@ export interface RegistryCredentials {
   password: string;
 }
 
-/** What went wrong with a pull, for the message and the offline fallback. */
-export type PullFailureKind = "auth" | "not_found" | "unreachable" | "platform" | "other";
-
-/** A pull failed; `message` is safe to show (no password). */
-export class ImagePullError extends Error {
-  constructor(
-    readonly kind: PullFailureKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ImagePullError";
-  }
-}
-
 /** One layer of a pulled image. */
 interface PulledLayer {
   digest: string;
   size: number;
   compression: LayerCompression;
-  /** The blob file in the OCI layout. */
+  /** The blob file in the OCI layout (empty when the layer was not downloaded). */
   blob: string;
+  /** False when the layer was already unpacked and so not downloaded. */
+  downloaded: boolean;
 }
 
 /** A pulled image: its layers (lowest first) and the parts of its config builds use. */
@@ -64,6 +49,8 @@ export interface PulledImage {
   env: string[];
   workingDir: string | undefined;
   user: string | undefined;
+  /** Bytes downloaded (the layers not unpacked before). */
+  downloadedBytes: number;
 }
 
 /** Options of {@link pullImage}. */
@@ -74,117 +61,91 @@ export interface PullOptions {
   insecure: boolean;
   /** An empty 0700 directory the pull may fill (removed by the caller). */
   dir: string;
+  /** Whether the layer of digest `sha256:…` is unpacked already: it is then not downloaded. */
+  isUnpacked?: ((digest: string) => Promise<boolean>) | undefined;
   /** Receives progress lines. */
   log: (line: string) => void;
   signal?: AbortSignal | undefined;
 }
 
-/** Pulls `opts.ref` into `opts.dir` and reads what it got. */
+/**
+ * Pulls `opts.ref` into `opts.dir` and reads what it got. The layers already
+ * unpacked are not downloaded: the registry's manifest is read first, and each
+ * such layer gets an empty stand-in blob in the layout, which skopeo's OCI
+ * destination takes as present (it only checks the blob file exists) and
+ * skips. The layout's manifest still lists every layer.
+ */
 export async function pullImage(opts: PullOptions): Promise<PulledImage> {
   const layout = path.join(opts.dir, "oci");
-  const args = [
-    "skopeo",
+  const global = [
     "--insecure-policy",
     "--override-os",
     PLATFORM.os,
     "--override-arch",
     PLATFORM.architecture,
-    "copy",
-    ...(opts.insecure ? ["--src-tls-verify=false"] : []),
   ];
+  let authfile: string | undefined;
   if (opts.credentials) {
-    const authfile = path.join(opts.dir, "auth.json");
+    authfile = path.join(opts.dir, "auth.json");
     const auth = Buffer.from(`${opts.credentials.username}:${opts.credentials.password}`).toString(
       "base64",
     );
     await fs.writeFile(authfile, JSON.stringify({ auths: { [opts.ref.registry]: { auth } } }), {
       mode: 0o600,
     });
-    args.push("--src-authfile", authfile);
   }
-  args.push(`docker://${opts.ref.full}`, `oci:${layout}:image`);
-  const secrets = opts.credentials ? [opts.credentials.password] : [];
-  await runSkopeo(args, opts, secrets);
-  return readLayout(layout, opts.ref);
-}
-
-async function runSkopeo(args: string[], opts: PullOptions, secrets: string[]): Promise<void> {
-  const [file, ...rest] = diesWithService(args);
-  const child = spawn(file, rest, {
-    stdio: ["ignore", "pipe", "pipe"],
-    ...(opts.signal ? { signal: opts.signal } : {}),
+  const run = {
+    ref: opts.ref,
+    secrets: opts.credentials ? [opts.credentials.password] : [],
+    signal: opts.signal,
+  };
+  const tls = opts.insecure ? ["--tls-verify=false"] : [];
+  const remote = await remoteLayers(opts.ref, (target) =>
+    runSkopeo(
+      [
+        ...global,
+        "inspect",
+        "--raw",
+        ...tls,
+        ...(authfile ? ["--authfile", authfile] : []),
+        `docker://${target}`,
+      ],
+      run,
+    ),
+  );
+  const skipped = new Set<string>();
+  if (remote && opts.isUnpacked) {
+    const blobs = path.join(layout, "blobs", "sha256");
+    await fs.mkdir(blobs, { recursive: true });
+    for (const l of remote) {
+      if (skipped.has(l.digest) || !(await opts.isUnpacked(l.digest))) continue;
+      await fs.writeFile(path.join(blobs, l.digest.slice("sha256:".length)), "");
+      skipped.add(l.digest);
+    }
+  }
+  const follower = followPull({
+    layout,
+    layers: remote?.map((l) => ({ ...l, skipped: skipped.has(l.digest) })),
+    log: opts.log,
   });
-  let stderr = "";
-  child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-STDERR_KEEP)));
-  let blobs = 0;
-  readline.createInterface({ input: child.stdout }).on("line", (line) => {
-    const blob = /^Copying blob (sha256:[0-9a-f]{12})/.exec(line);
-    if (blob) opts.log(`Pulling layer ${++blobs}: ${blob[1]}`);
-    else if (/^Copying config/.test(line)) opts.log("Pulling the image config");
-  });
-  const code = await new Promise<number | null>((resolve) => {
-    child.on("close", (c) => resolve(c));
-    child.on("error", () => resolve(null));
-  });
-  if (code === 0) return;
-  if (opts.signal?.aborted) throw new ImagePullError("other", "the pull was cancelled");
-  throw classify(scrub(skopeoMessage(stderr), secrets), opts);
-}
-
-/** skopeo's fatal line is `time=… level=fatal msg="…"`: the message, unquoted. */
-function skopeoMessage(stderr: string): string {
-  const m = /msg="((?:[^"\\]|\\.)*)"/.exec(stderr.slice(stderr.lastIndexOf("level=fatal")));
-  const text = m ? m[1].replace(/\\"/g, '"').replace(/\\\\/g, "\\") : stderr.trim();
-  return text || "skopeo failed without a message";
-}
-
-function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of secrets) if (s) out = out.split(s).join("***");
-  return out;
-}
-
-function classify(detail: string, opts: PullOptions): ImagePullError {
-  const { ref } = opts;
-  if (/unauthorized|authentication required|invalid username\/password|denied|401/i.test(detail)) {
-    return new ImagePullError(
-      "auth",
-      `authentication to registry ${ref.registry} failed for image ${ref.full}: ${detail}: check the username and password of fromImage(ref, { username, password }), or run \`docker login ${ref.registry}\` on the service's host`,
+  let downloadedBytes: number;
+  try {
+    await runSkopeo(
+      [
+        ...global,
+        "copy",
+        ...(opts.insecure ? ["--src-tls-verify=false"] : []),
+        ...(authfile ? ["--src-authfile", authfile] : []),
+        `docker://${opts.ref.full}`,
+        `oci:${layout}:image`,
+      ],
+      { ...run, onLine: (line) => follower.onLine(line) },
     );
+  } finally {
+    downloadedBytes = await follower.stop();
   }
-  if (
-    /no image found in (?:manifest list|image index) for architecture|choosing (?:an )?image/i.test(
-      detail,
-    )
-  ) {
-    return new ImagePullError(
-      "platform",
-      `image ${ref.full} has no ${PLATFORM.os}/${PLATFORM.architecture} variant: ${detail}: the local service runs ${PLATFORM.os}/${PLATFORM.architecture} images only`,
-    );
-  }
-  if (/manifest unknown|name unknown|not found|404/i.test(detail)) {
-    return new ImagePullError(
-      "not_found",
-      `image ${ref.full} does not exist in registry ${ref.registry}: ${detail}: check the name and tag`,
-    );
-  }
-  if (/server gave HTTP response to HTTPS client/i.test(detail)) {
-    return new ImagePullError(
-      "unreachable",
-      `registry ${ref.registry} speaks plain HTTP: ${detail}: start the service with --insecure-registry ${ref.registry} to allow it`,
-    );
-  }
-  if (
-    /connection refused|no such host|dial tcp|i\/o timeout|network is unreachable|no route to host|TLS handshake|connection reset|pinging container registry/i.test(
-      detail,
-    )
-  ) {
-    return new ImagePullError(
-      "unreachable",
-      `registry ${ref.registry} cannot be reached to pull ${ref.full}: ${detail}`,
-    );
-  }
-  return new ImagePullError("other", `pulling ${ref.full} failed: ${detail}`);
+  const image = await readLayout(layout, opts.ref, skipped);
+  return { ...image, downloadedBytes };
 }
 
 interface OciDescriptor {
@@ -195,7 +156,11 @@ interface OciDescriptor {
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
-async function readLayout(layout: string, ref: ImageRef): Promise<PulledImage> {
+async function readLayout(
+  layout: string,
+  ref: ImageRef,
+  skipped: ReadonlySet<string>,
+): Promise<Omit<PulledImage, "downloadedBytes">> {
   const blobPath = (d: OciDescriptor | undefined): string => {
     if (!d?.digest || !DIGEST.test(d.digest))
       throw new ImagePullError("other", `image ${ref.full}: a descriptor has no sha256 digest`);
@@ -227,6 +192,7 @@ async function readLayout(layout: string, ref: ImageRef): Promise<PulledImage> {
     size: d.size ?? 0,
     compression: compressionOf(d.mediaType ?? "", ref),
     blob: blobPath(d),
+    downloaded: !skipped.has(d.digest!),
   }));
   return {
     digest: manifestDesc!.digest!,

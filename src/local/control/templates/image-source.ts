@@ -11,7 +11,13 @@ import type { SandboxRuntime } from "../../runtime/types";
 import { DEFAULT_USER } from "../../../wire/envd";
 import { serviceError } from "../http";
 import { isLoopbackRegistry, parseImageRef, type ImageRef } from "./image-ref";
-import { pullImage, type PulledImage, type RegistryCredentials } from "./image-pull";
+import {
+  ImagePullError,
+  pullImage,
+  type PulledImage,
+  type RegistryCredentials,
+} from "./image-pull";
+import { formatMb } from "./image-progress";
 
 /** The image a build starts from. */
 export interface ImageSource {
@@ -90,25 +96,38 @@ export async function prepareImageBase(opts: PrepareImageOptions): Promise<Image
   const dir = await opts.runtime.pullDir();
   try {
     opts.log(`Pulling ${ref.full}`);
+    const started = Date.now();
     const image: PulledImage = await pullImage({
       ref,
       credentials: opts.source.credentials,
       insecure: isLoopbackRegistry(ref.registry) || opts.insecureRegistries.includes(ref.registry),
       dir,
+      isUnpacked: (digest) => opts.runtime.hasImageLayer(digest),
       log: opts.log,
       signal: opts.signal,
     });
     const total = image.layers.reduce((n, l) => n + l.size, 0);
-    opts.log(`Pulled ${ref.full} (${image.digest}): ${image.layers.length} layers, ${mb(total)}`);
+    const fresh = image.layers.filter((l) => l.downloaded).length;
+    opts.log(
+      `Pulled ${ref.full} (${image.digest}): ${image.layers.length} layers, ${formatMb(total)}; ` +
+        `downloaded ${fresh} (${formatMb(image.downloadedBytes)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     const layers: string[] = [];
     for (const [i, l] of image.layers.entries()) {
+      // Not downloaded because unpacked: gone only if deleted since the check, a race a retry wins.
+      if (!l.downloaded && !(await opts.runtime.hasImageLayer(l.digest))) {
+        throw new ImagePullError(
+          "other",
+          `layer ${l.digest} of ${ref.full} was deleted during the pull: build again`,
+        );
+      }
       const { layerId, reused } = await opts.runtime.importImageLayer(
         l.digest,
         l.blob,
         l.compression,
       );
       opts.log(
-        `Layer ${i + 1}/${image.layers.length} ${l.digest.slice(0, 19)} (${mb(l.size)}): ${reused ? "already unpacked" : "unpacked"}`,
+        `Layer ${i + 1}/${image.layers.length} ${l.digest.slice(0, 19)} (${formatMb(l.size)}): ${reused ? "already unpacked" : "unpacked"}`,
       );
       layers.push(layerId);
     }
@@ -126,8 +145,4 @@ function envsOf(env: readonly string[]): Record<string, string> {
     if (eq > 0) out[e.slice(0, eq)] = e.slice(eq + 1);
   }
   return out;
-}
-
-function mb(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
 }

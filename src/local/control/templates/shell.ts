@@ -3,27 +3,60 @@
  *
  * @module
  */
+import * as path from "node:path";
 import { shellWord } from "../../../wire/shell-word";
 
-/** Creates `user` with a home directory unless it exists. */
+/**
+ * Creates `user` with a home directory unless it exists: with shadow's
+ * `useradd` (Debian, Fedora…), else busybox's `adduser` (Alpine), else (an
+ * image with neither, such as a bare busybox one) by appending to the account
+ * files, with the next free id from 1000 as uid and gid.
+ */
 export function ensureUserScript(user: string): string {
-  return `id -u ${shellWord(user)} >/dev/null 2>&1 || useradd -m -s /bin/bash ${shellWord(user)}`;
+  const u = shellWord(user);
+  const home = shellWord(`/home/${user}`);
+  return [
+    `id -u ${u} >/dev/null 2>&1 && exit 0`,
+    `if command -v useradd >/dev/null 2>&1; then exec useradd -m -s /bin/bash ${u}; fi`,
+    `if command -v adduser >/dev/null 2>&1; then exec adduser -D -s /bin/bash ${u}; fi`,
+    "set -eu",
+    "id=$(awk -F: 'BEGIN { m = 999 } $3 > m && $3 < 60000 { m = $3 } END { print m + 1 }' /etc/passwd /etc/group)",
+    `echo ${u}":x:$id:" >> /etc/group`,
+    `echo ${u}":x:$id:$id::"${home}":/bin/bash" >> /etc/passwd`,
+    `if [ -f /etc/shadow ]; then echo ${u}":!::0:99999:7:::" >> /etc/shadow; fi`,
+    `mkdir -p ${home}`,
+    `chown "$id:$id" ${home}`,
+  ].join("\n");
 }
 
 /**
- * Creates `dir` (absolute, or relative to `base`) and prints its absolute path.
- * A directory this creates is given to `owner`, so the template's user can
- * write where it was told to work.
+ * A shell expression for the home directory of `owner`, read from
+ * `/etc/passwd` with awk (images without glibc, such as Alpine or busybox
+ * ones, have no `getent`).
+ */
+function homeOf(owner: string): string {
+  return `"$(awk -F: -v u=${shellWord(owner)} '$1 == u { print $6; exit }' /etc/passwd)"`;
+}
+
+/**
+ * Creates `dir` (absolute, or relative to `base`) and prints its absolute,
+ * symlink-free path. A directory this creates is given to `owner`, so the
+ * template's user can write where it was told to work. POSIX sh and busybox
+ * tools only (no `realpath -m`), as every image has them.
  */
 export function workdirScript(dir: string, base: string | undefined, owner: string): string {
+  // `..` is resolved on the path as written, as Docker's WORKDIR does, before anything is made.
+  const clean = path.posix.normalize(
+    base && !dir.startsWith("/") ? path.posix.join(base, dir) : dir,
+  );
   return [
     "set -eu",
-    `d=${shellWord(dir)}`,
-    `base=${base ? shellWord(base) : `"$(getent passwd ${shellWord(owner)} | cut -d: -f6)"`}`,
+    `d=${shellWord(clean)}`,
+    `base=${base ? shellWord(base) : homeOf(owner)}`,
     'case "$d" in /*) ;; *) d="${base%/}/$d" ;; esac',
-    'd="$(realpath -m -- "$d")"',
     `if [ ! -e "$d" ]; then mkdir -p -- "$d"; chown ${shellWord(owner)}: "$d"; fi`,
-    'printf "%s" "$d"',
+    'cd -P -- "$d"',
+    'printf "%s" "$(pwd -P)"',
   ].join("\n");
 }
 
@@ -58,7 +91,7 @@ export function copyScript(a: CopyScriptArgs): string {
     `dest=${shellWord(a.dest)}`,
     `owner=${shellWord(a.owner)}`,
     `mode=${shellWord(a.mode)}`,
-    `base=${a.base ? shellWord(a.base) : `"$(getent passwd "$owner" | cut -d: -f6)"`}`,
+    `base=${a.base ? shellWord(a.base) : homeOf(a.owner)}`,
     "trap 'rm -rf -- \"$stage\"' EXIT",
     'case "$dest" in /*) ;; *) dest="${base%/}/$dest" ;; esac',
     'cd -- "$stage"',
