@@ -250,6 +250,8 @@ export class BuildRunner {
       });
       // The build sandbox's layers are in use from now on: a concurrent delete must keep them.
       b.parentLayers = [...base.layers];
+      // What the tag pointed at when pulled: clients show it, so a moved tag can be seen.
+      b.imageDigest = base.digest;
       await this.catalog.save();
       return base;
     } catch (err) {
