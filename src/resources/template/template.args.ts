@@ -230,8 +230,6 @@ export type TemplateArgs = z.infer<typeof templateArgsSchema>;
 export type TemplateInputs = TemplateArgs;
 /** One build step. */
 export type TemplateStepInput = NonNullable<TemplateInputs["build"]["steps"]>[number];
-/** The registry credentials of an image build. */
-export type TemplateRegistryInput = NonNullable<TemplateInputs["build"]["fromImageRegistry"]>;
 /** A COPY step's payload. */
 export type TemplateCopyInput = NonNullable<TemplateStepInput["copy"]>;
 

@@ -36,7 +36,7 @@ export interface CopySource {
  * The patterns of `contextDir/.dockerignore`, read as the SDK's
  * `readDockerignore` does (trimmed lines, no blanks, no `#` comments).
  */
-export function readDockerignore(contextDir: string): string[] {
+function readDockerignore(contextDir: string): string[] {
   const file = path.join(contextDir, ".dockerignore");
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf-8")

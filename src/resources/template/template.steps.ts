@@ -60,7 +60,7 @@ export function resolvedBuild(inputs: TemplateInputs): ResolvedBuild {
 }
 
 /** The directory COPY sources are relative to: `build.context` (against `baseDir`), else `baseDir`. */
-export function contextDirOf(inputs: TemplateInputs, baseDir: string): string {
+function contextDirOf(inputs: TemplateInputs, baseDir: string): string {
   return inputs.build.context === undefined ? baseDir : path.resolve(baseDir, inputs.build.context);
 }
 
