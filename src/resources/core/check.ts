@@ -92,8 +92,12 @@ export function checkWithSchema<I>(
     if (isUnderUnknown) continue;
     const value = valueAt(candidate, issue.path);
     // A secret input is never repeated in a message, only what kind of value it was.
+    // A failure on an object holding a nested secret hides it only when the secret is there.
     const holdsSecret = sensitive.some(
-      (p) => property === p || property.startsWith(`${p}.`) || p.startsWith(`${property}.`),
+      (p) =>
+        property === p ||
+        property.startsWith(`${p}.`) ||
+        (p.startsWith(`${property}.`) && valueAt(candidate, p.split(".")) !== undefined),
     );
     const got = holdsSecret ? `${kindOf(value)} (not shown: secret)` : describeValue(value);
     failures.push({ property, reason: `${issue.message}, got ${got}` });

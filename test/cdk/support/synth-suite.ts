@@ -408,7 +408,7 @@ export function describeSynth(flavour: CdkFlavour): void {
       );
       // The core's advice, in the construct's names and no other syntax.
       expect(message).toContain(
-        "sandboxiac_template.both: buildAttribute must set exactly one of fromTemplate or fromImage (found 2)",
+        "sandboxiac_template.both: buildAttribute must set exactly one of fromTemplate, fromImage or dockerfile (found fromTemplate, fromImage)",
       );
       expect(message).not.toMatch(/from_template|\{ fromTemplate:/);
     });
