@@ -29,9 +29,17 @@ function record(value: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
+/** True when `src` is a glob pattern rather than one path (the characters glob treats as magic). */
+function isGlob(src: string): boolean {
+  return /[*?[\]{}]/.test(src);
+}
+
 /**
- * Packages the `src` of every COPY step of a Template's `build` as an asset
- * (`copy-<step index>` under `scope`).
+ * Packages the local files of a Template's `build` as assets: its `context`
+ * whole (`context` under `scope`; COPY sources are then read from it, as the
+ * Dockerfile's build context), else the `src` and `sources` of every COPY step
+ * (`copy-<step index>[-<source index>]`). A glob needs `context`: it names no
+ * single path to package.
  */
 export function packageCopySources<T>(
   scope: Construct,
@@ -39,21 +47,56 @@ export function packageCopySources<T>(
   runtime: CdkRuntime,
 ): Packaged<T> {
   const fields = record(build);
-  if (!fields || runtime.Token.isUnresolved(build) || !Array.isArray(fields.steps)) {
-    return { value: build, problems: [] };
+  if (!fields || runtime.Token.isUnresolved(build)) return { value: build, problems: [] };
+  if (typeof fields.context === "string") {
+    const packaged = packageLocalPath(scope, "context", fields.context, runtime);
+    if (!packaged.ok)
+      return { value: build, problems: [`buildAttribute.context ${packaged.problem}`] };
+    return { value: { ...fields, context: packaged.path } as T, problems: [] };
   }
+  if (!Array.isArray(fields.steps)) return { value: build, problems: [] };
   const problems: string[] = [];
+  const packageOne = (id: string, src: string, where: string): string => {
+    if (runtime.Token.isUnresolved(src)) return src;
+    if (isGlob(src)) {
+      problems.push(
+        `${where} "${src}" is a glob pattern: set buildAttribute.context to the directory it reads from (packaged whole) and give src relative to it`,
+      );
+      return src;
+    }
+    const packaged = packageLocalPath(scope, id, src, runtime);
+    if (!packaged.ok) problems.push(`${where} ${packaged.problem}`);
+    return packaged.path;
+  };
   const steps = fields.steps.map((step: unknown, i) => {
     const copy = record(record(step)?.copy);
-    if (!copy || typeof copy.src !== "string" || runtime.Token.isUnresolved(copy)) return step;
-    const packaged = packageLocalPath(scope, `copy-${i}`, copy.src, runtime);
-    if (!packaged.ok) {
-      problems.push(`buildAttribute.steps[${i}].copy.src ${packaged.problem}`);
-      return step;
-    }
-    return { ...record(step), copy: { ...copy, src: packaged.path } };
+    if (!copy || runtime.Token.isUnresolved(copy)) return step;
+    const packaged = { ...copy };
+    if (typeof copy.src === "string")
+      packaged.src = packageOne(`copy-${i}`, copy.src, `buildAttribute.steps[${i}].copy.src`);
+    if (Array.isArray(copy.sources) && !runtime.Token.isUnresolved(copy.sources))
+      packaged.sources = copy.sources.map((src: unknown, j) =>
+        typeof src === "string"
+          ? packageOne(`copy-${i}-${j}`, src, `buildAttribute.steps[${i}].copy.sources[${j}]`)
+          : src,
+      );
+    return { ...record(step), copy: packaged };
   });
   return { value: { ...fields, steps } as T, problems };
+}
+
+/**
+ * The problem with a registry password given as a literal in a Template's
+ * `build`: it would be written in clear into `cdk.tf.json`. A late-bound value
+ * (a `TerraformVariable` declared `sensitive`) is accepted.
+ */
+export function registryPasswordProblems(build: unknown, runtime: CdkRuntime): string[] {
+  const password = record(record(build)?.fromImageRegistry)?.password;
+  if (typeof password !== "string" || runtime.Token.isUnresolved(password)) return [];
+  return [
+    "buildAttribute.fromImageRegistry.password is a literal, which would be written in clear into cdk.tf.json: " +
+      "pass a TerraformVariable declared with sensitive: true (set it with TF_VAR_<name> in the pipeline)",
+  ];
 }
 
 /**

@@ -1242,6 +1242,8 @@ export interface components {
             envdVersion?: components["schemas"]["EnvdVersion"];
             /** Format: date-time */
             finishedAt?: string;
+            /** @description sandbox-iac extension: the manifest digest (`sha256:…`) of the container image a `fromImage` build pulled, i.e. what its tag pointed at then. Absent for builds from a template. */
+            imageDigest?: string;
             memoryMB: components["schemas"]["MemoryMB"];
             status: components["schemas"]["TemplateBuildStatus"];
             /** Format: date-time */

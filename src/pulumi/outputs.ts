@@ -22,8 +22,30 @@ function asSecret(value: unknown): pulumi.Input<unknown> {
 }
 
 /**
- * `args` with each of `secretInputs` made a secret, plus each of `outputNames`
- * set to `undefined` (an output Pulumi will fill).
+ * `value` with the field at `path` (a nested secret input such as
+ * `fromImageRegistry.password` under `build`) made a secret, leaving the rest
+ * in clear: the engine stores the nested value encrypted and the plan shows
+ * the rest of the object. Values still to be resolved are resolved first.
+ */
+function withNestedSecret(value: unknown, path: readonly string[]): pulumi.Input<unknown> {
+  if (value === undefined) return undefined;
+  const set = (v: unknown, rest: readonly string[]): unknown => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const [key, ...deeper] = rest as [string, ...string[]];
+    if (!(key in v)) return v;
+    const inner = (v as Record<string, unknown>)[key];
+    return {
+      ...v,
+      [key]: deeper.length === 0 ? asSecret(inner) : set(inner, deeper),
+    };
+  };
+  return pulumi.output(value).apply((v) => set(v, path));
+}
+
+/**
+ * `args` with each of `secretInputs` made a secret (a top-level name, or a
+ * dotted path to a nested field), plus each of `outputNames` set to
+ * `undefined` (an output Pulumi will fill).
  */
 function propsWithOutputs(
   args: object,
@@ -31,7 +53,11 @@ function propsWithOutputs(
   names: readonly string[],
 ): pulumi.Inputs {
   const props: Record<string, unknown> = { ...args };
-  for (const name of secretInputs) if (name in props) props[name] = asSecret(props[name]);
+  for (const name of secretInputs) {
+    const [top, ...nested] = name.split(".") as [string, ...string[]];
+    if (!(top in props)) continue;
+    props[top] = nested.length === 0 ? asSecret(props[top]) : withNestedSecret(props[top], nested);
+  }
   for (const name of names) if (!(name in props)) props[name] = undefined;
   return props;
 }
@@ -68,8 +94,11 @@ export function declaredOptions(
   opts: pulumi.CustomResourceOptions | undefined,
 ): pulumi.CustomResourceOptions {
   const descriptor = resourceDescriptor(typeName);
+  // additionalSecretOutputs names top-level outputs only: a nested secret
+  // input stays a secret in the outputs by the engine's own rule (an output
+  // whose input was secret is secret, at any depth).
   const options = withSecretOutputs(opts, [
-    ...descriptor.sensitiveInputs,
+    ...descriptor.sensitiveInputs.filter((name) => !name.includes(".")),
     ...descriptor.sensitiveOutputs,
   ]);
   if (options.deleteBeforeReplace === undefined && deletesFirst(descriptor, { ...args }))

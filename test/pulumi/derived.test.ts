@@ -21,9 +21,10 @@ describe("Pulumi options and props derived from the descriptors", () => {
 
   it("makes every input the descriptors mark sensitive a secret, even given as a plain value", async () => {
     for (const d of resourceDescriptors) {
-      const args = Object.fromEntries(d.sensitiveInputs.map((name) => [name, "plain"]));
+      const top = d.sensitiveInputs.filter((name) => !name.includes("."));
+      const args = Object.fromEntries(top.map((name) => [name, "plain"]));
       const props = declaredProps(d.typeName, args);
-      for (const name of d.sensitiveInputs) {
+      for (const name of top) {
         const value = props[name] as pulumi.Output<unknown>;
         expect(pulumi.Output.isInstance(value)).toBe(true);
         expect(await pulumi.isSecret(value)).toBe(true);
@@ -33,6 +34,28 @@ describe("Pulumi options and props derived from the descriptors", () => {
     expect(
       resourceDescriptors.flatMap((d) => d.sensitiveInputs.map((n) => `${d.typeName}.${n}`)),
     ).toEqual(expect.arrayContaining(["Provisioner.envs", "Secret.value"]));
+  });
+
+  it("makes a nested sensitive input (the registry password) a secret, the rest of its object in clear", async () => {
+    const props = declaredProps("Template", {
+      name: "t",
+      build: { fromImage: "app:1", fromImageRegistry: { username: "me", password: "plain" } },
+    });
+    // What the engine receives: the build in clear, with a secret inside it.
+    const build = props["build"] as pulumi.Output<{
+      fromImage: string;
+      fromImageRegistry: { username: string; password: unknown };
+    }>;
+    expect(await pulumi.isSecret(build)).toBe(false);
+    const value = await new Promise<{
+      fromImage: string;
+      fromImageRegistry: { username: string; password: unknown };
+    }>((resolve) => build.apply(resolve));
+    expect(value.fromImage).toBe("app:1");
+    expect(value.fromImageRegistry.username).toBe("me");
+    const password = value.fromImageRegistry.password as pulumi.Output<string>;
+    expect(pulumi.Output.isInstance(password)).toBe(true);
+    expect(await pulumi.isSecret(password)).toBe(true);
   });
 
   it("leaves a sensitive input the program left out absent", () => {

@@ -65,7 +65,9 @@ suite.describe("terraform: unknown keys in nested attributes", () => {
     // Each on its own resource, and the core's advice in HCL names.
     expect(text).toContain("with sandboxiac_provisioner.setup");
     expect(text).toContain("with sandboxiac_provisioner.upload");
-    expect(text).toContain("build must set exactly one of from_template or from_image (found 0)");
+    expect(text).toContain(
+      "build must set exactly one of from_template, from_image or dockerfile (found none)",
+    );
     expect(text).not.toMatch(/timeoutSeconds|fromTemplate|\{ from_template:/);
   });
 

@@ -15,6 +15,7 @@ import {
   apiKeyProblems,
   packageCopySources,
   packageFileSources,
+  registryPasswordProblems,
   secretValueProblems,
 } from "../../cdk/conveniences";
 import type { CdkRuntime } from "../../cdk/runtime";
@@ -59,12 +60,15 @@ export class SandboxiacProvider extends provider.SandboxiacProvider {
 }
 
 /**
- * A template (`sandboxiac_template`). A COPY step's `src` is a local path,
- * relative to the directory of `cdktf.json` (else the working directory); it is
- * copied into the stack as an asset so `terraform apply` finds it.
+ * A template (`sandboxiac_template`). Local paths (the build's `context`, else
+ * each COPY step's `src`/`sources`) are relative to the directory of
+ * `cdktf.json` (else the working directory); they are copied into the stack as
+ * assets so `terraform apply` finds them. A registry password must be
+ * late-bound (a sensitive `TerraformVariable`): a literal fails synth
+ * validation, since it would be written in clear into `cdk.tf.json`.
  */
 export class Template extends template.Template {
-  private copyProblems: readonly string[] = [];
+  private buildProblems: readonly string[] = [];
 
   /** Declares the template; invalid literal props fail synth validation. */
   public constructor(scope: Construct, id: string, config: TemplateConfig) {
@@ -78,15 +82,15 @@ export class Template extends template.Template {
       config,
       () => this.synthesizeAttributes(),
       RUNTIME,
-      () => this.copyProblems,
+      () => this.buildProblems,
     );
   }
 
-  /** Sets `build`, packaging the local `src` of COPY steps as assets. */
+  /** Sets `build`, packaging its local files as assets and checking the registry password. */
   public override putBuildAttribute(value: TemplateBuild): void {
     const listed = buildWithListRuns(value, RUNTIME) as template.TemplateBuild;
     const packaged = packageCopySources(this, listed, RUNTIME);
-    this.copyProblems = packaged.problems;
+    this.buildProblems = [...packaged.problems, ...registryPasswordProblems(listed, RUNTIME)];
     super.putBuildAttribute(packaged.value);
   }
 }

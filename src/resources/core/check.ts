@@ -46,7 +46,9 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
 
 /**
  * Parses `news` with `schema` and returns every failure as `{property, reason}`.
- * The values of the top-level inputs named in `sensitive` are never shown.
+ * The values named in `sensitive` (top-level inputs, or dotted paths to nested
+ * fields such as `build.fromImageRegistry.password`) are never shown, nor is
+ * any value that holds one.
  * Values that are still unknown (and anything beneath them) are not reported:
  * they are checked again once known. The inputs returned are `news` itself:
  * the schemas hold no transforms or defaults, and check changes no value.
@@ -60,7 +62,7 @@ export function checkWithSchema<I>(
   // Secret inputs are known secrets from here on: redacted by value in every
   // log line and error (a setup command echoing an env value, say).
   if (news !== null && typeof news === "object") {
-    for (const name of sensitive) registerSecretsIn((news as Record<string, unknown>)[name]);
+    for (const name of sensitive) registerSecretsIn(valueAt(news, name.split(".")));
   }
   const unknownPaths = new Set<string>();
   const candidate = options.isUnknown
@@ -90,9 +92,14 @@ export function checkWithSchema<I>(
     if (isUnderUnknown) continue;
     const value = valueAt(candidate, issue.path);
     // A secret input is never repeated in a message, only what kind of value it was.
-    const got = sensitive.includes(String(issue.path[0]))
-      ? `${kindOf(value)} (not shown: secret)`
-      : describeValue(value);
+    // A failure on an object holding a nested secret hides it only when the secret is there.
+    const holdsSecret = sensitive.some(
+      (p) =>
+        property === p ||
+        property.startsWith(`${p}.`) ||
+        (p.startsWith(`${property}.`) && valueAt(candidate, p.split(".")) !== undefined),
+    );
+    const got = holdsSecret ? `${kindOf(value)} (not shown: secret)` : describeValue(value);
     failures.push({ property, reason: `${issue.message}, got ${got}` });
   }
   // Every failure was under an unknown value: accept the raw inputs for now.

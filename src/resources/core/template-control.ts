@@ -48,6 +48,8 @@ export interface TemplateState {
     buildID: string;
     status: string;
     envdVersion?: string | undefined;
+    /** The pulled image's manifest digest (a sandbox-iac extension; absent elsewhere). */
+    imageDigest?: string | undefined;
     cpuCount: number;
     memoryMB: number;
     createdAt: string;
@@ -57,7 +59,9 @@ export interface TemplateState {
 /** The control calls of the Template resource. Every call throws `SandboxIacError`. */
 export interface TemplateControl {
   createTemplate(
-    body: Pick<TemplateBuildRequestV3, "tags" | "cpuCount" | "memoryMB"> & { name: string },
+    body: Pick<TemplateBuildRequestV3, "tags" | "cpuCount" | "memoryMB" | "minFreeDiskMb"> & {
+      name: string;
+    },
   ): Promise<CreatedTemplate>;
   fileUploadLink(
     templateID: string,
@@ -121,6 +125,7 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
           buildID: b.buildID,
           status: b.status,
           envdVersion: b.envdVersion,
+          imageDigest: b.imageDigest,
           cpuCount: b.cpuCount,
           memoryMB: b.memoryMB,
           createdAt: b.createdAt,

@@ -11,6 +11,7 @@ import type { ChangeRule } from "../core/lifecycle";
 import { normaliseTemplateName } from "../../wire/template-names";
 import { tagSchema, templateNameSchema } from "../core/fields";
 import { normaliseRunLines, runLinesSchema } from "../core/run-lines";
+import { dockerfileProblem } from "./template.dockerfile";
 
 const nonEmpty = (what: string) => z.string().min(1, { error: `must be a non-empty ${what}` });
 
@@ -20,21 +21,37 @@ const modeSchema = z.union(
   { error: 'must be a file mode: a number up to 0o7777 or octal digits like "0755"' },
 );
 
-const copySchema = z.strictObject({
-  src: nonEmpty("local path").meta({
-    description:
-      "A local file or directory to copy into the template: relative to the base directory (the Pulumi program or Terraform module directory), or absolute.",
-  }),
-  dest: nonEmpty("path").meta({ description: "Destination path in the template." }),
-  user: z
-    .string()
-    .optional()
-    .meta({ description: "Owner of the copied files. Default: the build's current user." }),
-  mode: modeSchema.optional().meta({
-    description:
-      'Mode of the copied files: a number (0o755) or octal digits ("0755"). Default: the local files\' modes.',
-  }),
-});
+const copySchema = z
+  .strictObject({
+    src: nonEmpty("local path").optional().meta({
+      description:
+        "A local file or directory to copy into the template, or a glob pattern (`app/*.py`): relative to the build context (`build.context`, else the Pulumi program or Terraform module directory), or absolute. The context's `.dockerignore` applies. Exactly one of src, sources.",
+    }),
+    sources: z
+      .array(nonEmpty("local path"))
+      .min(1, { error: "must list at least one source" })
+      .optional()
+      .meta({
+        description:
+          "Several sources (paths or globs, as `src`) copied to the same `dest`: one COPY each, as the SDK's `copy([...])`. Exactly one of src, sources.",
+      }),
+    dest: nonEmpty("path").meta({ description: "Destination path in the template." }),
+    user: z
+      .string()
+      .optional()
+      .meta({ description: "Owner of the copied files. Default: the build's current user." }),
+    mode: modeSchema.optional().meta({
+      description:
+        'Mode of the copied files: a number (0o755) or octal digits ("0755"). Default: the local files\' modes.',
+    }),
+  })
+  .superRefine((copy, ctx) => {
+    if ((copy.src === undefined) === (copy.sources === undefined))
+      ctx.addIssue({
+        code: "custom",
+        message: `must set exactly one of src or sources (found ${copy.src === undefined ? "neither" : "both"})`,
+      });
+  });
 
 const STEP_KINDS = ["run", "copy", "env", "workdir"] as const;
 
@@ -74,6 +91,10 @@ const stepSchema = z
       description:
         "WORKDIR: the working directory of the following steps and of sandboxes of the template.",
     }),
+    force: z.boolean().optional().meta({
+      description:
+        "Rebuild this step (and so every step after it) even when the service has it cached, as the SDK's `skipCache()` before a step. Default: false.",
+    }),
   })
   .superRefine((step, ctx) => {
     const kinds = STEP_KINDS.filter((k) => step[k] !== undefined);
@@ -96,14 +117,39 @@ const stepSchema = z
       "One build step: exactly one of run, copy, env, workdir; or user alone (a USER step).",
   });
 
+/** Credentials of a private registry (the SDK's `fromImage(ref, { username, password })`). */
+const registrySchema = z.strictObject({
+  username: nonEmpty("user name").meta({ description: "The registry user name." }),
+  password: nonEmpty("password").meta({
+    description:
+      "The registry password or token; a secret (Pulumi secret, Terraform sensitive: pass a sensitive variable).",
+  }),
+});
+
+/** The bases a build can start from; exactly one is given. */
+const BASES = ["fromTemplate", "fromImage", "dockerfile"] as const;
+
 const buildSchema = z
   .strictObject({
     fromTemplate: nonEmpty("template name or ID").optional().meta({
-      description: "The template (name or ID) to build on. Exactly one of fromTemplate, fromImage.",
+      description:
+        "The template (name or ID) to build on. Exactly one of fromTemplate, fromImage, dockerfile.",
     }),
     fromImage: nonEmpty("image reference").optional().meta({
       description:
-        "A container image to build from. Exactly one of fromTemplate, fromImage. (The local service cannot pull images.)",
+        "A container image to build from (`python:3.12`, `registry.example.com/team/app:v1`). Exactly one of fromTemplate, fromImage, dockerfile.",
+    }),
+    fromImageRegistry: registrySchema.optional().meta({
+      description:
+        "Credentials for the registry of fromImage (or of the Dockerfile's FROM). Default: anonymous, or the service's own registry login.",
+    }),
+    dockerfile: nonEmpty("Dockerfile content").optional().meta({
+      description:
+        'The content of a Dockerfile (Terraform: `file("Dockerfile")`), turned into the build exactly as the SDK\'s `fromDockerfile` does: FROM is the image, RUN/COPY/ADD/ENV/ARG/WORKDIR/USER are steps, CMD/ENTRYPOINT the start command. Exactly one of fromTemplate, fromImage, dockerfile; `steps` run after it.',
+    }),
+    context: nonEmpty("directory").optional().meta({
+      description:
+        "The directory COPY sources are read from (the Dockerfile's build context; its `.dockerignore` applies): relative to the Pulumi program or Terraform module directory, or absolute. Default: that directory.",
     }),
     steps: z
       .array(stepSchema)
@@ -115,14 +161,30 @@ const buildSchema = z
     readyCmd: z.string().optional().meta({
       description: "Command that must succeed before a sandbox counts as ready. Default: none.",
     }),
+    skipCache: z.boolean().optional().meta({
+      description:
+        "Rebuild every step without the service's step cache (uploaded files are still reused), as `Template.build(t, { skipCache: true })`. Default: false.",
+    }),
   })
   .superRefine((build, ctx) => {
-    const given = [build.fromTemplate, build.fromImage].filter((v) => v !== undefined).length;
-    if (given !== 1) {
+    const given = BASES.filter((k) => build[k] !== undefined);
+    if (given.length !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `must set exactly one of fromTemplate or fromImage (found ${given}): e.g. fromTemplate "base", or fromImage "python:3.12"`,
+        message: `must set exactly one of fromTemplate, fromImage or dockerfile (found ${given.length === 0 ? "none" : given.join(", ")}): e.g. fromTemplate "base", or fromImage "python:3.12"`,
       });
+    }
+    if (build.fromImageRegistry !== undefined && build.fromTemplate !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["fromImageRegistry"],
+        message:
+          "goes with fromImage or dockerfile (a registry to pull from), not with fromTemplate: remove it",
+      });
+    }
+    if (typeof build.dockerfile === "string") {
+      const problem = dockerfileProblem(build.dockerfile);
+      if (problem) ctx.addIssue({ code: "custom", path: ["dockerfile"], message: problem });
     }
   });
 
@@ -148,9 +210,18 @@ export const templateArgsSchema = z.strictObject({
     .min(128, { error: "must be an integer >= 128 (MiB)" })
     .optional()
     .meta({ description: "Memory in MiB of sandboxes of this template. Default: the service's." }),
+  minFreeDiskMb: z
+    .number()
+    .int()
+    .min(0, { error: "must be an integer >= 0 (MiB)" })
+    .optional()
+    .meta({
+      description:
+        "Free disk space, in MiB, sandboxes of this template must have after the build steps. Default: the service's.",
+    }),
   build: buildSchema.meta({
     description:
-      "What to build: the base (fromTemplate or fromImage), the steps, and the start and ready commands. A change makes a new build of the same template.",
+      "What to build: the base (fromTemplate, fromImage or a dockerfile), the steps, and the start and ready commands. A change makes a new build of the same template.",
   }),
 });
 
@@ -179,6 +250,10 @@ export const templateOutputsSchema = z.strictObject({
   buildStatus: z.string().meta({
     description: "The status of the build in use (ready after a successful create or update).",
   }),
+  imageDigest: z.string().meta({
+    description:
+      "The digest (`sha256:…`) of the container image the build in use was made from, as the service resolved the image's tag; a new digest for the same tag shows the tag moved. Empty when the build is not from an image, or the service does not report it.",
+  }),
   filesHashes: z.array(z.string()).meta({
     description:
       "The files hash of each COPY step, in step order (known at plan time); a changed local file changes it and rebuilds.",
@@ -201,11 +276,15 @@ export const templateChangeRules: Record<keyof TemplateInputs, ChangeRule> = {
   tags: "update",
   cpuCount: "update",
   memoryMB: "update",
+  minFreeDiskMb: "update",
   build: "update",
 };
 
 /** The inputs whose change makes a new build (the Template's `update` rebuilds on exactly these). */
-export const REBUILDING_INPUTS = ["build", "cpuCount", "memoryMB"] as const;
+export const REBUILDING_INPUTS = ["build", "cpuCount", "memoryMB", "minFreeDiskMb"] as const;
+
+/** The registry password: a secret in every adapter (Pulumi secret, Terraform sensitive, no CDK literal). */
+export const templateSensitiveInputs = ["build.fromImageRegistry.password"] as const;
 
 /** What follows the build changes only with a new build; the ID stays across rebuilds. */
 const withBuild: OutputRule = { recomputedWith: REBUILDING_INPUTS };
@@ -220,6 +299,7 @@ export const templateOutputRules: Record<keyof z.infer<typeof templateOutputsSch
     names: "recomputed",
     envdVersion: withBuild,
     buildStatus: withBuild,
+    imageDigest: withBuild,
     filesHashes: withBuild,
     currentTags: "recomputed",
   };

@@ -9,6 +9,7 @@ import {
   templateChangeRules,
   templateOutputRules,
   templateOutputsSchema,
+  templateSensitiveInputs,
   type TemplateInputs,
   type TemplateOutputs,
 } from "./template.args";
@@ -25,7 +26,7 @@ export const templateDescriptor: ResourceDescriptor<TemplateInputs, TemplateOutp
   outputs: templateOutputsSchema,
   changeRules: templateChangeRules,
   outputRules: templateOutputRules,
-  sensitiveInputs: [],
+  sensitiveInputs: templateSensitiveInputs,
   sensitiveOutputs: [],
   replacement: {
     deleteFirst: false,

@@ -8,70 +8,112 @@
 import { createHash } from "node:crypto";
 import {
   closeSync,
+  existsSync,
   lstatSync,
   openSync,
+  readFileSync,
   readSync,
-  readdirSync,
   readlinkSync,
   statSync,
 } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
+import { globSync, type Path } from "glob";
 import { SandboxIacError } from "../../errors";
 
-/** Where a COPY source is read from: the archive root and the source inside it. */
+/** Where a COPY source is read from: the archive root, the source inside it, what it ignores. */
 export interface CopySource {
   /** The directory the archive's paths are relative to. */
   contextDir: string;
-  /** The source as a POSIX path relative to `contextDir` (what the COPY step names). */
+  /** The source as a POSIX path or glob relative to `contextDir` (what the COPY step names). */
   src: string;
+  /** Patterns left out of the hash and the archive: the context's `.dockerignore`. */
+  ignore: string[];
 }
 
 /**
- * Places a COPY `src` (relative to `baseDir`, or absolute) in an archive root.
- * A source inside `baseDir` keeps its relative path, as with the SDK; one outside
+ * The patterns of `contextDir/.dockerignore`, read as the SDK's
+ * `readDockerignore` does (trimmed lines, no blanks, no `#` comments).
+ */
+function readDockerignore(contextDir: string): string[] {
+  const file = path.join(contextDir, ".dockerignore");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf-8")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith("#"));
+}
+
+/**
+ * Places a COPY `src` (a path or glob relative to `contextDir`, or absolute) in
+ * an archive root. A source inside `contextDir` keeps its relative path, as
+ * with the SDK, and the context's `.dockerignore` applies; one outside
  * (absolute, or with `..`) is archived from its own parent directory.
  */
-export function resolveCopySource(src: string, baseDir: string): CopySource {
-  const absolute = path.resolve(baseDir, src);
-  const relative = path.relative(baseDir, absolute);
+export function resolveCopySource(src: string, contextDir: string): CopySource {
+  const absolute = path.resolve(contextDir, src);
+  const relative = path.relative(contextDir, absolute);
   if (relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)) {
-    return { contextDir: baseDir, src: relative.split(path.sep).join("/") };
+    return {
+      contextDir,
+      src: relative.split(path.sep).join("/"),
+      ignore: readDockerignore(contextDir),
+    };
   }
-  return { contextDir: path.dirname(absolute), src: path.basename(absolute) };
+  return { contextDir: path.dirname(absolute), src: path.basename(absolute), ignore: [] };
 }
 
 interface ListedFile {
   fullpath: string;
   relativePosix: string;
+  isSymbolicLink: boolean;
 }
 
 /**
- * The files a COPY of `src` takes, sorted by full path: the source itself and,
- * for a directory, everything below it. Symbolic links are listed, never followed
- * (the SDK's default, `resolveSymlinks: false`).
+ * The files a COPY of `src` takes, sorted by full path, as the SDK's
+ * `getAllFilesInPath` lists them: every match of the glob (dot files
+ * included, ignored patterns left out) and, for a matched directory,
+ * everything below it. Symbolic links are listed, never followed (the SDK's
+ * default, `resolveSymlinks: false`).
  */
 function listCopyFiles(source: CopySource): ListedFile[] {
-  const root = path.join(source.contextDir, source.src);
-  const rootStat = lstatSync(root, { throwIfNoEntry: false });
-  if (!rootStat) {
+  const options = {
+    ignore: source.ignore,
+    withFileTypes: true,
+    dot: true,
+    cwd: source.contextDir,
+  } as const;
+  const files = new Map<string, Path>();
+  for (const match of globSync(source.src, options)) {
+    files.set(match.fullpath(), match);
+    if (!match.isDirectory()) continue;
+    const below = path
+      .join(match.relative() || ".", "**/*")
+      .split(path.sep)
+      .join("/");
+    for (const f of globSync(below, options)) files.set(f.fullpath(), f);
+  }
+  if (files.size === 0) {
     throw new SandboxIacError(
       "invalid_argument",
-      `COPY source ${JSON.stringify(source.src)} does not exist in ${source.contextDir}: create it or fix build.steps[].copy.src`,
-      { operation: "templates.copy", resourceId: root, field: "copy.src" },
+      `COPY source ${JSON.stringify(source.src)} matches no file in ${source.contextDir}` +
+        (source.ignore.length > 0 ? " (after its .dockerignore)" : "") +
+        ": create it or fix build.steps[].copy.src",
+      {
+        operation: "templates.copy",
+        resourceId: path.join(source.contextDir, source.src),
+        field: "copy.src",
+      },
     );
   }
-  const files: string[] = [root];
-  if (rootStat.isDirectory()) {
-    const entries = readdirSync(root, { recursive: true, withFileTypes: true });
-    for (const entry of entries) files.push(path.join(entry.parentPath, entry.name));
-  }
-  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return files.map((fullpath) => ({
-    fullpath,
-    relativePosix: path.relative(source.contextDir, fullpath).split(path.sep).join("/"),
-  }));
+  return [...files.values()]
+    .sort((a, b) => (a.fullpath() < b.fullpath() ? -1 : a.fullpath() > b.fullpath() ? 1 : 0))
+    .map((f) => ({
+      fullpath: f.fullpath(),
+      relativePosix: f.relativePosix(),
+      isSymbolicLink: f.isSymbolicLink(),
+    }));
 }
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -92,9 +134,10 @@ function hashFileContent(hash: ReturnType<typeof createHash>, file: string): voi
 }
 
 /**
- * The files hash of a COPY step: sha256 over `"COPY <src> <dest>"`, then for each
- * file its relative path, mode, size and content (a link's target for symbolic
- * links). uid, gid and mtime are left out so the hash is stable across machines.
+ * The files hash of a COPY step, as the SDK's `calculateFilesHash`: sha256 over
+ * `"COPY <src> <dest>"`, then for each file its relative path, mode, size and
+ * content (a link's target for symbolic links). uid, gid and mtime are left out
+ * so the hash is stable across machines.
  * Synchronous on purpose: `diff` is synchronous and needs it to see changed files.
  */
 export function calculateFilesHash(source: CopySource, dest: string): string {
@@ -102,8 +145,8 @@ export function calculateFilesHash(source: CopySource, dest: string): string {
   hash.update(`COPY ${source.src} ${dest}`);
   for (const file of listCopyFiles(source)) {
     hash.update(file.relativePosix);
-    const linkStat = lstatSync(file.fullpath);
-    if (linkStat.isSymbolicLink()) {
+    if (file.isSymbolicLink) {
+      const linkStat = lstatSync(file.fullpath);
       hash.update(linkStat.mode.toString());
       hash.update(linkStat.size.toString());
       hash.update(readlinkSync(file.fullpath));

@@ -18,6 +18,7 @@ import {
   normaliseTemplateInputs,
   templateArgsSchema,
   templateChangeRules,
+  templateSensitiveInputs,
   type TemplateInputs,
   type TemplateOutputs,
 } from "./template.args";
@@ -29,7 +30,7 @@ import {
   type TemplateState,
 } from "../core/template-control";
 import { DEFAULT_TAG, parseTemplateName } from "../../wire/template-names";
-import { resolveCopies, toWireBuild } from "./template.steps";
+import { resolveCopies, resolvedBuild, toWireBuild } from "./template.steps";
 import { desiredTags, syncTags, tagsDiffer } from "./template.tags";
 
 /** The files hashes `inputs` (normalised) would build with now, or undefined when a source cannot be read. */
@@ -50,18 +51,12 @@ function hasUnknown(value: unknown, isUnknown: ((v: unknown) => boolean) | undef
   return false;
 }
 
-function createBody(inputs: TemplateInputs): {
-  name: string;
-  tags?: string[];
-  cpuCount?: number;
-  memoryMB?: number;
-} {
-  const body: { name: string; tags?: string[]; cpuCount?: number; memoryMB?: number } = {
-    name: inputs.name,
-  };
+function createBody(inputs: TemplateInputs): Parameters<TemplateControl["createTemplate"]>[0] {
+  const body: Parameters<TemplateControl["createTemplate"]>[0] = { name: inputs.name };
   if (inputs.tags !== undefined) body.tags = inputs.tags;
   if (inputs.cpuCount !== undefined) body.cpuCount = inputs.cpuCount;
   if (inputs.memoryMB !== undefined) body.memoryMB = inputs.memoryMB;
+  if (inputs.minFreeDiskMb !== undefined) body.minFreeDiskMb = inputs.minFreeDiskMb;
   return body;
 }
 
@@ -80,6 +75,11 @@ async function build(
   onCreated(created.templateID);
   const ids = { templateID: created.templateID, buildID: created.buildID, name: inputs.name };
   ctx.log(`building template ${inputs.name} (${created.templateID}, build ${created.buildID})`);
+  const { ignored } = resolvedBuild(inputs);
+  if (ignored.length > 0)
+    ctx.log(
+      `the Dockerfile's ${[...new Set(ignored)].join(", ")} instructions are ignored, as by the SDK`,
+    );
   try {
     await uploadMissingFiles(control, created.templateID, copies, ctx);
     await buildAndWait(control, ids, toWireBuild(inputs, copies), ctx);
@@ -118,6 +118,7 @@ async function describe(
     public: state.public,
     envdVersion: buildInfo?.envdVersion ?? "",
     buildStatus: buildInfo?.status ?? "unknown",
+    imageDigest: buildInfo?.imageDigest ?? "",
     filesHashes,
     currentTags: await currentTagsOf(control, ids.templateID, ids.buildID),
   };
@@ -132,11 +133,12 @@ function vanished(templateID: string): SandboxIacError {
 }
 
 function inputsOf(outputs: TemplateOutputs): TemplateInputs {
-  const { name, tags, cpuCount, memoryMB, build } = outputs;
+  const { name, tags, cpuCount, memoryMB, minFreeDiskMb, build } = outputs;
   const inputs: TemplateInputs = { name, build };
   if (tags !== undefined) inputs.tags = tags;
   if (cpuCount !== undefined) inputs.cpuCount = cpuCount;
   if (memoryMB !== undefined) inputs.memoryMB = memoryMB;
+  if (minFreeDiskMb !== undefined) inputs.minFreeDiskMb = minFreeDiskMb;
   return inputs;
 }
 
@@ -177,7 +179,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
   typeName: "Template",
 
   check(news, options) {
-    return checkWithSchema(templateArgsSchema, news, options);
+    return checkWithSchema(templateArgsSchema, news, options, templateSensitiveInputs);
   },
 
   diff(olds, rawNews, options) {

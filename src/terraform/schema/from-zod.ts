@@ -15,7 +15,11 @@ import { snakeCase } from "./names";
 export interface AttributeRole {
   /** `input`: written by the user (required unless optional); `output`: computed only. */
   role: "input" | "output";
-  /** Core names of top-level fields that are secrets. */
+  /**
+   * Core names of fields that are secrets: top-level names, or dotted paths to
+   * nested attributes (`build.fromImageRegistry.password`), published as
+   * sensitive nested attributes.
+   */
   sensitive?: readonly string[];
   /** Core names of top-level inputs the service fills when left out (optional + computed). */
   computedWhenOmitted?: readonly string[];
@@ -91,7 +95,7 @@ function unsupported(path: string, what: string): never {
 function typeOf(
   schema: ZodType,
   path: string,
-  role: AttributeRole["role"],
+  role: AttributeRole,
 ): { type: TfType; stringOrList?: true } {
   const { inner, listForm } = unwrap(schema);
   const def = defOf(inner);
@@ -115,7 +119,14 @@ function typeOf(
       return { type: { kind: "map", element: typeOf(def.valueType!, `${path}{}`, role).type } };
     case "object":
       return {
-        type: { kind: "object", attributes: attributesOf(inner as ZodObject, { role }, path) },
+        type: {
+          kind: "object",
+          attributes: attributesOf(
+            inner as ZodObject,
+            { role: role.role, ...(role.sensitive ? { sensitive: role.sensitive } : {}) },
+            path,
+          ),
+        },
       };
     case "union": {
       const kinds = (def.options ?? []).map((o) => typeOf(o, path, role).type);
@@ -156,7 +167,7 @@ export function attributesOf(schema: ZodObject, role: AttributeRole, path = ""):
   return Object.entries(shape).map(([coreName, field]) => {
     const fieldPath = path ? `${path}.${coreName}` : coreName;
     const { optional, description } = unwrap(field);
-    const { type, stringOrList } = typeOf(field, fieldPath, role.role);
+    const { type, stringOrList } = typeOf(field, fieldPath, role);
     const output = role.role === "output";
     const topLevel = path === "";
     const computedWhenOmitted =
@@ -169,7 +180,7 @@ export function attributesOf(schema: ZodObject, role: AttributeRole, path = ""):
       required: !output && !optional,
       optional: !output && optional,
       computed: output || computedWhenOmitted,
-      sensitive: topLevel && (role.sensitive ?? []).includes(coreName),
+      sensitive: (role.sensitive ?? []).includes(fieldPath),
       ...(stringOrList ? { stringOrList } : {}),
     };
   });

@@ -322,6 +322,48 @@ export function describeSynth(flavour: CdkFlavour): void {
       expect(json.resource.sandboxiac_secret.token.value).toBe("${var.token_value}");
     });
 
+    it("refuses a literal registry password at synth, without repeating it", () => {
+      const stack = stackWithProvider(flavour);
+      new bindings.Template(stack, "img", {
+        name: "cdk-img",
+        buildAttribute: {
+          fromImage: "registry.example.com/app:1",
+          fromImageRegistry: { username: "me", password: SECRET },
+        },
+      });
+      const message = validationError(flavour, stack);
+      expect(message).toContain(
+        "sandboxiac_template.img: buildAttribute.fromImageRegistry.password is a literal",
+      );
+      expect(message).not.toContain(SECRET);
+    });
+
+    it("takes a registry password from a sensitive variable, and packages a Dockerfile's context", () => {
+      const stack = stackWithProvider(flavour);
+      const password = new lib.TerraformVariable(stack, "registry_password", {
+        type: "string",
+        sensitive: true,
+      });
+      new bindings.Template(stack, "df", {
+        name: "cdk-df",
+        buildAttribute: {
+          dockerfile: "FROM registry.example.com/app:1\nCOPY app /app\n",
+          context: "files",
+          fromImageRegistry: { username: "me", password: password.stringValue },
+        },
+      });
+      const outdir = lib.Testing.fullSynth(stack);
+      const stackDir = path.join(outdir, "stacks", "sandboxes");
+      const json = JSON.parse(fs.readFileSync(path.join(stackDir, "cdk.tf.json"), "utf8"));
+      const build = json.resource.sandboxiac_template.df.build;
+      expect(build.from_image_registry.password).toBe("${var.registry_password}");
+      expect(path.isAbsolute(build.context)).toBe(false);
+      expect(fs.readdirSync(path.join(stackDir, build.context, "app")).sort()).toEqual([
+        "README.txt",
+        "hello.sh",
+      ]);
+    });
+
     it("fails synth validation on cpuCount 0 with the property path", () => {
       const stack = stackWithProvider(flavour);
       new bindings.Template(stack, "tools", {
@@ -412,7 +454,7 @@ export function describeSynth(flavour: CdkFlavour): void {
       );
       // The core's advice, in the construct's names and no other syntax.
       expect(message).toContain(
-        "sandboxiac_template.both: buildAttribute must set exactly one of fromTemplate or fromImage (found 2)",
+        "sandboxiac_template.both: buildAttribute must set exactly one of fromTemplate, fromImage or dockerfile (found fromTemplate, fromImage)",
       );
       expect(message).not.toMatch(/from_template|\{ fromTemplate:/);
     });

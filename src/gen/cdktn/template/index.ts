@@ -9,7 +9,7 @@ import * as cdktn from 'cdktn';
 
 export interface TemplateConfig extends cdktn.TerraformMetaArguments {
   /**
-  * What to build: the base (fromTemplate or fromImage), the steps, and the start and ready commands. A change makes a new build of the same template.
+  * What to build: the base (fromTemplate, fromImage or a dockerfile), the steps, and the start and ready commands. A change makes a new build of the same template.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#build Template#build}
   */
@@ -27,6 +27,12 @@ export interface TemplateConfig extends cdktn.TerraformMetaArguments {
   */
   readonly memoryMb?: number;
   /**
+  * Free disk space, in MiB, sandboxes of this template must have after the build steps. Default: the service's.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#min_free_disk_mb Template#min_free_disk_mb}
+  */
+  readonly minFreeDiskMb?: number;
+  /**
   * The template name, [namespace/]alias[:tag]; trimmed and lower-cased by the service ("My-App" is "my-app"). Changing it replaces the template.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#name Template#name}
@@ -38,6 +44,131 @@ export interface TemplateConfig extends cdktn.TerraformMetaArguments {
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#tags Template#tags}
   */
   readonly tags?: string[];
+}
+export interface TemplateBuildFromImageRegistry {
+  /**
+  * The registry password or token; a secret (Pulumi secret, Terraform sensitive: pass a sensitive variable).
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#password Template#password}
+  */
+  readonly password: string;
+  /**
+  * The registry user name.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#username Template#username}
+  */
+  readonly username: string;
+}
+
+export function templateBuildFromImageRegistryToTerraform(struct?: TemplateBuildFromImageRegistry | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  return {
+    password: cdktn.stringToTerraform(struct!.password),
+    username: cdktn.stringToTerraform(struct!.username),
+  }
+}
+
+
+export function templateBuildFromImageRegistryToHclTerraform(struct?: TemplateBuildFromImageRegistry | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  const attrs = {
+    password: {
+      value: cdktn.stringToHclTerraform(struct!.password),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    username: {
+      value: cdktn.stringToHclTerraform(struct!.username),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class TemplateBuildFromImageRegistryOutputReference extends cdktn.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktn.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktn.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false);
+  }
+
+  public get internalValue(): TemplateBuildFromImageRegistry | cdktn.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._password !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.password = this._password;
+    }
+    if (this._username !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.username = this._username;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: TemplateBuildFromImageRegistry | cdktn.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._password = undefined;
+      this._username = undefined;
+    }
+    else if (cdktn.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._password = value.password;
+      this._username = value.username;
+    }
+  }
+
+  // password - computed: false, optional: false, required: true
+  private _password?: string; 
+  public get password() {
+    return this.getStringAttribute('password');
+  }
+  public set password(value: string) {
+    this._password = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get passwordInput() {
+    return this._password;
+  }
+
+  // username - computed: false, optional: false, required: true
+  private _username?: string; 
+  public get username() {
+    return this.getStringAttribute('username');
+  }
+  public set username(value: string) {
+    this._username = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get usernameInput() {
+    return this._username;
+  }
 }
 export interface TemplateBuildStepsCopy {
   /**
@@ -53,11 +184,17 @@ export interface TemplateBuildStepsCopy {
   */
   readonly mode?: string;
   /**
-  * A local file or directory to copy into the template: relative to the base directory (the Pulumi program or Terraform module directory), or absolute.
+  * Several sources (paths or globs, as `src`) copied to the same `dest`: one COPY each, as the SDK's `copy([...])`. Exactly one of src, sources.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#sources Template#sources}
+  */
+  readonly sources?: string[];
+  /**
+  * A local file or directory to copy into the template, or a glob pattern (`app/*.py`): relative to the build context (`build.context`, else the Pulumi program or Terraform module directory), or absolute. The context's `.dockerignore` applies. Exactly one of src, sources.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#src Template#src}
   */
-  readonly src: string;
+  readonly src?: string;
   /**
   * Owner of the copied files. Default: the build's current user.
   *
@@ -74,6 +211,7 @@ export function templateBuildStepsCopyToTerraform(struct?: TemplateBuildStepsCop
   return {
     dest: cdktn.stringToTerraform(struct!.dest),
     mode: cdktn.stringToTerraform(struct!.mode),
+    sources: cdktn.listMapper(cdktn.stringToTerraform, false)(struct!.sources),
     src: cdktn.stringToTerraform(struct!.src),
     user: cdktn.stringToTerraform(struct!.user),
   }
@@ -97,6 +235,12 @@ export function templateBuildStepsCopyToHclTerraform(struct?: TemplateBuildSteps
       isBlock: false,
       type: "simple",
       storageClassType: "string",
+    },
+    sources: {
+      value: cdktn.listMapperHcl(cdktn.stringToHclTerraform, false)(struct!.sources),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
     },
     src: {
       value: cdktn.stringToHclTerraform(struct!.src),
@@ -142,6 +286,10 @@ export class TemplateBuildStepsCopyOutputReference extends cdktn.ComplexObject {
       hasAnyValues = true;
       internalValueResult.mode = this._mode;
     }
+    if (this._sources !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.sources = this._sources;
+    }
     if (this._src !== undefined) {
       hasAnyValues = true;
       internalValueResult.src = this._src;
@@ -159,6 +307,7 @@ export class TemplateBuildStepsCopyOutputReference extends cdktn.ComplexObject {
       this.resolvableValue = undefined;
       this._dest = undefined;
       this._mode = undefined;
+      this._sources = undefined;
       this._src = undefined;
       this._user = undefined;
     }
@@ -171,6 +320,7 @@ export class TemplateBuildStepsCopyOutputReference extends cdktn.ComplexObject {
       this.resolvableValue = undefined;
       this._dest = value.dest;
       this._mode = value.mode;
+      this._sources = value.sources;
       this._src = value.src;
       this._user = value.user;
     }
@@ -205,13 +355,32 @@ export class TemplateBuildStepsCopyOutputReference extends cdktn.ComplexObject {
     return this._mode;
   }
 
-  // src - computed: false, optional: false, required: true
+  // sources - computed: false, optional: true, required: false
+  private _sources?: string[]; 
+  public get sources() {
+    return this.getListAttribute('sources');
+  }
+  public set sources(value: string[]) {
+    this._sources = value;
+  }
+  public resetSources() {
+    this._sources = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get sourcesInput() {
+    return this._sources;
+  }
+
+  // src - computed: false, optional: true, required: false
   private _src?: string; 
   public get src() {
     return this.getStringAttribute('src');
   }
   public set src(value: string) {
     this._src = value;
+  }
+  public resetSrc() {
+    this._src = undefined;
   }
   // Temporarily expose input value. Use with caution.
   public get srcInput() {
@@ -248,6 +417,12 @@ export interface TemplateBuildSteps {
   */
   readonly env?: { [key: string]: string };
   /**
+  * Rebuild this step (and so every step after it) even when the service has it cached, as the SDK's `skipCache()` before a step. Default: false.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#force Template#force}
+  */
+  readonly force?: boolean | cdktn.IResolvable;
+  /**
   * RUN: a shell line, or a list of lines run as one line joined with " && " (as the SDK's runCmd). Changing one form for the other with the same joined line does not rebuild. Terraform (HCL) takes the list form.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#run Template#run}
@@ -275,6 +450,7 @@ export function templateBuildStepsToTerraform(struct?: TemplateBuildSteps | cdkt
   return {
     copy: templateBuildStepsCopyToTerraform(struct!.copy),
     env: cdktn.hashMapper(cdktn.stringToTerraform)(struct!.env),
+    force: cdktn.booleanToTerraform(struct!.force),
     run: cdktn.listMapper(cdktn.stringToTerraform, false)(struct!.run),
     user: cdktn.stringToTerraform(struct!.user),
     workdir: cdktn.stringToTerraform(struct!.workdir),
@@ -299,6 +475,12 @@ export function templateBuildStepsToHclTerraform(struct?: TemplateBuildSteps | c
       isBlock: false,
       type: "map",
       storageClassType: "stringMap",
+    },
+    force: {
+      value: cdktn.booleanToHclTerraform(struct!.force),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
     },
     run: {
       value: cdktn.listMapperHcl(cdktn.stringToHclTerraform, false)(struct!.run),
@@ -352,6 +534,10 @@ export class TemplateBuildStepsOutputReference extends cdktn.ComplexObject {
       hasAnyValues = true;
       internalValueResult.env = this._env;
     }
+    if (this._force !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.force = this._force;
+    }
     if (this._run !== undefined) {
       hasAnyValues = true;
       internalValueResult.run = this._run;
@@ -373,6 +559,7 @@ export class TemplateBuildStepsOutputReference extends cdktn.ComplexObject {
       this.resolvableValue = undefined;
       this._copy.internalValue = undefined;
       this._env = undefined;
+      this._force = undefined;
       this._run = undefined;
       this._user = undefined;
       this._workdir = undefined;
@@ -386,6 +573,7 @@ export class TemplateBuildStepsOutputReference extends cdktn.ComplexObject {
       this.resolvableValue = undefined;
       this._copy.internalValue = value.copy;
       this._env = value.env;
+      this._force = value.force;
       this._run = value.run;
       this._user = value.user;
       this._workdir = value.workdir;
@@ -422,6 +610,22 @@ export class TemplateBuildStepsOutputReference extends cdktn.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get envInput() {
     return this._env;
+  }
+
+  // force - computed: false, optional: true, required: false
+  private _force?: boolean | cdktn.IResolvable; 
+  public get force() {
+    return this.getBooleanAttribute('force');
+  }
+  public set force(value: boolean | cdktn.IResolvable) {
+    this._force = value;
+  }
+  public resetForce() {
+    this._force = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get forceInput() {
+    return this._force;
   }
 
   // run - computed: false, optional: true, required: false
@@ -494,13 +698,31 @@ export class TemplateBuildStepsList extends cdktn.ComplexList {
 }
 export interface TemplateBuild {
   /**
-  * A container image to build from. Exactly one of fromTemplate, fromImage. (The local service cannot pull images.)
+  * The directory COPY sources are read from (the Dockerfile's build context; its `.dockerignore` applies): relative to the Pulumi program or Terraform module directory, or absolute. Default: that directory.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#context Template#context}
+  */
+  readonly context?: string;
+  /**
+  * The content of a Dockerfile (Terraform: `file("Dockerfile")`), turned into the build exactly as the SDK's `fromDockerfile` does: FROM is the image, RUN/COPY/ADD/ENV/ARG/WORKDIR/USER are steps, CMD/ENTRYPOINT the start command. Exactly one of fromTemplate, fromImage, dockerfile; `steps` run after it.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#dockerfile Template#dockerfile}
+  */
+  readonly dockerfile?: string;
+  /**
+  * A container image to build from (`python:3.12`, `registry.example.com/team/app:v1`). Exactly one of fromTemplate, fromImage, dockerfile.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#from_image Template#from_image}
   */
   readonly fromImage?: string;
   /**
-  * The template (name or ID) to build on. Exactly one of fromTemplate, fromImage.
+  * Credentials for the registry of fromImage (or of the Dockerfile's FROM). Default: anonymous, or the service's own registry login.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#from_image_registry Template#from_image_registry}
+  */
+  readonly fromImageRegistry?: TemplateBuildFromImageRegistry;
+  /**
+  * The template (name or ID) to build on. Exactly one of fromTemplate, fromImage, dockerfile.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#from_template Template#from_template}
   */
@@ -511,6 +733,12 @@ export interface TemplateBuild {
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#ready_cmd Template#ready_cmd}
   */
   readonly readyCmd?: string;
+  /**
+  * Rebuild every step without the service's step cache (uploaded files are still reused), as `Template.build(t, { skipCache: true })`. Default: false.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/template#skip_cache Template#skip_cache}
+  */
+  readonly skipCache?: boolean | cdktn.IResolvable;
   /**
   * Command started in every sandbox of the template. Default: none.
   *
@@ -531,9 +759,13 @@ export function templateBuildToTerraform(struct?: TemplateBuild | cdktn.IResolva
     throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
   }
   return {
+    context: cdktn.stringToTerraform(struct!.context),
+    dockerfile: cdktn.stringToTerraform(struct!.dockerfile),
     from_image: cdktn.stringToTerraform(struct!.fromImage),
+    from_image_registry: templateBuildFromImageRegistryToTerraform(struct!.fromImageRegistry),
     from_template: cdktn.stringToTerraform(struct!.fromTemplate),
     ready_cmd: cdktn.stringToTerraform(struct!.readyCmd),
+    skip_cache: cdktn.booleanToTerraform(struct!.skipCache),
     start_cmd: cdktn.stringToTerraform(struct!.startCmd),
     steps: cdktn.listMapper(templateBuildStepsToTerraform, false)(struct!.steps),
   }
@@ -546,11 +778,29 @@ export function templateBuildToHclTerraform(struct?: TemplateBuild | cdktn.IReso
     throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
   }
   const attrs = {
+    context: {
+      value: cdktn.stringToHclTerraform(struct!.context),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    dockerfile: {
+      value: cdktn.stringToHclTerraform(struct!.dockerfile),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
     from_image: {
       value: cdktn.stringToHclTerraform(struct!.fromImage),
       isBlock: false,
       type: "simple",
       storageClassType: "string",
+    },
+    from_image_registry: {
+      value: templateBuildFromImageRegistryToHclTerraform(struct!.fromImageRegistry),
+      isBlock: true,
+      type: "struct",
+      storageClassType: "TemplateBuildFromImageRegistry",
     },
     from_template: {
       value: cdktn.stringToHclTerraform(struct!.fromTemplate),
@@ -563,6 +813,12 @@ export function templateBuildToHclTerraform(struct?: TemplateBuild | cdktn.IReso
       isBlock: false,
       type: "simple",
       storageClassType: "string",
+    },
+    skip_cache: {
+      value: cdktn.booleanToHclTerraform(struct!.skipCache),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
     },
     start_cmd: {
       value: cdktn.stringToHclTerraform(struct!.startCmd),
@@ -600,9 +856,21 @@ export class TemplateBuildOutputReference extends cdktn.ComplexObject {
     }
     let hasAnyValues = this.isEmptyObject;
     const internalValueResult: any = {};
+    if (this._context !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.context = this._context;
+    }
+    if (this._dockerfile !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.dockerfile = this._dockerfile;
+    }
     if (this._fromImage !== undefined) {
       hasAnyValues = true;
       internalValueResult.fromImage = this._fromImage;
+    }
+    if (this._fromImageRegistry?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.fromImageRegistry = this._fromImageRegistry?.internalValue;
     }
     if (this._fromTemplate !== undefined) {
       hasAnyValues = true;
@@ -611,6 +879,10 @@ export class TemplateBuildOutputReference extends cdktn.ComplexObject {
     if (this._readyCmd !== undefined) {
       hasAnyValues = true;
       internalValueResult.readyCmd = this._readyCmd;
+    }
+    if (this._skipCache !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.skipCache = this._skipCache;
     }
     if (this._startCmd !== undefined) {
       hasAnyValues = true;
@@ -627,9 +899,13 @@ export class TemplateBuildOutputReference extends cdktn.ComplexObject {
     if (value === undefined) {
       this.isEmptyObject = false;
       this.resolvableValue = undefined;
+      this._context = undefined;
+      this._dockerfile = undefined;
       this._fromImage = undefined;
+      this._fromImageRegistry.internalValue = undefined;
       this._fromTemplate = undefined;
       this._readyCmd = undefined;
+      this._skipCache = undefined;
       this._startCmd = undefined;
       this._steps.internalValue = undefined;
     }
@@ -640,12 +916,48 @@ export class TemplateBuildOutputReference extends cdktn.ComplexObject {
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this.resolvableValue = undefined;
+      this._context = value.context;
+      this._dockerfile = value.dockerfile;
       this._fromImage = value.fromImage;
+      this._fromImageRegistry.internalValue = value.fromImageRegistry;
       this._fromTemplate = value.fromTemplate;
       this._readyCmd = value.readyCmd;
+      this._skipCache = value.skipCache;
       this._startCmd = value.startCmd;
       this._steps.internalValue = value.steps;
     }
+  }
+
+  // context - computed: false, optional: true, required: false
+  private _context?: string; 
+  public get context() {
+    return this.getStringAttribute('context');
+  }
+  public set context(value: string) {
+    this._context = value;
+  }
+  public resetContext() {
+    this._context = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get contextInput() {
+    return this._context;
+  }
+
+  // dockerfile - computed: false, optional: true, required: false
+  private _dockerfile?: string; 
+  public get dockerfile() {
+    return this.getStringAttribute('dockerfile');
+  }
+  public set dockerfile(value: string) {
+    this._dockerfile = value;
+  }
+  public resetDockerfile() {
+    this._dockerfile = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get dockerfileInput() {
+    return this._dockerfile;
   }
 
   // from_image - computed: false, optional: true, required: false
@@ -662,6 +974,22 @@ export class TemplateBuildOutputReference extends cdktn.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get fromImageInput() {
     return this._fromImage;
+  }
+
+  // from_image_registry - computed: false, optional: true, required: false
+  private _fromImageRegistry = new TemplateBuildFromImageRegistryOutputReference(this, "from_image_registry");
+  public get fromImageRegistry() {
+    return this._fromImageRegistry;
+  }
+  public putFromImageRegistry(value: TemplateBuildFromImageRegistry) {
+    this._fromImageRegistry.internalValue = value;
+  }
+  public resetFromImageRegistry() {
+    this._fromImageRegistry.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get fromImageRegistryInput() {
+    return this._fromImageRegistry.internalValue;
   }
 
   // from_template - computed: false, optional: true, required: false
@@ -694,6 +1022,22 @@ export class TemplateBuildOutputReference extends cdktn.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get readyCmdInput() {
     return this._readyCmd;
+  }
+
+  // skip_cache - computed: false, optional: true, required: false
+  private _skipCache?: boolean | cdktn.IResolvable; 
+  public get skipCache() {
+    return this.getBooleanAttribute('skip_cache');
+  }
+  public set skipCache(value: boolean | cdktn.IResolvable) {
+    this._skipCache = value;
+  }
+  public resetSkipCache() {
+    this._skipCache = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get skipCacheInput() {
+    return this._skipCache;
   }
 
   // start_cmd - computed: false, optional: true, required: false
@@ -782,6 +1126,7 @@ export class Template extends cdktn.TerraformResource {
     this._build.internalValue = config.buildAttribute;
     this._cpuCount = config.cpuCount;
     this._memoryMb = config.memoryMb;
+    this._minFreeDiskMb = config.minFreeDiskMb;
     this._name = config.name;
     this._tags = config.tags;
   }
@@ -849,6 +1194,11 @@ export class Template extends cdktn.TerraformResource {
     return this.getStringAttribute('id');
   }
 
+  // image_digest - computed: true, optional: false, required: false
+  public get imageDigest() {
+    return this.getStringAttribute('image_digest');
+  }
+
   // memory_mb - computed: false, optional: true, required: false
   private _memoryMb?: number; 
   public get memoryMb() {
@@ -863,6 +1213,22 @@ export class Template extends cdktn.TerraformResource {
   // Temporarily expose input value. Use with caution.
   public get memoryMbInput() {
     return this._memoryMb;
+  }
+
+  // min_free_disk_mb - computed: false, optional: true, required: false
+  private _minFreeDiskMb?: number; 
+  public get minFreeDiskMb() {
+    return this.getNumberAttribute('min_free_disk_mb');
+  }
+  public set minFreeDiskMb(value: number) {
+    this._minFreeDiskMb = value;
+  }
+  public resetMinFreeDiskMb() {
+    this._minFreeDiskMb = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get minFreeDiskMbInput() {
+    return this._minFreeDiskMb;
   }
 
   // name - computed: false, optional: false, required: true
@@ -923,6 +1289,7 @@ export class Template extends cdktn.TerraformResource {
       build: templateBuildToTerraform(this._build.internalValue),
       cpu_count: cdktn.numberToTerraform(this._cpuCount),
       memory_mb: cdktn.numberToTerraform(this._memoryMb),
+      min_free_disk_mb: cdktn.numberToTerraform(this._minFreeDiskMb),
       name: cdktn.stringToTerraform(this._name),
       tags: cdktn.listMapper(cdktn.stringToTerraform, false)(this._tags),
     };
@@ -944,6 +1311,12 @@ export class Template extends cdktn.TerraformResource {
       },
       memory_mb: {
         value: cdktn.numberToHclTerraform(this._memoryMb),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "number",
+      },
+      min_free_disk_mb: {
+        value: cdktn.numberToHclTerraform(this._minFreeDiskMb),
         isBlock: false,
         type: "simple",
         storageClassType: "number",

@@ -44,7 +44,10 @@ export interface BuildPlan {
 }
 
 /** What a build sandbox starts from: a template's build, or an image's layers. */
-type BuildBase = Pick<ResolvedTemplate, "layers" | "envs" | "defaultUser" | "defaultWorkdir">;
+type BuildBase = Pick<ResolvedTemplate, "layers" | "envs" | "defaultUser" | "defaultWorkdir"> & {
+  /** The pulled manifest's digest, for a build from an image. */
+  digest?: string;
+};
 
 /** Options of {@link BuildRunner}. */
 export interface BuildRunnerOptions {
@@ -302,6 +305,8 @@ export class BuildRunner {
         });
         // The build sandbox's layers are in use from now on: a concurrent delete must keep them.
         b.parentLayers = [...base.layers];
+        // What the tag pointed at when pulled: clients show it, so a moved tag can be seen.
+        if (base.digest) b.imageDigest = base.digest;
       } finally {
         this.catalog.pulls--;
       }

@@ -51,6 +51,8 @@ export interface BuildRecord {
   cpuCount: number;
   memoryMB: number;
   envdVersion: string;
+  /** The manifest digest of the image a `fromImage` build pulled (`sha256:…`). */
+  imageDigest?: string;
   /** Set once the build is `ready`. */
   output?: BuildOutput;
   /** Set once the build is `error`. */

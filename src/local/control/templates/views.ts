@@ -58,6 +58,7 @@ function buildView(b: BuildRecord): Schemas["TemplateBuild"] {
     memoryMB: b.memoryMB,
     diskSizeMB: REPORTED_DISK_SIZE_MB,
     envdVersion: b.envdVersion,
+    ...(b.imageDigest ? { imageDigest: b.imageDigest } : {}),
   };
 }
 
