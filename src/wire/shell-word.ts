@@ -1,8 +1,7 @@
 /**
  * The one way this project quotes a value for a POSIX shell: commands reach
- * sandboxes as `bash -l -c <string>` (E2B's process API, see
- * `../shared/docs/wire-protocol.md`), and the service's own build and disk
- * scripts run through `sh -c` too.
+ * sandboxes as `/bin/bash -l -c <string>` (docs/envd.md), and the service's
+ * own build and disk scripts run through `sh -c` too.
  *
  * @module
  */

@@ -5,7 +5,7 @@
  * data dir unless given one, load the agent bundle the same way and remove
  * what they created on `close()`.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -135,7 +135,7 @@ async function startOwning(
   limits: ServiceOptions["limits"] & Pick<ServiceOptions, "dnsResolvers"> = {},
 ): Promise<TestService> {
   const removeOwned = () => {
-    if (owned) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (owned) removeDataDir(dataDir);
   };
   try {
     const sink = logSink(log);
@@ -146,7 +146,7 @@ async function startOwning(
       ...limits,
       ...(sink ? { log: sink } : {}),
     });
-    return {
+    const handle: TestService = {
       apiUrl: svc.apiUrl,
       sandboxUrl: svc.sandboxUrl,
       apiKey: svc.apiKey,
@@ -157,13 +157,32 @@ async function startOwning(
       },
       async restart() {
         await svc.close();
-        return startOwning(dataDir, owned, log, limits);
+        const next = await startOwning(dataDir, owned, log, limits);
+        // The suite's teardown holds the first handle: its close() closes the newest service.
+        handle.close = () => next.close();
+        return next;
       },
     };
+    return handle;
   } catch (err) {
     removeOwned();
     throw err;
   }
+}
+
+/**
+ * Removes a test service's data dir. A service killed with SIGKILL leaves its
+ * volumes mounted (the shared `volumes` bind and each volume's image; its next
+ * start would clear them): those are unmounted first, deepest first.
+ */
+function removeDataDir(dataDir: string): void {
+  const mounted = fs
+    .readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4] ?? "")
+    .filter((p) => p === dataDir || p.startsWith(`${dataDir}/`));
+  for (const p of mounted.sort((a, b) => b.length - a.length)) spawnSync("umount", ["-l", p]);
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** Starts `sandbox-iac serve --port 0` in a child process and waits for its ready line. */
@@ -195,7 +214,7 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
   };
   const close = async (): Promise<void> => {
     await kill9();
-    if (owned) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (owned) removeDataDir(dataDir);
   };
   let readyLine: string;
   try {

@@ -28,18 +28,24 @@ function templateConfig(name: string, tags: string[] | null = null): Obj {
     tags,
     cpu_count: null,
     memory_mb: null,
+    min_free_disk_mb: null,
     build: {
       from_template: "base",
       from_image: null,
+      from_image_registry: null,
+      dockerfile: null,
+      context: null,
       start_cmd: null,
       ready_cmd: null,
+      skip_cache: null,
       steps: [
         {
           run: null,
           user: null,
           env: null,
           workdir: null,
-          copy: { src: "files/app", dest: "/opt/app", user: null, mode: null },
+          force: null,
+          copy: { src: "files/app", sources: null, dest: "/opt/app", user: null, mode: null },
         },
       ],
     },
@@ -49,6 +55,7 @@ function templateConfig(name: string, tags: string[] | null = null): Obj {
     public: null,
     envd_version: null,
     build_status: null,
+    image_digest: null,
     files_hashes: null,
     current_tags: null,
   };

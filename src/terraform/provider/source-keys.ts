@@ -24,6 +24,7 @@ import {
 import { type PathStep, type UnknownKey, unknownKeysIn } from "../../resources/core/unknown-keys";
 import type { TfBlock } from "../schema/model";
 import { namedShape, terraformName } from "../schema/naming";
+import { dynamicToPlain } from "../values/dynamic-attribute";
 import { type TfValue, isUnknown } from "../values/dynamic-value";
 import { errorDiagnostic } from "./diagnostics";
 import { inputAttributes } from "./state";
@@ -138,7 +139,9 @@ function blocksOf(root: string): Promise<SourceBlocks> {
  * attribute left out must be null; keys the schema does not have are not in
  * `received` and are skipped.
  */
-function agrees(written: unknown, received: TfValue | undefined): boolean {
+function agrees(written: unknown, wireValue: TfValue | undefined): boolean {
+  // A dynamic attribute (a Provisioner command's `run`) arrives with its type.
+  const received = wireValue === undefined ? undefined : dynamicToPlain(wireValue);
   if (isExpression(written) || (received !== undefined && isUnknown(received))) return true;
   if (written === null || written === undefined) return received === null || received === undefined;
   if (Array.isArray(written)) {

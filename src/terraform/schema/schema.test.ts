@@ -15,7 +15,10 @@ const args = z.strictObject({
       steps: z
         .array(
           z.strictObject({
-            run: z.union([z.string(), z.array(z.string())]).optional(),
+            run: z
+              .union([z.string(), z.array(z.string())])
+              .optional()
+              .meta({ terraformListForm: true }),
             env: z.record(z.string(), z.string()).optional(),
           }),
         )
