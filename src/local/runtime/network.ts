@@ -36,6 +36,7 @@ import {
   needsEdge,
 } from "./egress-divert";
 import { ALWAYS_DENIED, isIpv4Cidr, openResolvers } from "./egress-rules";
+import { explainTableFailure } from "./nft-features";
 import type { EgressRules } from "./types";
 
 const OPERATION = "runtime.network";
@@ -141,7 +142,11 @@ table inet ${t} {
   }
 }
 `;
-  await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`);
+  await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`).catch(
+    async (err: unknown) => {
+      throw await explainTableFailure(err);
+    },
+  );
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
   return { table: t, resolvers: dns, edge: createEgressEdge({ resolvers: dns }) };
 }
