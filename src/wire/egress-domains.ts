@@ -67,3 +67,9 @@ export function matchDomainEntry(entries: readonly string[], name: string): stri
   }
   return best;
 }
+
+/**
+ * Every IPv4 destination, as E2B's SDK exports it (`ALL_TRAFFIC`): what
+ * `allowInternetAccess: false` adds to `denyOut`.
+ */
+export const ALL_TRAFFIC = "0.0.0.0/0";

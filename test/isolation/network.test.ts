@@ -151,6 +151,16 @@ describe("a sandbox's own network", () => {
     expect(lo.stdout).toBe("own\n");
   });
 
+  it("lets allowOut through without internet access, as E2B's denyOut 0.0.0.0/0 would", async () => {
+    const off = await start("netoffallow", {
+      allowInternetAccess: false,
+      network: { allowOut: ["198.51.100.2"] },
+    });
+    expect(await fetchInside(off, `${inet.url}/named`)).toBe("internet /named");
+    // The stand-in's resolver is on the allowed address: DNS follows the same rules.
+    expect(await dnsInside(off, "offline-allow-query")).toBe("offline-allow-query");
+  });
+
   it("drops what denyOut names and lets allowOut through it", async () => {
     const denied = await start("netdeny", { network: { denyOut: ["198.51.100.0/24"] } });
     expect(await fetchInside(denied, inet.url)).toMatch(/^failed /);

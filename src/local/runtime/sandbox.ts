@@ -28,6 +28,7 @@ import { connectSandbox, disconnectSandbox, setEgressRules, type HostNetwork } f
 import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
 import { assertNetwork, splitAllowOut } from "./egress-rules";
+import { ALL_TRAFFIC } from "../../wire/egress-domains";
 import type {
   EgressRules,
   NetworkSettings,
@@ -72,14 +73,25 @@ interface SandboxHooks {
   onStopped: () => void;
 }
 
-/** The rules a spec asks for. */
+/**
+ * The rules a spec asks for. E2B defines `allowInternetAccess: false` as
+ * `denyOut: ["0.0.0.0/0"]` (SDK 2.51 `SandboxOpts.allowInternetAccess`), and
+ * `allowOut` wins over `denyOut`: so without internet access an `allowOut`
+ * entry still opens its destination. With no `allowOut` at all the sandbox
+ * is closed outright (`internet: false`), DNS included.
+ */
 function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network">): EgressRules {
   const { cidrs, domains } = splitAllowOut(spec.network?.allowOut ?? []);
+  const denyOut = spec.network?.denyOut ?? [];
+  const allowsSome = cidrs.length > 0 || domains.length > 0;
   return {
-    internet: spec.allowInternetAccess,
+    internet: spec.allowInternetAccess || allowsSome,
     allowOut: cidrs,
     allowDomains: domains,
-    denyOut: spec.network?.denyOut ?? [],
+    denyOut:
+      spec.allowInternetAccess || denyOut.includes(ALL_TRAFFIC)
+        ? denyOut
+        : [...denyOut, ALL_TRAFFIC],
   };
 }
 
