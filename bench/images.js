@@ -133,6 +133,16 @@ async function settled(dataDir) {
   }
 }
 
+/**
+ * Writes back the dirty pages the previous step left (`sync`), so that each
+ * timed step starts from a clean page cache: a step timed right after
+ * hundreds of MB were written waits on their writeback, which measured up to
+ * 3x slower tar runs for whichever came second.
+ */
+function settleDisk() {
+  execFileSync("sync");
+}
+
 /** The floor: skopeo copy to a fresh OCI directory, then tar -x of each layer. */
 async function floor(host, work) {
   const dir = fs.mkdtempSync(path.join(work, "floor-"));
@@ -275,6 +285,7 @@ async function main() {
     for (let i = 0; i < ROUNDS; i++) {
       const runFloor = async () => {
         say(`round ${i + 1}/${ROUNDS}: floor (skopeo copy + tar -x)`);
+        settleDisk();
         const f = await floor(registry.host, work);
         floors.push(f);
         say(`  floor ${ms(f.total)} (copy ${ms(f.phases.copy)}, tar ${ms(f.phases.tar)})`);
@@ -292,6 +303,7 @@ async function main() {
           if (!(await settled(dataDir))) say("  warm pool not started in 180 s: building anyway");
         });
         say(`  warm pool started in ${ms(settleMs)} more; building from ${BIG}`);
+        settleDisk();
         const b = await build(service, `${registry.host}/${BIG}`, `bench-image-${i}`);
         ours.push(b);
         say(`  ours ${ms(b.total)}`);
