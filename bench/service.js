@@ -6,16 +6,21 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const CLI = path.join(__dirname, "..", "dist", "cli", "main.js");
-/** How long a start may take before it counts as hung (a first start builds the base layer). */
-const READY_TIMEOUT_MS = 180_000;
+/**
+ * How long a start may take before it counts as hung (a first start builds
+ * the base layer; on a machine at load 30 that took over 180 s).
+ */
+const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 600_000);
 
 /**
  * Resolves with { apiUrl, sandboxUrl, apiKey, pid, close(), kill9() } once the
  * ready line is printed. `close()` is the normal shutdown (SIGTERM: the
  * sandboxes stop and their mounts go); `kill9()` is a crash (SIGKILL). Both
- * resolve once the process is gone.
+ * resolve once the process is gone. With `onWaiting`, it is called every
+ * 15 s of the wait with the last line of the service's log, so a slow start
+ * shows what it is doing.
  */
-function startServiceProcess(dataDir) {
+function startServiceProcess(dataDir, { onWaiting } = {}) {
   const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir], {
     // The service log goes to a file beside the data dir, out of the figures.
     stdio: ["ignore", "pipe", fs.openSync(`${dataDir}.log`, "a")],
@@ -25,14 +30,23 @@ function startServiceProcess(dataDir) {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
+  const waiting = onWaiting
+    ? setInterval(() => onWaiting(lastLogLine(`${dataDir}.log`)), 15_000)
+    : undefined;
+  const done = () => {
+    clearTimeout(timer);
+    clearInterval(waiting);
+  };
+  let timer;
   return new Promise((resolve, reject) => {
     let buf = "";
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
+      clearInterval(waiting);
       child.kill("SIGKILL");
       reject(new Error(`sandbox-iac serve printed no ready line in ${READY_TIMEOUT_MS} ms`));
     }, READY_TIMEOUT_MS);
     child.once("exit", (code, signal) => {
-      clearTimeout(timer);
+      done();
       reject(new Error(`sandbox-iac serve exited early (${signal ?? code}), see ${dataDir}.log`));
     });
     child.stdout.on("data", (chunk) => {
@@ -41,7 +55,7 @@ function startServiceProcess(dataDir) {
       const setting = (name) => new RegExp(`${name}=(\\S+)`).exec(buf)?.[1];
       const apiKey = buf.includes("\n") ? setting("E2B_API_KEY") : undefined;
       if (!apiKey) return;
-      clearTimeout(timer);
+      done();
       child.stdout.resume();
       resolve({
         apiUrl: setting("E2B_API_URL"),
@@ -53,6 +67,23 @@ function startServiceProcess(dataDir) {
       });
     });
   });
+}
+
+/** The last non-empty line of the file `file` (its last 4 KiB), or "" when unreadable. */
+function lastLogLine(file) {
+  try {
+    const fd = fs.openSync(file, "r");
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.min(size, 4096));
+      fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+      return buf.toString("utf8").trim().split("\n").pop() ?? "";
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return "";
+  }
 }
 
 module.exports = { startServiceProcess };

@@ -1,6 +1,7 @@
 /**
  * `npm run demo:cdk`: the CDK for Terraform pipeline, for real, against a
- * fresh local service, once per runtime (examples/cdktn-basic with cdktn,
+ * fresh local service and a container registry on loopback serving a busybox
+ * image (the apps' context "image", for their template from an image), once per runtime (examples/cdktn-basic with cdktn,
  * examples/cdktf-basic with cdktf):
  *   1. synthesize the app by running it with Node (`node bin/main.js`; the
  *      cdktn CLI needs Node 22),
@@ -19,6 +20,7 @@ const os = require("node:os");
 const path = require("node:path");
 
 const ROOT = path.resolve(__dirname, "..");
+const { startDemoRegistry } = require("./local-registry");
 
 /** test/cdk/support/example.ts, compiled on the fly (the tests use the same steps). */
 function loadExampleSteps() {
@@ -135,6 +137,10 @@ async function main() {
   console.log(
     `local service at ${service.apiUrl} (terraform gets it from E2B_API_URL / E2B_API_KEY)`,
   );
+  // A registry on loopback serving a busybox image; the apps read it from their context at synth.
+  const registry = await startDemoRegistry();
+  process.env.CDKTF_CONTEXT_JSON = JSON.stringify({ image: registry.image });
+  console.log(`local registry serving ${registry.image} (context "image")`);
   try {
     for (const runtime of runtimes) await demo(steps, runtime, service, terraform);
     console.log("\nCDK demo finished: applied, no changes on the second plan, destroyed.");
@@ -143,6 +149,7 @@ async function main() {
     process.exitCode = 1;
   } finally {
     await service.close();
+    await registry.close();
     fs.rmSync(data, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,6 @@
 /**
- * `npm run demo:terraform`: starts a fresh local service, installs the
+ * `npm run demo:terraform`: starts a fresh local service and a container
+ * registry on loopback serving a busybox image (the example's `var.image`), installs the
  * provider into a temporary plugin directory, and runs examples/terraform-basic
  * with the real terraform binary: init, apply, a plan that must report no
  * changes (-detailed-exitcode 0), and destroy, printing terraform's output as
@@ -16,6 +17,7 @@ const path = require("node:path");
 
 const ROOT = path.resolve(__dirname, "..");
 const EXAMPLE = path.join(ROOT, "examples", "terraform-basic");
+const { startDemoRegistry } = require("./local-registry");
 
 /** Everything terraform printed, to check that the API key is in none of it. */
 const printed = [];
@@ -54,6 +56,9 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-tf-demo-"));
   const service = await startLocalService({ port: 0, dataDir: path.join(work, "data") });
   console.log(`local service at ${service.apiUrl}`);
+  // A registry on loopback serving a busybox image, for the example's template from an image.
+  const registry = await startDemoRegistry();
+  console.log(`local registry serving ${registry.image} (var.image)`);
   try {
     const plugins = path.join(work, "plugins");
     const installed = installProvider({ dir: plugins, version: packageVersion() });
@@ -65,6 +70,7 @@ async function main() {
       ...process.env,
       E2B_API_URL: service.apiUrl,
       E2B_API_KEY: service.apiKey,
+      TF_VAR_image: registry.image,
       CHECKPOINT_DISABLE: "1",
       TF_IN_AUTOMATION: "1",
       // An empty CLI configuration: nothing from the user's ~/.terraformrc.
@@ -89,6 +95,7 @@ async function main() {
     process.exitCode = 1;
   } finally {
     await service.close();
+    await registry.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }

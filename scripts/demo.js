@@ -1,5 +1,6 @@
 /**
- * `npm run demo`: starts the local service, then runs examples/pulumi-basic
+ * `npm run demo`: starts the local service and a container registry on
+ * loopback serving a busybox image (the example's `image` config), then runs examples/pulumi-basic
  * through the Pulumi engine harness (no Pulumi CLI needed): `up`, a second
  * `up` that changes nothing, and `destroy`, each printed the way `pulumi up`
  * prints it: the provider's progress lines live as they happen, then the resource table with each step's duration, the provider's
@@ -15,6 +16,7 @@ const path = require("node:path");
 
 const ROOT = path.resolve(__dirname, "..");
 const EXAMPLE = path.join(ROOT, "examples", "pulumi-basic");
+const { startDemoRegistry } = require("./local-registry");
 
 function loadHarness() {
   const esbuild = require("esbuild");
@@ -69,9 +71,16 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-demo-"));
   const service = await startLocalService({ port: 0, dataDir: path.join(work, "data") });
   console.log(`local service at ${service.apiUrl}`);
+  // A registry on loopback serving a busybox image, for the example's template from an image.
+  const registry = await startDemoRegistry();
+  console.log(`local registry serving ${registry.image}`);
   const opts = {
     stateFile: path.join(work, "state.json"),
-    config: { "sandbox-iac:apiUrl": service.apiUrl, "sandbox-iac:apiKey": service.apiKey },
+    config: {
+      "sandbox-iac:apiUrl": service.apiUrl,
+      "sandbox-iac:apiKey": service.apiKey,
+      "pulumi-basic:image": registry.image,
+    },
     secretConfig: ["sandbox-iac:apiKey"],
     timeoutMs: 600_000,
     // Progress as it happens (build log, setup commands), as `pulumi up` shows it live.
@@ -88,6 +97,7 @@ async function main() {
     process.exitCode = 1;
   } finally {
     await service.close();
+    await registry.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,8 @@
  * cdktf-basic: cdktn-basic for cdktf 0.21 apps (same stack, cdktf imports). A template built
  * from `base`, a sandbox of it provisioned with files and a setup command and
  * kept running, and a data source reading that sandbox; a volume that one
- * provisioner's sandbox writes into and a second sandbox reads.
+ * provisioner's sandbox writes into and a second sandbox reads; with
+ * the context's `image` set, a template from that container image and a sandbox of it.
  *
  * Synthesize by running the app (`npm run build && node bin/main.js`, or
  * `cdktf synth`), then from cdktf.out/stacks/sandboxes:
@@ -36,6 +37,27 @@ class SandboxStack extends TerraformStack {
         ],
       },
     });
+    // A template from a container image when the context's `image` names one
+    // (cdktf.json's "context", or CDKTF_CONTEXT_JSON as npm run demo:cdk sets it
+    // for a busybox image it serves from a registry on loopback): the image's
+    // layers, then E2B's conventions (user `user`, the agent).
+    const image: unknown = this.node.tryGetContext("image");
+    if (typeof image === "string" && image !== "") {
+      const fromImage = new Template(this, "from-image", {
+        name: "cdk-from-image",
+        cpuCount: 1,
+        memoryMb: 512,
+        buildAttribute: {
+          fromImage: image,
+          steps: [{ run: "cp /etc/image-note /home/user/note.txt" }],
+        },
+      });
+      new Provisioner(this, "image-check", {
+        template: fromImage.ref,
+        commands: [{ run: 'echo "$(whoami): $(cat /home/user/note.txt)"' }],
+      });
+      new TerraformOutput(this, "image_digest", { value: fromImage.imageDigest });
+    }
     const setup = new Provisioner(this, "setup", {
       template: tools.ref, // the template at its current build: a rebuild runs this again
       files: [{ source: "files/config", destination: "/home/user/config" }],

@@ -2,7 +2,8 @@
  * pulumi-basic: a template built from `base`, a sandbox of it provisioned with
  * files and setup commands (ending in a snapshot and kept running), and a
  * reader of that sandbox; a volume that one provisioner's sandbox writes into
- * and a second sandbox reads.
+ * and a second sandbox reads; with the `image` config, a template built from
+ * that container image and a sandbox of it running a command.
  *
  * Run: `npm install && npm run build && pulumi up`. The service comes from the
  * stack config (`sandbox-iac:apiUrl`, secret `sandbox-iac:apiKey`) or from the
@@ -30,6 +31,25 @@ const tools = new Template("tools", {
     ],
   },
 });
+
+// A template from a container image, when the `image` config names one (`npm
+// run demo` serves a busybox image from a registry on loopback): the image's
+// layers, then E2B's conventions on top (user `user` with /home/user, the agent).
+const image = config.get("image");
+const fromImage = image
+  ? new Template("from-image", {
+      name: `${prefix}-from-image`,
+      cpuCount: 1,
+      memoryMB: 512,
+      build: { fromImage: image, steps: [{ run: "cp /etc/image-note /home/user/note.txt" }] },
+    })
+  : undefined;
+const imageCheck = fromImage
+  ? new Provisioner("image-check", {
+      template: fromImage.ref,
+      commands: [{ run: 'echo "$(whoami): $(cat /home/user/note.txt)"' }],
+    })
+  : undefined;
 
 const setup = new Provisioner("setup", {
   template: tools.ref, // the template at its current build: a rebuild runs this again
@@ -68,6 +88,9 @@ const reader = new Provisioner("reader", {
 });
 
 export const templateID = tools.templateID;
+export const imageTemplateID = fromImage?.templateID;
+export const imageDigest = fromImage?.imageDigest;
+export const imageCommandsRun = imageCheck?.commandsRun;
 export const templateNames = tools.names;
 export const buildStatus = tools.buildStatus;
 export const sandboxID = keptID;

@@ -20,6 +20,31 @@ resource "sandboxiac_template" "tools" {
   }
 }
 
+# A template from a container image when var.image names one (npm run demo:terraform
+# serves a busybox image from a registry on loopback): the image's layers, then
+# E2B's conventions on top (user `user` with /home/user, the agent).
+variable "image" {
+  type    = string
+  default = ""
+}
+
+resource "sandboxiac_template" "from_image" {
+  count     = var.image == "" ? 0 : 1
+  name      = "tf-from-image"
+  cpu_count = 1
+  memory_mb = 512
+  build = {
+    from_image = var.image
+    steps      = [{ run = ["cp /etc/image-note /home/user/note.txt"] }]
+  }
+}
+
+resource "sandboxiac_provisioner" "image_check" {
+  count    = var.image == "" ? 0 : 1
+  template = sandboxiac_template.from_image[0].ref
+  commands = [{ run = "echo \"$(whoami): $(cat /home/user/note.txt)\"" }]
+}
+
 resource "sandboxiac_provisioner" "setup" {
   # The template at its current build: a rebuild runs the Provisioner again and retakes its snapshot.
   template     = sandboxiac_template.tools.ref
@@ -63,3 +88,4 @@ resource "sandboxiac_provisioner" "reader" {
 output "template_id" { value = sandboxiac_template.tools.template_id }
 output "state" { value = data.sandboxiac_sandbox.kept.state }
 output "volume_id" { value = sandboxiac_volume.workspace.volume_id }
+output "image_digest" { value = one(sandboxiac_template.from_image[*].image_digest) }
