@@ -9,6 +9,8 @@
  * @module
  */
 import { X509Certificate } from "node:crypto";
+import type { ServerOptions } from "node:https";
+import { createSecureContext } from "node:tls";
 import { SandboxIacError, invalidArgument } from "../errors";
 
 const OPERATION = "local.start";
@@ -68,6 +70,26 @@ export function resolveAddressing(
 /** The base URL of the control API at `domain`: `<scheme>://api.<domain>`. */
 export function apiUrlOf(addressing: Addressing): string {
   return `${addressing.scheme}://api.${addressing.domain}`;
+}
+
+/**
+ * The TLS options of `https.createServer` for `material`.
+ *
+ * @throws SandboxIacError `invalid_argument` when the pair cannot be used (not
+ *   PEM, or a key that is not the certificate's), before anything listens
+ */
+export function tlsServerOptions(material: TlsMaterial): ServerOptions {
+  const options = { cert: material.cert, key: material.key };
+  try {
+    createSecureContext(options);
+  } catch (err) {
+    throw new SandboxIacError(
+      "invalid_argument",
+      `the TLS certificate and key (--tls-cert, --tls-key) cannot be used together: ${err instanceof Error ? err.message : String(err)}; pass the PEM certificate and the private key that belongs to it`,
+      { operation: OPERATION, field: "tls", cause: err },
+    );
+  }
+  return options;
 }
 
 function checkedDomain(value: string): string {

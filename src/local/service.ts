@@ -7,7 +7,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";
-import * as tls from "node:tls";
 import * as os from "node:os";
 import * as path from "node:path";
 import { invalidArgument, registerSecret, SandboxIacError } from "../errors";
@@ -30,7 +29,7 @@ import { SecretStore } from "./control/secrets/store";
 import { resolveVolumeMounts } from "./control/volumes/mounts";
 import { volumeContentRoutes, volumeRoutes } from "./control/volumes/routes";
 import { VolumeStore } from "./control/volumes/store";
-import { apiUrlOf, resolveAddressing, type TlsMaterial } from "./addressing";
+import { apiUrlOf, resolveAddressing, tlsServerOptions, type TlsMaterial } from "./addressing";
 import { lockDataDir, secureDataDir } from "./data-dir";
 import { assertHostSupported } from "./preflight";
 import { createRuntime } from "./runtime";
@@ -159,7 +158,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   assertLimit("maxSandboxes", opts.maxSandboxes);
   assertLimit("maxSandboxesPerKey", opts.maxSandboxesPerKey);
   // Checked before anything starts; the port a 0 picks is known only after listening.
-  const serverTls = opts.tls ? tlsOptions(opts.tls) : undefined;
+  const serverTls = opts.tls ? tlsServerOptions(opts.tls) : undefined;
   resolveAddressing(opts.tls, opts.domain, port);
   const dataDir = path.resolve(opts.dataDir);
   secureDataDir(dataDir, log);
@@ -279,21 +278,6 @@ function healthResponse(): { status: number; body: string; headers: Record<strin
     body: "Health check successful",
     headers: { "Content-Type": "text/plain; charset=utf-8" },
   };
-}
-
-/** The TLS options of `https.createServer`, or why the pair is unusable (a clear error before listening). */
-function tlsOptions(material: TlsMaterial): https.ServerOptions {
-  const options = { cert: material.cert, key: material.key };
-  try {
-    tls.createSecureContext(options);
-  } catch (err) {
-    throw new SandboxIacError(
-      "invalid_argument",
-      `the TLS certificate and key (--tls-cert, --tls-key) cannot be used together: ${err instanceof Error ? err.message : String(err)}; pass the PEM certificate and the private key that belongs to it`,
-      { operation: "local.start", field: "tls", cause: err },
-    );
-  }
-  return options;
 }
 
 function listen(
