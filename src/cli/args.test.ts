@@ -138,7 +138,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, got "--prot": did you mean --port? (run `sandbox-iac serve --help`)',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, --tls-cert, --tls-key, --domain, got "--prot": did you mean --port? (run `sandbox-iac serve --help`)',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -150,9 +150,18 @@ describe("sandbox-iac serve", () => {
     );
   });
 
+  it("takes --tls-cert and --tls-key together, with --domain", () => {
+    expect(
+      parseArgs(["serve", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--domain", "x.test"]),
+    ).toMatchObject({ tls: { certFile: "c.pem", keyFile: "k.pem" }, domain: "x.test" });
+    expect(refusal(["serve", "--tls-cert", "c.pem"]).message).toBe(
+      "cli failed: --tls-key must be given together with --tls-cert, got nothing: pass both PEM files, e.g. --tls-cert cert.pem --tls-key key.pem",
+    );
+  });
+
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry), got "8080": run `sandbox-iac serve --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, --tls-cert, --tls-key, --domain), got "8080": run `sandbox-iac serve --help`',
     );
   });
 

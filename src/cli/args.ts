@@ -34,6 +34,10 @@ export interface ServeArgs {
   maxSandboxesPerKey?: number | undefined;
   /** `--insecure-registry host:port`, repeatable. @default none */
   insecureRegistries: string[];
+  /** `--tls-cert` and `--tls-key`: PEM files; HTTPS when given. @default plain HTTP */
+  tls?: { certFile: string; keyFile: string } | undefined;
+  /** `--domain`. @default see `LocalServiceOptions.domain` */
+  domain?: string | undefined;
 }
 
 /** Options of `sandbox-iac status`. */
@@ -91,6 +95,12 @@ Options:
   --insecure-registry HOST:PORT
                      let template builds pull images from this registry over plain
                      HTTP (repeatable; loopback registries always may)
+  --tls-cert FILE --tls-key FILE
+                     serve HTTPS with this PEM certificate (covering *.DOMAIN) and key,
+                     as E2B's cloud does: clients need only E2B_DOMAIN and E2B_API_KEY
+  --domain DOMAIN    the name clients reach the service by: api.DOMAIN and
+                     <port>-<sandboxID>.DOMAIN (default: with TLS, the certificate's
+                     *.DOMAIN name, plus :PORT unless 443; else localhost:PORT)
   -h, --help         show this help
 `;
 
@@ -129,6 +139,9 @@ const SERVE_OPTIONS = [
   "max-sandboxes",
   "max-sandboxes-per-key",
   "insecure-registry",
+  "tls-cert",
+  "tls-key",
+  "domain",
 ] as const;
 const COMMANDS = ["serve", "status", "terraform"];
 
@@ -176,6 +189,16 @@ export function parseArgs(argv: string[]): CliArgs {
       "the only source of the key, but --api-key was given too",
       "give the key one way: --api-key-file (preferred) or --api-key",
     );
+  const tlsCert = values["tls-cert"];
+  const tlsKey = values["tls-key"];
+  if ((tlsCert === undefined) !== (tlsKey === undefined))
+    throw invalidArgument(
+      OPERATION,
+      tlsCert === undefined ? "--tls-cert" : "--tls-key",
+      undefined,
+      "given together with " + (tlsCert === undefined ? "--tls-key" : "--tls-cert"),
+      "pass both PEM files, e.g. --tls-cert cert.pem --tls-key key.pem",
+    );
   const maxSandboxes = positiveInteger("--max-sandboxes", values["max-sandboxes"]);
   const maxSandboxesPerKey = positiveInteger(
     "--max-sandboxes-per-key",
@@ -192,6 +215,8 @@ export function parseArgs(argv: string[]): CliArgs {
     maxSandboxes,
     maxSandboxesPerKey,
     insecureRegistries: insecureRegistries(rest),
+    tls: tlsCert && tlsKey ? { certFile: tlsCert, keyFile: tlsKey } : undefined,
+    domain: values.domain,
   };
 }
 

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { SandboxIacError, redact } from "../errors";
+import { readFileSync } from "node:fs";
+import { SandboxIacError, invalidArgument, redact } from "../errors";
 import { defaultDataDir, startLocalService } from "../local/service";
 import { ENV_VARS } from "../wire/control";
 import { installProvider, packageVersion } from "../terraform/install";
@@ -30,14 +31,24 @@ async function serve(args: ServeArgs): Promise<void> {
     maxSandboxes: args.maxSandboxes,
     maxSandboxesPerKey: args.maxSandboxesPerKey,
     insecureRegistries: args.insecureRegistries,
+    tls: args.tls && {
+      cert: readPem("--tls-cert", args.tls.certFile),
+      key: readPem("--tls-key", args.tls.keyFile),
+    },
+    domain: args.domain,
     log: logLine,
   });
   // The one line with the key in clear: it is the user's own terminal.
   process.stdout.write(
     `sandbox-iac: ready on ${service.apiUrl} ` +
-      `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ` +
-      // The e2b SDK reaches volume content through E2B_VOLUME_API_URL; this service serves it too.
-      `E2B_VOLUME_API_URL=${service.apiUrl} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
+      // Over TLS the SDK derives every URL from the domain, as against E2B's cloud.
+      (service.tls
+        ? ""
+        : `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ` +
+          // The e2b SDK reaches volume content through E2B_VOLUME_API_URL; this service serves it too.
+          `E2B_VOLUME_API_URL=${service.apiUrl} `) +
+      // getHost(port) is `<port>-<id>.<domain>`, which this service routes by Host.
+      `${ENV_VARS.domain}=${service.domain} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {
@@ -57,6 +68,20 @@ async function serve(args: ServeArgs): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+function readPem(option: string, file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    throw invalidArgument(
+      "cli",
+      option,
+      file,
+      "a readable PEM file",
+      `check the path (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
+  }
 }
 
 async function main(): Promise<void> {

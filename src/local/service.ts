@@ -5,6 +5,7 @@
  * @module
  */
 import * as http from "node:http";
+import * as https from "node:https";
 import type { Socket } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -28,6 +29,7 @@ import { SecretStore } from "./control/secrets/store";
 import { resolveVolumeMounts } from "./control/volumes/mounts";
 import { volumeContentRoutes, volumeRoutes } from "./control/volumes/routes";
 import { VolumeStore } from "./control/volumes/store";
+import { apiUrlOf, resolveAddressing, tlsServerOptions, type TlsMaterial } from "./addressing";
 import { lockDataDir, secureDataDir } from "./data-dir";
 import { assertHostSupported } from "./preflight";
 import { createRuntime } from "./runtime";
@@ -89,16 +91,38 @@ export interface LocalServiceOptions {
    * @default none
    */
   insecureRegistries?: readonly string[] | undefined;
+  /**
+   * Serve HTTPS with this certificate and key (PEM text), as E2B's cloud does:
+   * clients with only `E2B_DOMAIN` reach `https://api.<domain>` and
+   * `https://<port>-<sandboxID>.<domain>`, so the certificate must cover `*.<domain>`.
+   * @default plain HTTP
+   */
+  tls?: TlsMaterial | undefined;
+  /**
+   * The domain clients address the service by (`E2B_DOMAIN`): the control API
+   * at `api.<domain>`, port `p` of sandbox `id` at `<p>-<id>.<domain>`, each
+   * name resolving to this service. May end in `:<port>`.
+   * @default with `tls`, the certificate's one wildcard name (`*.example.com`
+   * gives `example.com`) plus `:<port>` unless the port is 443; else `localhost:<port>`
+   */
+  domain?: string | undefined;
 }
 
 /** A started local service. */
 export interface LocalService {
-  /** Base URL of the control API, `http://<host>:<port>`; use as `E2B_API_URL`. */
+  /**
+   * Base URL of the control API: `http://<host>:<port>`, or with TLS
+   * `https://api.<domain>`; use as `E2B_API_URL`.
+   */
   apiUrl: string;
   /** Base URL of the sandbox interface (the same as `apiUrl`); use as `E2B_SANDBOX_URL`. */
   sandboxUrl: string;
   /** The API key; use as `E2B_API_KEY`. */
   apiKey: string;
+  /** The domain clients address the service by; use as `E2B_DOMAIN` (see {@link LocalServiceOptions.domain}). */
+  domain: string;
+  /** True when the port serves HTTPS: `E2B_DOMAIN` and `E2B_API_KEY` are then all a client needs. */
+  tls: boolean;
   /** Stops the sandboxes (they come back paused on the next start), flushes state and stops listening. */
   close(): Promise<void>;
 }
@@ -133,6 +157,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   }
   assertLimit("maxSandboxes", opts.maxSandboxes);
   assertLimit("maxSandboxesPerKey", opts.maxSandboxesPerKey);
+  // Checked before anything starts; the port a 0 picks is known only after listening.
+  const serverTls = opts.tls ? tlsServerOptions(opts.tls) : undefined;
+  resolveAddressing(opts.tls, opts.domain, port);
   const dataDir = path.resolve(opts.dataDir);
   secureDataDir(dataDir, log);
   // Before anything in the dir changes: a second service would mark the first one's sandboxes paused.
@@ -191,22 +218,30 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       ...queryRoutes(manager),
       ...templateRoutes({ registry, runtime, sandboxes: manager, publicUrl: () => publicUrl, log }),
     ];
-    server = http.createServer(
-      { highWaterMark: RELAY_HIGH_WATER_MARK },
-      createServiceHandler({ manager, routes, apiKey, log }),
-    );
+    const handler = createServiceHandler({ manager, routes, apiKey, log });
+    server = serverTls
+      ? https.createServer({ ...serverTls, highWaterMark: RELAY_HIGH_WATER_MARK }, handler)
+      : http.createServer({ highWaterMark: RELAY_HIGH_WATER_MARK }, handler);
     // Streams (process output, watches) may stay open for hours.
     server.requestTimeout = 0;
     server.timeout = 0;
     server.keepAliveTimeout = 640_000;
-    publicUrl = await listen(server, port, host);
-    log(`local service listening on ${publicUrl}, data dir ${dataDir}`);
+    const listening = await listen(server, port, host);
+    const addressing = resolveAddressing(opts.tls, opts.domain, listening.port);
+    // Links the service hands out (template file uploads) must reach it the way clients do.
+    publicUrl = opts.tls ? apiUrlOf(addressing) : listening.url;
+    log(
+      `local service listening on ${listening.url.replace(/^http:/, `${addressing.scheme}:`)}` +
+        ` (E2B_DOMAIN ${addressing.domain}), data dir ${dataDir}`,
+    );
     const sockets = trackSockets(server);
     let closing: Promise<void> | undefined;
     return {
       apiUrl: publicUrl,
       sandboxUrl: publicUrl,
       apiKey,
+      domain: addressing.domain,
+      tls: opts.tls !== undefined,
       close: () => {
         closing ??= (async () => {
           const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -245,7 +280,11 @@ function healthResponse(): { status: number; body: string; headers: Record<strin
   };
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<string> {
+function listen(
+  server: http.Server,
+  port: number,
+  host: string,
+): Promise<{ url: string; port: number }> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void =>
       reject(
@@ -261,7 +300,7 @@ function listen(server: http.Server, port: number, host: string): Promise<string
       const addr = server.address();
       const realPort = typeof addr === "object" && addr ? addr.port : port;
       const shownHost = host.includes(":") ? `[${host}]` : host;
-      resolve(`http://${shownHost}:${realPort}`);
+      resolve({ url: `http://${shownHost}:${realPort}`, port: realPort });
     });
   });
 }

@@ -232,9 +232,12 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
     await close();
     throw err;
   }
-  const apiUrl = /E2B_API_URL=(\S+)/.exec(readyLine)?.[1];
+  // Over TLS the ready line gives the domain only, as E2B's cloud needs.
+  const domain = /E2B_DOMAIN=(\S+)/.exec(readyLine)?.[1];
+  const cloudUrl = domain && !readyLine.includes("E2B_API_URL=") ? `https://api.${domain}` : "";
+  const apiUrl = /E2B_API_URL=(\S+)/.exec(readyLine)?.[1] ?? cloudUrl;
   const apiKey = /E2B_API_KEY=(\S+)/.exec(readyLine)?.[1];
-  const sandboxUrl = /E2B_SANDBOX_URL=(\S+)/.exec(readyLine)?.[1];
+  const sandboxUrl = /E2B_SANDBOX_URL=(\S+)/.exec(readyLine)?.[1] ?? cloudUrl;
   if (!apiUrl || !apiKey || !sandboxUrl) {
     await close();
     throw new Error(`the ready line of sandbox-iac serve lacks an E2B_* setting: ${readyLine}`);
