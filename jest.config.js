@@ -17,4 +17,6 @@ module.exports = {
   // Sweeps the nftables tables of services that tests killed (test/support/global-teardown.ts).
   globalTeardown: "<rootDir>/test/support/global-teardown.ts",
   testTimeout: 120_000,
+  // Slowest files first, so no long file starts last on a clean clone (test/support/sequencer.js).
+  testSequencer: "<rootDir>/test/support/sequencer.js",
 };

@@ -1,6 +1,13 @@
 import * as http from "node:http";
 import { call, createSandbox, runThroughProxy } from "../local/support";
-import { startStandInInternet, type StandIn, STAND_IN_WAIT_MS } from "./stand-in-internet";
+import {
+  ALLOWED_WITHIN_MS,
+  BLOCKED_AFTER_MS,
+  fetchProgram,
+  startStandInInternet,
+  type StandIn,
+  STAND_IN_WAIT_MS,
+} from "./stand-in-internet";
 import { startService, type TestService } from "../support/service";
 
 jest.setTimeout(180_000);
@@ -42,12 +49,14 @@ const SERVER_8000 =
   'nohup /.sandbox-iac/node -e \'require("http").createServer((q, s) => s.end("port 8000 " + q.url)).listen(8000)\' >/dev/null 2>&1 & ' +
   "for i in $(seq 300); do (: </dev/tcp/127.0.0.1/8000) 2>/dev/null && break; sleep 0.1; done";
 
-/** Fetches `url` inside the sandbox through the proxy; prints the body or `failed`. */
-async function fetchInside(sandboxID: string, url: string, token?: string): Promise<string> {
-  const code = `fetch("${url}", { signal: AbortSignal.timeout(2000) }).then((r) => r.text()).then(console.log, () => console.log("failed")).finally(() => process.exit())`;
-  return (
-    await runThroughProxy(svc, sandboxID, `/.sandbox-iac/node -e '${code}'`, token)
-  ).stdout.trim();
+/** Fetches `url` inside the sandbox through the proxy; prints the body or `failed` (see fetchProgram). */
+async function fetchInside(
+  sandboxID: string,
+  url: string,
+  timeoutMs = BLOCKED_AFTER_MS,
+): Promise<string> {
+  const code = fetchProgram(url, timeoutMs);
+  return (await runThroughProxy(svc, sandboxID, `/.sandbox-iac/node -e '${code}'`)).stdout.trim();
 }
 
 describe("sandbox ports through the proxy", () => {
@@ -96,7 +105,7 @@ describe("network rules through the API", () => {
       denyOut: ["0.0.0.0/0"],
     });
     expect(put.status).toBe(204);
-    expect(await fetchInside(sandboxID, `${inet.url}/y`)).toBe("internet /y");
+    expect(await fetchInside(sandboxID, `${inet.url}/y`, ALLOWED_WITHIN_MS)).toBe("internet /y");
   });
 
   it("refuses entries that are neither CIDR blocks nor domain names, and unknown sandboxes, with clear errors", async () => {

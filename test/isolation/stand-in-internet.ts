@@ -22,6 +22,31 @@ export const STAND_IN = {
   dnsPort: 53,
 };
 
+/**
+ * How long a fetch inside a sandbox may take to the stand-in once Node's
+ * fetch is loaded: a dropped connection only ends at this deadline, so a
+ * blocked fetch waits it out, while an allowed one on this local link answers
+ * in milliseconds even on a busy machine.
+ */
+export const BLOCKED_AFTER_MS = 3_000;
+/** The deadline of a fetch expected to get through: one that is not taken as a block. */
+export const ALLOWED_WITHIN_MS = 30_000;
+
+/**
+ * A `node -e` program for a sandbox that fetches `url` and prints its body, or
+ * `failed` when it cannot within `timeoutMs`. Node's fetch is loaded first
+ * (by a fetch to a closed loopback port, refused at once), so the deadline
+ * covers the connection and not the seconds a loaded machine takes to load
+ * it: a short deadline then tells a blocked address from an allowed one.
+ */
+export function fetchProgram(url: string, timeoutMs: number): string {
+  return (
+    `fetch("http://127.0.0.1:9/").catch(() => undefined)` +
+    `.then(() => fetch("${url}", { signal: AbortSignal.timeout(${timeoutMs}) }))` +
+    `.then((r) => r.text()).then(console.log, () => console.log("failed")).finally(() => process.exit())`
+  );
+}
+
 /** A running stand-in; `close` removes the namespace and its veth. */
 export interface StandIn {
   url: string;

@@ -15,6 +15,11 @@ const { version, describe: describeWithTerraform } = terraformSuite(
   "the Terraform scenario tests are",
 );
 
+// Sized to the work, as the other Terraform files are: each test runs several
+// terraform commands (init, applies with sandboxes and builds, destroy), which
+// can take longer than the 120 s default on a loaded machine.
+jest.setTimeout(300_000);
+
 const EXAMPLE = path.resolve(__dirname, "..", "..", "examples", "terraform-basic", "main.tf");
 
 const PROVIDER = `${REQUIRED_PROVIDERS}variable "api_key" {

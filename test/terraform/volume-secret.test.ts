@@ -16,6 +16,11 @@ const { version, describe: describeWithTerraform } = terraformSuite(
   "the Terraform volume/secret scenario is",
 );
 
+// Sized to the work, as the other Terraform files are: each test runs several
+// terraform commands (init, applies with sandboxes and builds, destroy), which
+// can take longer than the 120 s default on a loaded machine.
+jest.setTimeout(300_000);
+
 const VALUE_1 = "tf-secret-value-one-5a4b3c";
 const VALUE_2 = "tf-secret-value-two-6d5e4f";
 

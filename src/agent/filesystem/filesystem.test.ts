@@ -4,6 +4,7 @@ import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/
 import { agentClients } from "../../../test/support/agent/clients";
 import { collect } from "../../../test/support/agent/collect";
 import { eventually } from "../../../test/support/eventually";
+import { MAX_ENTRIES } from "./list-dir";
 
 // One sandbox for the file: starting one costs a Node boot; every test works in its own directory.
 let sbx: TestSandbox;
@@ -141,6 +142,33 @@ describe("Filesystem.ListDir", () => {
       "/home/user/lslink/self",
       "/home/user/lslink/x",
     ]);
+  });
+
+  it("reports a broken link inside the walk with its own path as target, not entering links", async () => {
+    await sh("mkdir -p lsb/d && ln -sfn /nowhere lsb/broken && ln -sfn / lsb/d/root");
+    const res = await clients.fs.listDir({ path: "lsb", depth: 5 }, asUser);
+    expect(res.entries.map((e) => [e.path, e.symlinkTarget ?? ""])).toEqual([
+      ["/home/user/lsb/broken", "/home/user/lsb/broken"],
+      ["/home/user/lsb/d", ""],
+      ["/home/user/lsb/d/root", "/"],
+    ]);
+  });
+
+  it("refuses a listing of more entries than it answers with, saying what to list instead", async () => {
+    await sh(`mkdir -p lsmany/sub && cd lsmany/sub && seq ${MAX_ENTRIES} | xargs touch`);
+    // At depth 1 the listing is one entry; one level deeper it is one too many.
+    expect((await clients.fs.listDir({ path: "lsmany", depth: 1 }, asUser)).entries).toHaveLength(
+      1,
+    );
+    const err = await clients.fs.listDir({ path: "lsmany", depth: 2 }, asUser).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConnectError);
+    expect((err as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((err as ConnectError).rawMessage).toMatch(
+      /more than 10000 entries: list a subdirectory or pass a smaller depth/,
+    );
   });
 
   it("fails when the path is missing or not a directory", async () => {

@@ -114,7 +114,7 @@ export function filesystemService(
         throw fsError(err, `list ${abs}`);
       }
       try {
-        return { entries: await listDir(abs, Math.max(1, req.depth), realRoot) };
+        return { entries: await listDir(abs, Math.max(1, req.depth), realRoot, ctx.signal) };
       } catch (err) {
         throw fsError(err, `list ${abs}`);
       }

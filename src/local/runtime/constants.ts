@@ -34,8 +34,20 @@ export const CPU_PERIOD_US = 100_000;
 /** `oom_score_adj` of the agent so that the kernel picks a runaway command first. */
 export const AGENT_OOM_SCORE_ADJ = -500;
 
-/** How long `start()` waits for the agent to answer `GET /health`. */
+/**
+ * How long `start()` waits for the agent to answer `GET /health` while the
+ * sandbox uses no CPU at all (stuck, not slow; see waitForHealth).
+ */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/**
+ * Longest `start()` waits for the agent, progress or not. Generous: Node's
+ * boot takes about 0.1 s of CPU, so only an agent that spins without
+ * answering comes near it; clients give up sooner on their own (the e2b SDK
+ * after 60 s by default).
+ */
+export const START_LIMIT_MS = 300_000;
+/** How often the wait for the agent reads the sandbox's CPU time. */
+export const START_PROGRESS_SAMPLE_MS = 250;
 /** How often `start()` polls the agent's health route. */
 export const HEALTH_POLL_INTERVAL_MS = 5;
 /** Largest `agent.log` written per start; later output is dropped. */

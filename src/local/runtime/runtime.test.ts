@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
+import { agentBundleDirOnHost } from "../agent-launch";
 import { createTestRuntime, runInSandbox, type TestRuntime } from "../../../test/support/runtime";
 import type { SandboxSpec } from "./types";
 
@@ -154,6 +155,52 @@ describe("start()", () => {
     } finally {
       await rt.close();
     }
+  });
+});
+
+describe("start() waiting for the agent", () => {
+  // A runtime whose agent bundle the test rewrites: a copy of the built one.
+  const STALL_MS = 1_000;
+  let bundleDir: string;
+  let rt: Awaited<ReturnType<typeof import("./runtime").createRuntime>>;
+  beforeAll(async () => {
+    bundleDir = await fs.mkdtemp(path.join(t.dataDir, "bundle"));
+    await fs.cp(agentBundleDirOnHost(), bundleDir, { recursive: true });
+    await fs.chmod(bundleDir, 0o755);
+    const { createRuntime } = await import("./runtime");
+    rt = await createRuntime({
+      dataDir: await fs.mkdtemp(path.join(t.dataDir, "slowagent")),
+      agentBundleDir: bundleDir,
+      startTimeoutMs: STALL_MS,
+    });
+  });
+  afterAll(async () => {
+    await rt?.close();
+  });
+  const agentJs = () => path.join(bundleDir, "agent.js");
+
+  it("waits past the stall limit for an agent that boots slowly but keeps using CPU", async () => {
+    const real = await fs.readFile(agentJs(), "utf8");
+    // More CPU time than the stall limit (so more wall time too) before the
+    // agent proper starts: a fixed limit of STALL_MS would have given up.
+    const spin = `{ const until = ${(STALL_MS + 200) * 1000}; while (process.cpuUsage().user < until); }\n`;
+    await fs.writeFile(agentJs(), spin + real);
+    try {
+      const sbx = await rt.start(spec("slowboot"));
+      expect(await runInSandbox(sbx.agentSocket, "echo up")).toMatchObject({ stdout: "up\n" });
+      await sbx.stop();
+    } finally {
+      await fs.writeFile(agentJs(), real);
+    }
+  });
+
+  it("gives up on an agent that is alive but makes no progress, saying so", async () => {
+    await fs.writeFile(agentJs(), "setInterval(() => undefined, 1 << 30);\n");
+    const err: unknown = await rt.start(spec("idleagent")).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "unavailable" });
+    expect(err).toMatchObject({
+      message: expect.stringContaining(`its sandbox used no CPU for ${STALL_MS} ms`),
+    });
   });
 });
 

@@ -50,7 +50,9 @@ export interface RuntimeOptions {
    */
   agentBundleDir?: string;
   /**
-   * How long `start()` waits for the agent's `GET /health` to answer 204.
+   * How long `start()` waits for the agent's `GET /health` to answer 204
+   * while the sandbox makes no progress (uses no CPU); a start that keeps
+   * progressing is waited for up to 5 minutes.
    * @default 30000 ms
    */
   startTimeoutMs?: number;

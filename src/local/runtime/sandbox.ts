@@ -16,6 +16,7 @@ import {
   BASE_LAYER_ID,
   DEFAULT_DISK_SIZE_MB,
   SANDBOX_PIDS_MAX,
+  START_LIMIT_MS,
   STOP_TIMEOUT_MS,
 } from "./constants";
 import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
@@ -236,17 +237,23 @@ export async function launchSandbox(
     closeLog: () => agentLog.close(),
     onStopped: ctx.onStopped,
   });
-  const health = await waitForHealth(paths.socket, ctx.startTimeoutMs, processExited);
+  const health = await waitForHealth(paths.socket, {
+    stallMs: ctx.startTimeoutMs,
+    limitMs: Math.max(START_LIMIT_MS, ctx.startTimeoutMs),
+    exited: processExited,
+    cpuUsageNs: () => cgroup.cpuUsageNs(),
+  });
   phase("agent");
   ctx.log(
     `sandbox ${spec.sandboxID}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}`,
   );
   if (health !== true) {
     await sandbox.stop();
-    const why =
-      health === "exited"
-        ? "the sandbox exited before its agent answered"
-        : `the agent did not answer GET /health within ${ctx.startTimeoutMs} ms`;
+    const why = {
+      exited: "the sandbox exited before its agent answered",
+      stalled: `the agent did not answer GET /health and its sandbox used no CPU for ${ctx.startTimeoutMs} ms`,
+      deadline: `the agent did not answer GET /health within ${Math.max(START_LIMIT_MS, ctx.startTimeoutMs)} ms, though its sandbox kept using CPU`,
+    }[health];
     throw new SandboxIacError(
       "unavailable",
       `${why}; sandbox output (${paths.log}):\n${agentLog.tail().trim() || "(none)"}`,

@@ -35,6 +35,8 @@ export interface TestSandbox {
 
 const PASSWD = "root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000::/home/user:/bin/bash\n";
 const GROUP = "root:x:0:\nuser:x:1000:\n";
+/** Longest wait for a live agent to answer /health (the default jest hook timeout is 120 s). */
+const HEALTH_WITHIN_MS = 60_000;
 
 function makeLowerLayer(lower: string): void {
   fs.mkdirSync(path.join(lower, "etc"), { recursive: true });
@@ -138,17 +140,19 @@ export async function startTestSandbox(): Promise<TestSandbox> {
   };
   let dead = false;
   void exited.then(() => (dead = true));
+  // Waits while the agent is alive: on a loaded machine its boot took more
+  // than 10 s; the bound only keeps a hung agent from outliving the jest hook.
   const up = await eventually(
     async () => dead || (fs.existsSync(socketPath) && (await healthy(socketPath))),
-    { timeoutMs: 10_000, intervalMs: 50 },
+    { timeoutMs: HEALTH_WITHIN_MS, intervalMs: 50 },
   ).catch(() => false);
   if (up && !dead) return { socketPath, upperDir: upper, stop };
   await stop();
   throw new SandboxIacError(
     "internal",
     dead
-      ? "the agent exited before answering /health"
-      : "the agent did not answer /health within 10 s",
+      ? `the agent exited before answering /health (exit code ${child.exitCode}, signal ${child.signalCode}; its output is above)`
+      : `the agent did not answer /health within ${HEALTH_WITHIN_MS} ms`,
     { operation: "agent.testSandbox" },
   );
 }
