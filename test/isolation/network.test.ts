@@ -39,7 +39,9 @@ afterAll(async () => {
 
 /** Fetches `url` from inside with a 2 s limit; prints the body or the error's code. */
 async function fetchInside(sbx: RuntimeSandbox, url: string): Promise<string> {
-  const code = `fetch("${url}", { signal: AbortSignal.timeout(2000) }).then((r) => r.text()).then(console.log, (e) => console.log("failed " + (e.cause?.code ?? e.name))).finally(() => process.exit())`;
+  // Node's fetch is loaded first (a refused loopback fetch), so the deadline
+  // measures the connection, not module loading on a busy machine.
+  const code = `fetch("http://127.0.0.1:9/").catch(() => undefined).then(() => fetch("${url}", { signal: AbortSignal.timeout(5000) })).then((r) => r.text()).then(console.log, (e) => console.log("failed " + (e.cause?.code ?? e.name))).finally(() => process.exit())`;
   return (await runInSandbox(sbx.agentSocket, `/.sandbox-iac/node -e '${code}'`)).stdout.trim();
 }
 
