@@ -29,6 +29,7 @@ const os = require("node:os");
 const path = require("node:path");
 const { Readable } = require("node:stream");
 const { ms, mbps, timeIt, row } = require("./stats");
+const { measureFloors, floorsLine } = require("./floors");
 const { startLocalService } = require("../dist/local");
 const { provisionerLifecycle } = require("../dist/resources/provisioner");
 const { resolveConfig } = require("../dist/config");
@@ -124,6 +125,7 @@ async function main() {
     console.log(
       `sandbox-iac provisioner benchmark (${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB), medians of ${RUNS}`,
     );
+    console.log(floorsLine(await measureFloors(10)));
     const big = path.join(work, "big.bin");
     if (!SKIP_BIG) makeBigFile(big, BIG_MIB);
     const tree = path.join(work, "tree");

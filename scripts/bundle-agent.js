@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Bundles the in-sandbox agent (src/agent/main.ts) into dist/agent/agent.js:
+ * Bundles the in-sandbox agent (src/agent/main.ts) into dist/agent/agent-bundle.js:
  * one CommonJS file for Node 20 with every dependency inlined (busboy
  * included), except the native addon node-pty, which is copied next to it,
  * into dist/agent/node_modules/node-pty, so that `require("node-pty")`
@@ -12,12 +12,19 @@
  * The addon is the one node-pty compiled on the machine that ran the build
  * (N-API, so any Node >= 20 of that platform and architecture loads it).
  *
+ * The agent starts from dist/agent/agent.js (src/agent/start.ts), which runs
+ * the bundle with the V8 code cache written here: the cache is taken after an
+ * agent started with the flags the sandbox runs it with (AGENT_NODE_FLAGS,
+ * which V8 checks), so it holds what a start compiles.
+ *
  * The xattr addon of `@napi-rs/xattr` (prebuilt for this platform) is copied
  * to `dist/agent/native/xattr.node` and loaded by that path (src/agent/xattr.ts).
  */
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
+const { spawnSync } = require("node:child_process");
+const os = require("node:os");
 const esbuild = require("esbuild");
 
 const root = path.resolve(__dirname, "..");
@@ -50,19 +57,54 @@ function xattrAddon() {
   return candidates[0];
 }
 
+/**
+ * Starts the bundled agent on a scratch socket in a Node with the agent's
+ * flags, and writes the code cache of everything compiled by then.
+ */
+function writeCodeCache() {
+  const { AGENT_NODE_FLAGS } = require(path.join(root, "dist", "local", "agent-launch.js"));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "agent-cache-"));
+  const program = `
+    const fs = require("node:fs");
+    const { loadAgentBundle } = require(${JSON.stringify(path.join(outDir, "agent.js"))});
+    const agent = loadAgentBundle();
+    agent.exports.startAgent(${JSON.stringify(path.join(scratch, "agent.sock"))}).then((server) => {
+      fs.writeFileSync(${JSON.stringify(path.join(scratch, "cache"))}, agent.script.createCachedData());
+      server.close();
+    });`;
+  try {
+    const r = spawnSync(process.execPath, [...AGENT_NODE_FLAGS, "-e", program], {
+      stdio: ["ignore", "inherit", "inherit"],
+      timeout: 120_000,
+    });
+    if (r.status !== 0) throw new Error(`the agent wrote no code cache (${r.signal ?? r.status})`);
+    fs.renameSync(path.join(scratch, "cache"), path.join(outDir, "agent-bundle.js.cache"));
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   fs.mkdirSync(outDir, { recursive: true });
-  await esbuild.build({
-    entryPoints: [path.join(root, "src", "agent", "main.ts")],
-    outfile: path.join(outDir, "agent.js"),
+  const common = {
     bundle: true,
     platform: "node",
     format: "cjs",
     target: "node20",
-    external: ["node-pty"],
-    sourcemap: "linked",
     legalComments: "none",
     logLevel: "warning",
+  };
+  await esbuild.build({
+    ...common,
+    entryPoints: [path.join(root, "src", "agent", "main.ts")],
+    outfile: path.join(outDir, "agent-bundle.js"),
+    external: ["node-pty"],
+    sourcemap: "linked",
+  });
+  await esbuild.build({
+    ...common,
+    entryPoints: [path.join(root, "src", "agent", "start.ts")],
+    outfile: path.join(outDir, "agent.js"),
   });
   // node-pty: its JS (lib/, without its tests and source maps), its
   // manifest and licence, and the compiled addon only.
@@ -92,6 +134,7 @@ async function main() {
   // The xattr addon, loaded by its absolute path (src/agent/xattr.ts).
   fs.mkdirSync(nativeDest, { recursive: true });
   fs.copyFileSync(xattrAddon(), path.join(nativeDest, "xattr.node"));
+  writeCodeCache();
 }
 
 main().catch((err) => {

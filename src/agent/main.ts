@@ -142,7 +142,8 @@ function sudoMain(args: string[]): void {
   );
 }
 
-function main(): void {
+/** Runs the agent process: the sudo client with `--sudo`, the server otherwise. */
+export function main(): void {
   if (process.argv[2] === "--sudo") {
     sudoMain(process.argv.slice(3));
     return;

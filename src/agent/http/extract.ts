@@ -6,12 +6,20 @@
  * @module
  */
 import { pipeline } from "node:stream/promises";
-import * as tar from "tar";
 import { FILES_QUERY } from "../../wire/envd";
 import { makeDirsAs } from "../filesystem/ownership";
 import { HttpError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 import { SandboxIacError } from "../../errors";
+
+/**
+ * `tar`, loaded on the first extraction: most sandboxes never extract, and
+ * every agent start would otherwise evaluate it.
+ */
+function tarModule(): typeof import("tar") {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("tar") as typeof import("tar");
+}
 
 /** Serves the extract route. */
 export async function extractArchive(ctx: RouteContext): Promise<void> {
@@ -19,7 +27,7 @@ export async function extractArchive(ctx: RouteContext): Promise<void> {
   const dir = httpPath(ctx, user, ctx.url.searchParams.get(FILES_QUERY.path) ?? "");
   await makeDirsAs(dir, user);
   let files = 0;
-  const unpack = tar.x({
+  const unpack = tarModule().x({
     cwd: dir,
     uid: user.uid,
     gid: user.gid,

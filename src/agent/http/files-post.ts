@@ -6,7 +6,7 @@
  *
  * @module
  */
-import busboy from "busboy";
+import type busboy from "busboy";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
@@ -17,6 +17,12 @@ import { metadataFromHeaders } from "./metadata-headers";
 import { HttpError, httpFsError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 import { SandboxIacError } from "../../errors";
+
+/** `busboy`, loaded on the first multipart upload rather than at every agent start. */
+function busboyModule(): typeof busboy {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("busboy") as typeof busboy;
+}
 
 /**
  * Largest multipart part without a filename: busboy holds such a part in
@@ -69,7 +75,7 @@ async function multipart(
   let bb: busboy.Busboy;
   try {
     // Filenames are the destination paths; the SDKs send them in UTF-8, not latin1.
-    bb = busboy({
+    bb = busboyModule()({
       headers: ctx.req.headers,
       preservePath: true,
       defParamCharset: "utf8",

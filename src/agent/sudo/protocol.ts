@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 
 export { SUDO_SOCKET_IN_SANDBOX } from "../../wire/sandbox-paths";
 
@@ -31,22 +31,24 @@ export const MAX_DATA_BYTES = 64 * 1024;
 /** Signals the client may forward to the command. */
 export const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const;
 
-const name = z.string().min(1).max(256);
-const text = z
-  .string()
-  .max(128 * 1024)
-  .refine((s) => !s.includes("\0"), "must not contain a NUL byte");
+// zod/mini: the same checks as zod's classic API in a fraction of the code the
+// agent loads at every start (the classic API was half of the agent's bundle).
+const name = z.string().check(z.minLength(1), z.maxLength(256));
+const text = z.string().check(
+  z.maxLength(128 * 1024),
+  z.refine((s) => !s.includes("\0"), "must not contain a NUL byte"),
+);
 
 /** What the client asks the agent to run. */
 export const sudoRequestSchema = z.strictObject({
   /** The command and its arguments; empty only with `shell` or `login`. */
-  argv: z.array(text).max(4096),
+  argv: z.array(text).check(z.maxLength(4096)),
   /** The user to run as (`-u`). */
   user: name,
   /** The caller's working directory. */
-  cwd: text.min(1),
+  cwd: text.check(z.minLength(1)),
   /** The caller's environment (kept whole with `-E`, otherwise only TERM-like variables). */
-  env: z.record(name.regex(/^[^=\0]+$/), text),
+  env: z.record(name.check(z.regex(/^[^=\0]+$/)), text),
   /** `-E`: keep the caller's environment. */
   preserveEnv: z.boolean(),
   /** `-s`: run the target's shell. */
