@@ -8,10 +8,10 @@
  */
 import { SandboxIacError, redact } from "../errors";
 import { defaultDataDir, startLocalService } from "../local/service";
-import { ENV_VARS } from "../wire/control";
 import { installProvider, packageVersion } from "../terraform/install";
 import { serveApiKey } from "./api-key";
 import { parseArgs, type ServeArgs } from "./args";
+import { readyLine } from "./ready-line";
 import { statusText } from "./status";
 
 function logLine(line: string): void {
@@ -32,13 +32,7 @@ async function serve(args: ServeArgs): Promise<void> {
     insecureRegistries: args.insecureRegistries,
     log: logLine,
   });
-  // The one line with the key in clear: it is the user's own terminal.
-  process.stdout.write(
-    `sandbox-iac: ready on ${service.apiUrl} ` +
-      `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ` +
-      // The e2b SDK reaches volume content through E2B_VOLUME_API_URL; this service serves it too.
-      `E2B_VOLUME_API_URL=${service.apiUrl} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
-  );
+  process.stdout.write(readyLine(service));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
