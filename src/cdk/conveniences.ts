@@ -11,6 +11,7 @@ import { kindOf, unknownKeyReason, unknownKeysIn } from "../resources/core/unkno
 import { defaultCatalog } from "../terraform/catalog";
 import { inputAttributes } from "../terraform/provider/state";
 import { type AttributeName, camelCase, cdkName, namedShape } from "../terraform/schema/naming";
+import { type CopySourceRef, stageCopyContext } from "./copy-context";
 import { packageLocalPath } from "./local-paths";
 import { providerProblems } from "./provider-check";
 import type { CdkRuntime } from "./runtime";
@@ -38,8 +39,8 @@ function isGlob(src: string): boolean {
  * Packages the local files of a Template's `build` as assets: its `context`
  * whole (`context` under `scope`; COPY sources are then read from it, as the
  * Dockerfile's build context), else the `src` and `sources` of every COPY step
- * (`copy-<step index>[-<source index>]`). A glob needs `context`: it names no
- * single path to package.
+ * staged as one context (copy-context.ts), so that the steps keep the user's
+ * paths. A glob needs `context`: it names no single path to package.
  */
 export function packageCopySources<T>(
   scope: Construct,
@@ -55,6 +56,60 @@ export function packageCopySources<T>(
     return { value: { ...fields, context: packaged.path } as T, problems: [] };
   }
   if (!Array.isArray(fields.steps)) return { value: build, problems: [] };
+  const steps: unknown[] = fields.steps;
+  const sources: CopySourceRef[] = [];
+  const problems: string[] = [];
+  let late = false;
+  const visit = (src: string, where: string): void => {
+    if (runtime.Token.isUnresolved(src)) late = true;
+    else if (isGlob(src))
+      problems.push(
+        `${where} "${src}" is a glob pattern: set buildAttribute.context to the directory it reads from (packaged whole) and give src relative to it`,
+      );
+    else sources.push({ where, src });
+  };
+  steps.forEach((step, i) => {
+    const copy = record(record(step)?.copy);
+    if (!copy) return;
+    if (runtime.Token.isUnresolved(copy)) late = true;
+    else if (typeof copy.src === "string") visit(copy.src, `buildAttribute.steps[${i}].copy.src`);
+    else if (Array.isArray(copy.sources)) {
+      if (runtime.Token.isUnresolved(copy.sources)) late = true;
+      else
+        copy.sources.forEach((src: unknown, j) => {
+          if (typeof src === "string") visit(src, `buildAttribute.steps[${i}].copy.sources[${j}]`);
+        });
+    }
+  });
+  // A path known only at apply cannot be staged: each source is then its own asset.
+  if (late && problems.length === 0)
+    return packageEachSource(scope, fields, steps, runtime) as Packaged<T>;
+  if (problems.length > 0 || sources.length === 0) return { value: build, problems };
+  const staged = stageCopyContext(scope, sources, runtime);
+  if (!staged.ok) return { value: build, problems: staged.problems };
+  const at = (src: unknown): unknown =>
+    typeof src === "string" ? (staged.paths.get(src) ?? src) : src;
+  const rewritten = steps.map((step) => {
+    const copy = record(record(step)?.copy);
+    if (!copy) return step;
+    const moved: Record<string, unknown> = { ...copy, src: at(copy.src) };
+    if (copy.src === undefined) delete moved.src;
+    if (Array.isArray(copy.sources)) moved.sources = copy.sources.map(at);
+    return { ...record(step), copy: moved };
+  });
+  return { value: { ...fields, context: staged.context, steps: rewritten } as T, problems: [] };
+}
+
+/**
+ * Each COPY source packaged as its own asset (`copy-<step>[-<source>]`), for a
+ * build with a source known only at apply: the steps then name asset paths.
+ */
+function packageEachSource(
+  scope: Construct,
+  fields: Record<string, unknown>,
+  steps: unknown[],
+  runtime: CdkRuntime,
+): Packaged<Record<string, unknown>> {
   const problems: string[] = [];
   const packageOne = (id: string, src: string, where: string): string => {
     if (runtime.Token.isUnresolved(src)) return src;
@@ -68,7 +123,7 @@ export function packageCopySources<T>(
     if (!packaged.ok) problems.push(`${where} ${packaged.problem}`);
     return packaged.path;
   };
-  const steps = fields.steps.map((step: unknown, i) => {
+  const packagedSteps = steps.map((step: unknown, i) => {
     const copy = record(record(step)?.copy);
     if (!copy || runtime.Token.isUnresolved(copy)) return step;
     const packaged = { ...copy };
@@ -82,7 +137,7 @@ export function packageCopySources<T>(
       );
     return { ...record(step), copy: packaged };
   });
-  return { value: { ...fields, steps } as T, problems };
+  return { value: { ...fields, steps: packagedSteps }, problems };
 }
 
 /**

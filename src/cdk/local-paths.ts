@@ -18,7 +18,7 @@ import type { CdkRuntime } from "./runtime";
  * app's `cdktf.json` (the CDK convention, as for `TerraformAsset`), else the
  * working directory.
  */
-function appDirectory(scope: Construct): string {
+export function appDirectory(scope: Construct): string {
   const fromContext: unknown = scope.node.tryGetContext("cdktfJsonPath");
   if (typeof fromContext === "string") return path.dirname(path.resolve(fromContext));
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {

@@ -9,10 +9,10 @@
 import { readFileSync } from "node:fs";
 import { SandboxIacError, invalidArgument, redact } from "../errors";
 import { defaultDataDir, startLocalService } from "../local/service";
-import { ENV_VARS } from "../wire/control";
 import { installProvider, packageVersion } from "../terraform/install";
 import { serveApiKey } from "./api-key";
 import { parseArgs, type ServeArgs } from "./args";
+import { readyLine } from "./ready-line";
 import { statusText } from "./status";
 
 function logLine(line: string): void {
@@ -38,18 +38,7 @@ async function serve(args: ServeArgs): Promise<void> {
     domain: args.domain,
     log: logLine,
   });
-  // The one line with the key in clear: it is the user's own terminal.
-  process.stdout.write(
-    `sandbox-iac: ready on ${service.apiUrl} ` +
-      // Over TLS the SDK derives every URL from the domain, as against E2B's cloud.
-      (service.tls
-        ? ""
-        : `${ENV_VARS.apiUrl}=${service.apiUrl} ${ENV_VARS.sandboxUrl}=${service.sandboxUrl} ` +
-          // The e2b SDK reaches volume content through E2B_VOLUME_API_URL; this service serves it too.
-          `E2B_VOLUME_API_URL=${service.apiUrl} `) +
-      // getHost(port) is `<port>-<id>.<domain>`, which this service routes by Host.
-      `${ENV_VARS.domain}=${service.domain} ${ENV_VARS.apiKey}=${service.apiKey}\n`,
-  );
+  process.stdout.write(readyLine(service));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {

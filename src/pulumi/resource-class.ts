@@ -12,6 +12,7 @@ import type { InputsOf, OutputsOf, ResourceTypeName } from "../resources/registr
 import { TYPE_MODULE } from "./constants";
 import type { OutputProperties, ResourceArgs } from "./inputs";
 import { declaredOptions, declaredProps } from "./outputs";
+import { noteFollowedRefs } from "./followed-refs";
 import { createDynamicProvider } from "./provider";
 
 /** A Pulumi resource class of core type `K`: `new (name, args, opts)` with `K`'s inputs, and `K`'s outputs as properties. */
@@ -45,6 +46,7 @@ export function dynamicResourceClass<K extends ResourceTypeName>(
         TYPE_MODULE,
         typeName,
       );
+      noteFollowedRefs(typeName, name, this, args);
     }
   } as unknown as DynamicResourceClass<K>;
 }

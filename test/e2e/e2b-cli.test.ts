@@ -2,12 +2,16 @@
  * The official E2B CLI (`@e2b/cli`, pinned) against the local service: login
  * (its browser step played by the test, which hands the CLI an access token
  * from `POST /access-tokens`), then `sandbox list/logs/metrics/kill` and
- * `template list`. Nothing needs Docker; nothing leaves this machine.
+ * `template list`; and with only the variables of `sandbox-iac serve`'s ready
+ * line (no login), `sandbox list -s running,paused`, `template list` and
+ * `sandbox logs`. Nothing needs Docker; nothing leaves this machine.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { readyLine } from "../../src/cli/ready-line";
+import { resolveAddressing } from "../../src/local/addressing";
 import { startService, type TestService } from "../support/service";
 
 const CLI = path.join(path.dirname(require.resolve("@e2b/cli/package.json")), "dist", "index.js");
@@ -39,9 +43,10 @@ afterAll(async () => {
 function e2b(
   args: string[],
   onStdout?: (soFar: string) => void,
+  withEnv: NodeJS.ProcessEnv = env,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env });
+    const child = spawn(process.execPath, [CLI, ...args], { env: withEnv });
     let out = "";
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
@@ -122,5 +127,53 @@ describe("the E2B CLI against the local service", () => {
     expect(kill.code).toBe(0);
     expect(kill.out).toContain(`Sandbox ${sandboxID} has been killed`);
     expect((await e2b(["sandbox", "list"])).out).not.toContain(sandboxID);
+  });
+
+  it("needs only the variables of serve's ready line: lists running and paused sandboxes, templates and logs", async () => {
+    // A fresh home: no login, the CLI reads the key from E2B_API_KEY.
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "e2b-cli-ready-"));
+    const vars = Object.fromEntries(
+      [
+        ...readyLine({
+          ...svc,
+          ...resolveAddressing(undefined, undefined, Number(new URL(svc.apiUrl).port)),
+          tls: false,
+        }).matchAll(/\b(E2B_[A-Z_]+)=(\S+)/g),
+      ].map((m) => [m[1], m[2]]),
+    );
+    expect(Object.keys(vars).sort()).toEqual([
+      "E2B_API_KEY",
+      "E2B_API_URL",
+      "E2B_DOMAIN",
+      "E2B_SANDBOX_URL",
+      "E2B_VOLUME_API_URL",
+    ]);
+    const readyEnv = { PATH: process.env.PATH, HOME: fresh, NO_COLOR: "1", ...vars };
+    try {
+      const running = (await api("POST", "/sandboxes", { templateID: "base", timeout: 120 })) as {
+        sandboxID: string;
+      };
+      const paused = (await api("POST", "/sandboxes", { templateID: "base", timeout: 120 })) as {
+        sandboxID: string;
+      };
+      await api("POST", `/sandboxes/${paused.sandboxID}/pause`);
+
+      const list = await e2b(["sandbox", "list", "-s", "running,paused"], undefined, readyEnv);
+      expect(list.code).toBe(0);
+      expect(list.out).toMatch(new RegExp(`${running.sandboxID}.*Running`));
+      expect(list.out).toMatch(new RegExp(`${paused.sandboxID}.*Paused`));
+
+      const templates = await e2b(["template", "list"], undefined, readyEnv);
+      expect(templates.code).toBe(0);
+      expect(templates.out).toMatch(/base\s+base/);
+
+      const logs = await e2b(["sandbox", "logs", running.sandboxID], undefined, readyEnv);
+      expect(logs.code).toBe(0);
+      expect(logs.out).toMatch(/INFO.*sandbox created/);
+      for (const id of [running.sandboxID, paused.sandboxID])
+        await api("DELETE", `/sandboxes/${id}`);
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,8 @@
  * changed build step rebuilds the Template, and the same preview shows the
  * Provisioner on its `ref` and the Snapshot of its `keptSandboxRef` replaced;
  * after `up`, sandboxes from both snapshots hold the new build's file. A
- * tags-only change keeps the build and replaces nothing.
+ * tags-only change keeps the build and replaces nothing. A dependent given the
+ * plain ID (`templateID`, `keptSandboxID`) is warned about.
  */
 import { preview, up } from "../harness";
 import { ops, pulumiStack, stackOptions } from "./support";
@@ -22,6 +23,7 @@ describe("dependents follow their template through Pulumi", () => {
     const created = await up(stack.dir, opts({ word: "one" }));
     expect(ops(created).sort()).toEqual(["create agent", "create kept", "create setup"]);
     expect(created.outputs["ref"]).toMatch(/^[a-z0-9]+@[0-9a-f-]+$/);
+    expect(created.log).not.toContain("stays the same across");
     expect(await fileInTemplate(stack.svc, "pl-dep-ready", "/home/user/seen.txt")).toBe("one\n");
   });
 
@@ -39,6 +41,17 @@ describe("dependents follow their template through Pulumi", () => {
       );
     },
   );
+
+  phase("warns when a dependent takes the plain ID, naming the reference to give", async () => {
+    const planned = await preview(stack.dir, opts({ word: "two", tag: "v2", wiring: "plain" }));
+    const text = planned.log.replace(/\s+/g, " ");
+    expect(text).toContain(
+      'template takes the templateID of Template "agent", which stays the same across builds: a new build of the Template will not run this Provisioner again; give its ref (template: <the Template>.ref) instead',
+    );
+    expect(text).toContain(
+      'sandboxID takes the keptSandboxID of Provisioner "setup", which stays the same across runs: a new run of the Provisioner will not retake this Snapshot; give its keptSandboxRef (sandboxID: <the Provisioner>.keptSandboxRef) instead',
+    );
+  });
 
   phase("ups it: both snapshots hold the new build's file", async () => {
     const applied = await up(stack.dir, opts({ word: "two", tag: "v2" }));

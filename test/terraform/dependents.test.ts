@@ -4,7 +4,8 @@
  * on its `ref` replaced (`template` forces it) and the Snapshot of the kept
  * sandbox replaced (`sandbox_id` forces it); after apply, sandboxes from both
  * snapshots hold the new build's file. A tags-only change keeps the build, so
- * nothing downstream is planned.
+ * nothing downstream is planned. A dependent given the plain ID
+ * (`template_id`, `kept_sandbox_id`) is warned about at validate.
  */
 import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
 import { phases } from "../support/phases";
@@ -48,6 +49,7 @@ describeWithTerraform(`dependents follow their template (${version ?? "no terraf
     await ws.init();
     const created = await ws.tf("apply", "-auto-approve", "-input=false");
     expect(created.output).toContain("Resources: 3 added");
+    expect(created.output).not.toContain("does not follow");
     const template = ws.resource("sandboxiac_template.agent")!;
     expect(template.ref).toBe(`${template.template_id as string}@${template.build_id as string}`);
     expect(ws.resource("sandboxiac_provisioner.setup")!.template).toBe(template.ref);
@@ -87,6 +89,30 @@ describeWithTerraform(`dependents follow their template (${version ?? "no terraf
       expect(await fileInTemplate(tf.svc, "tf-dep-ready", "/home/user/seen.txt")).toBe("two\n");
       expect(await fileInTemplate(tf.svc, "tf-dep-kept", "/home/user/seen.txt")).toBe("two\n");
       expect((await ws.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+    },
+  );
+
+  phase(
+    "warns at validate when a dependent takes the plain ID, naming the reference to give",
+    async () => {
+      ws.write(
+        hcl("two", "v2")
+          .replace("sandboxiac_template.agent.ref", "sandboxiac_template.agent.template_id")
+          .replace(
+            "sandboxiac_provisioner.setup.kept_sandbox_ref",
+            "sandboxiac_provisioner.setup.kept_sandbox_id",
+          ),
+      );
+      const validated = await ws.tf("validate", "-no-color");
+      expect(validated.code).toBe(0);
+      const text = validated.output.replace(/\s+/g, " ");
+      expect(text).toContain(
+        "template takes sandboxiac_template.agent.template_id, which stays the same across builds: a new build of the Template will not run this Provisioner again; give sandboxiac_template.agent.ref instead",
+      );
+      expect(text).toContain(
+        "sandbox_id takes sandboxiac_provisioner.setup.kept_sandbox_id, which stays the same across runs: a new run of the Provisioner will not retake this Snapshot; give sandboxiac_provisioner.setup.kept_sandbox_ref instead",
+      );
+      ws.write(hcl("two", "v2"));
     },
   );
 

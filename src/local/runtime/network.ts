@@ -35,7 +35,8 @@ import {
   EDGE_FWMARK,
   needsEdge,
 } from "./egress-divert";
-import { ALWAYS_DENIED, isIpv4Cidr, openResolvers } from "./egress-rules";
+import { isIpv4Cidr } from "../../wire/egress-entries";
+import { ALWAYS_DENIED, openResolvers } from "./egress-rules";
 import { explainTableFailure } from "./nft-features";
 import type { EgressRules } from "./types";
 

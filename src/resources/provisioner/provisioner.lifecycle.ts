@@ -133,6 +133,7 @@ async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<Wor
     envs: args.envs,
     metadata: args.metadata,
     volumeMounts: args.volumeMounts,
+    network: args.network,
   });
 }
 

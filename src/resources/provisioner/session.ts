@@ -29,6 +29,19 @@ export function controlFor(ctx: ResourceContext): ControlClient {
   return createControlClient({ config: ctx.config, log: ctx.log });
 }
 
+/** The create body's `network`, with only the fields given. */
+function networkOf(n: {
+  allowOut?: string[] | undefined;
+  denyOut?: string[] | undefined;
+  allowPublicTraffic?: boolean | undefined;
+}): { allowOut?: string[]; denyOut?: string[]; allowPublicTraffic?: boolean } {
+  return {
+    ...(n.allowOut ? { allowOut: n.allowOut } : {}),
+    ...(n.denyOut ? { denyOut: n.denyOut } : {}),
+    ...(n.allowPublicTraffic !== undefined ? { allowPublicTraffic: n.allowPublicTraffic } : {}),
+  };
+}
+
 /** Creates a sandbox from `template` for the run. */
 export async function createWorkSandbox(
   ctx: ResourceContext,
@@ -38,6 +51,13 @@ export async function createWorkSandbox(
     envs?: Record<string, string> | undefined;
     metadata?: Record<string, string> | undefined;
     volumeMounts?: Array<{ name: string; path: string }> | undefined;
+    network?:
+      | {
+          allowOut?: string[] | undefined;
+          denyOut?: string[] | undefined;
+          allowPublicTraffic?: boolean | undefined;
+        }
+      | undefined;
   },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);
@@ -50,6 +70,7 @@ export async function createWorkSandbox(
     metadata: options.metadata ?? { "sandbox-iac": "provisioner" },
     ...(options.envs ? { envVars: options.envs } : {}),
     ...(options.volumeMounts?.length ? { volumeMounts: options.volumeMounts } : {}),
+    ...(options.network ? { network: networkOf(options.network) } : {}),
   });
   ctx.log(`created sandbox ${created.sandboxID} from template ${options.template}`);
   return session(ctx, control, created.sandboxID, created.envdAccessToken ?? undefined, true);

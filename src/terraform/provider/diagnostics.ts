@@ -29,6 +29,20 @@ export function errorDiagnostic(
   return create(DiagnosticSchema, init);
 }
 
+/** A warning diagnostic: Terraform shows it and goes on. */
+export function warningDiagnostic(
+  summary: string,
+  detail: string,
+  attribute?: AttributePath,
+): Diagnostic {
+  return create(DiagnosticSchema, {
+    severity: Diagnostic_Severity.WARNING,
+    summary: redact(summary),
+    detail: redact(detail),
+    ...(attribute ? { attribute } : {}),
+  });
+}
+
 /** Log lines kept for a failure's diagnostic. */
 export const LOG_TAIL_LINES = 20;
 

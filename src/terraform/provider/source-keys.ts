@@ -180,6 +180,30 @@ function parentPath(steps: readonly PathStep[]): AttributePath {
 }
 
 /**
+ * The blocks of `typeName` in the configuration at `root` that may have
+ * produced `config`: their address, and their attributes of the schema as
+ * written (an expression is its text, e.g. `${sandboxiac_template.app.ref}`).
+ */
+export async function agreeingBlocks(
+  mode: "resource" | "data",
+  typeName: string,
+  block: TfBlock,
+  config: Record<string, TfValue>,
+  root: string,
+): Promise<Array<{ address: string; written: Record<string, unknown> }>> {
+  const candidates = (await blocksOf(root)).get(`${mode}.${typeName}`) ?? [];
+  const attributes = inputAttributes(block);
+  const out = [];
+  for (const { address, body } of candidates) {
+    const written = Object.fromEntries(
+      Object.entries(body).filter(([k]) => attributes.some((a) => a.name === k)),
+    );
+    if (agrees(written, config)) out.push({ address, written });
+  }
+  return out;
+}
+
+/**
  * Diagnostics for the unknown keys nested in the blocks of `typeName`
  * (`resource` or `data`) in the configuration at `root` that produced
  * `config`. Top-level unknown arguments are left to terraform, which
@@ -193,15 +217,10 @@ export async function sourceKeyDiagnostics(
   root: string,
 ): Promise<Diagnostic[]> {
   if (config === null) return [];
-  const candidates = (await blocksOf(root)).get(`${mode}.${typeName}`) ?? [];
   const attributes = inputAttributes(block);
   const shape = namedShape(attributes, terraformName);
   const found = new Map<string, UnknownKey>();
-  for (const { body } of candidates) {
-    const written = Object.fromEntries(
-      Object.entries(body).filter(([k]) => attributes.some((a) => a.name === k)),
-    );
-    if (!agrees(written, config)) continue;
+  for (const { written } of await agreeingBlocks(mode, typeName, block, config, root)) {
     for (const key of unknownKeysIn(shape, written, { isLate: isExpression }))
       found.set(`${key.path}\n${key.reason}`, key);
   }

@@ -20,6 +20,7 @@ import { planResource, validateResource } from "./plan";
 import { applyResource, importResource, readResource, upgradeResource } from "./resources";
 import type { ProviderRuntime } from "./runtime";
 import { sourceKeyDiagnostics } from "./source-keys";
+import { unfollowedRefDiagnostics } from "./source-refs";
 import { decodeObject } from "./state";
 
 function unknownType(kind: string, typeName: string, known: Iterable<string>): Diagnostic {
@@ -94,6 +95,12 @@ export function workHandlers(
         diagnostics: [
           ...(await sourceKeyDiagnostics(
             "resource",
+            entry.typeName,
+            entry.block,
+            decodeObject(req.config),
+            runtime.baseDir,
+          )),
+          ...(await unfollowedRefDiagnostics(
             entry.typeName,
             entry.block,
             decodeObject(req.config),

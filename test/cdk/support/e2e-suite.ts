@@ -131,7 +131,19 @@ export function describeEndToEnd(runtime: Runtime): void {
     maybe(
       "applies: the template and the kept sandbox exist with the declared content",
       async () => {
-        await tf("apply", "-auto-approve", "-input=false");
+        const apply = await runOk(
+          terraform!,
+          ["apply", "-auto-approve", "-input=false"],
+          inStack(),
+          { ...env, TF_LOG_PROVIDER: "INFO" },
+        );
+        // The COPY step is logged, built and hashed by the path the app wrote, not its asset's.
+        const logged = apply.stdout + apply.stderr;
+        expect(logged).toMatch(/sandboxiac_template cdk-tools: uploading files\/app \(\d+ bytes\)/);
+        expect(logged).toMatch(
+          /sandboxiac_template cdk-tools: info \[\d+\] Step 2\/2: COPY files\/app \/opt\/app/,
+        );
+        expect(logged).not.toMatch(/COPY assets\/|uploading assets\//);
         const outputs = JSON.parse((await tf("output", "-json")).stdout) as Record<
           string,
           { value: string }

@@ -236,9 +236,14 @@ export function describeSynth(flavour: CdkFlavour): void {
       expect(fs.readFileSync(path.join(stackDir, source, "settings.json"), "utf8")).toBe(
         fs.readFileSync(path.join(EXAMPLE_DIR, "files", "config", "settings.json"), "utf8"),
       );
-      const src: string = json.resource.sandboxiac_template.tools.build.steps[1].copy.src;
-      expect(path.isAbsolute(src)).toBe(false);
-      expect(fs.readdirSync(path.join(stackDir, src)).sort()).toEqual(["README.txt", "hello.sh"]);
+      // The COPY step keeps the app's path, read from a context asset holding it at that path.
+      const build = json.resource.sandboxiac_template.tools.build;
+      expect(build.steps[1].copy.src).toBe("files/app");
+      expect(build.context).toMatch(/^assets\//);
+      expect(fs.readdirSync(path.join(stackDir, build.context, "files", "app")).sort()).toEqual([
+        "README.txt",
+        "hello.sh",
+      ]);
     });
 
     it("takes run as a line or a list in a template step and a command, handing the binding the form with the same meaning", () => {

@@ -45,6 +45,12 @@ export interface ProvisionerConfig extends cdktn.TerraformMetaArguments {
   */
   readonly metadata?: { [key: string]: string };
   /**
+  * Outbound network rules of a created sandbox (ignored with sandboxID), as E2B's Sandbox.create network option, e.g. deny everything but a package mirror. A change replaces the Provisioner. Default: no rules.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#network Provisioner#network}
+  */
+  readonly network?: ProvisionerNetwork;
+  /**
   * Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox (worth it against a network-bound remote service). Default: none; each file goes up as one stream.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#part_size_mb Provisioner#part_size_mb}
@@ -680,6 +686,172 @@ export class ProvisionerFilesList extends cdktn.ComplexList {
     return new ProvisionerFilesOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
   }
 }
+export interface ProvisionerNetwork {
+  /**
+  * Destinations always allowed out, winning over denyOut: IPv4 addresses or CIDR blocks ("198.51.100.0/24"), or domain names, exact ("pypi.org") or with one leading wildcard ("*.pythonhosted.org", subdomains only), matched against the TLS SNI or HTTP Host of each flow. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#allow_out Provisioner#allow_out}
+  */
+  readonly allowOut?: string[];
+  /**
+  * False makes the sandbox's ports answer only requests with its traffic access token. Default: true.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#allow_public_traffic Provisioner#allow_public_traffic}
+  */
+  readonly allowPublicTraffic?: boolean | cdktn.IResolvable;
+  /**
+  * IPv4 addresses or CIDR blocks the sandbox may not reach ("0.0.0.0/0" for everything not in allowOut); no domain names, as in E2B. Default: none, everything is reachable.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#deny_out Provisioner#deny_out}
+  */
+  readonly denyOut?: string[];
+}
+
+export function provisionerNetworkToTerraform(struct?: ProvisionerNetwork | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  return {
+    allow_out: cdktn.listMapper(cdktn.stringToTerraform, false)(struct!.allowOut),
+    allow_public_traffic: cdktn.booleanToTerraform(struct!.allowPublicTraffic),
+    deny_out: cdktn.listMapper(cdktn.stringToTerraform, false)(struct!.denyOut),
+  }
+}
+
+
+export function provisionerNetworkToHclTerraform(struct?: ProvisionerNetwork | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  const attrs = {
+    allow_out: {
+      value: cdktn.listMapperHcl(cdktn.stringToHclTerraform, false)(struct!.allowOut),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
+    },
+    allow_public_traffic: {
+      value: cdktn.booleanToHclTerraform(struct!.allowPublicTraffic),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    deny_out: {
+      value: cdktn.listMapperHcl(cdktn.stringToHclTerraform, false)(struct!.denyOut),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class ProvisionerNetworkOutputReference extends cdktn.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktn.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktn.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false);
+  }
+
+  public get internalValue(): ProvisionerNetwork | cdktn.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._allowOut !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.allowOut = this._allowOut;
+    }
+    if (this._allowPublicTraffic !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.allowPublicTraffic = this._allowPublicTraffic;
+    }
+    if (this._denyOut !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.denyOut = this._denyOut;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: ProvisionerNetwork | cdktn.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._allowOut = undefined;
+      this._allowPublicTraffic = undefined;
+      this._denyOut = undefined;
+    }
+    else if (cdktn.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._allowOut = value.allowOut;
+      this._allowPublicTraffic = value.allowPublicTraffic;
+      this._denyOut = value.denyOut;
+    }
+  }
+
+  // allow_out - computed: false, optional: true, required: false
+  private _allowOut?: string[]; 
+  public get allowOut() {
+    return this.getListAttribute('allow_out');
+  }
+  public set allowOut(value: string[]) {
+    this._allowOut = value;
+  }
+  public resetAllowOut() {
+    this._allowOut = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get allowOutInput() {
+    return this._allowOut;
+  }
+
+  // allow_public_traffic - computed: false, optional: true, required: false
+  private _allowPublicTraffic?: boolean | cdktn.IResolvable; 
+  public get allowPublicTraffic() {
+    return this.getBooleanAttribute('allow_public_traffic');
+  }
+  public set allowPublicTraffic(value: boolean | cdktn.IResolvable) {
+    this._allowPublicTraffic = value;
+  }
+  public resetAllowPublicTraffic() {
+    this._allowPublicTraffic = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get allowPublicTrafficInput() {
+    return this._allowPublicTraffic;
+  }
+
+  // deny_out - computed: false, optional: true, required: false
+  private _denyOut?: string[]; 
+  public get denyOut() {
+    return this.getListAttribute('deny_out');
+  }
+  public set denyOut(value: string[]) {
+    this._denyOut = value;
+  }
+  public resetDenyOut() {
+    this._denyOut = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get denyOutInput() {
+    return this._denyOut;
+  }
+}
 export interface ProvisionerSnapshot {
   /**
   * The name of the template the snapshot becomes, [namespace/]alias[:tag].
@@ -977,6 +1149,7 @@ export class Provisioner extends cdktn.TerraformResource {
     this._files.internalValue = config.files;
     this._keepSandbox = config.keepSandbox;
     this._metadata = config.metadata;
+    this._network.internalValue = config.network;
     this._partSizeMb = config.partSizeMb;
     this._sandboxId = config.sandboxId;
     this._sandboxTimeoutSeconds = config.sandboxTimeoutSeconds;
@@ -1117,6 +1290,22 @@ export class Provisioner extends cdktn.TerraformResource {
     return this._metadata;
   }
 
+  // network - computed: false, optional: true, required: false
+  private _network = new ProvisionerNetworkOutputReference(this, "network");
+  public get network() {
+    return this._network;
+  }
+  public putNetwork(value: ProvisionerNetwork) {
+    this._network.internalValue = value;
+  }
+  public resetNetwork() {
+    this._network.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get networkInput() {
+    return this._network.internalValue;
+  }
+
   // part_size_mb - computed: false, optional: true, required: false
   private _partSizeMb?: number; 
   public get partSizeMb() {
@@ -1251,6 +1440,7 @@ export class Provisioner extends cdktn.TerraformResource {
       files: cdktn.listMapper(provisionerFilesToTerraform, false)(this._files.internalValue),
       keep_sandbox: cdktn.booleanToTerraform(this._keepSandbox),
       metadata: cdktn.hashMapper(cdktn.stringToTerraform)(this._metadata),
+      network: provisionerNetworkToTerraform(this._network.internalValue),
       part_size_mb: cdktn.numberToTerraform(this._partSizeMb),
       sandbox_id: cdktn.stringToTerraform(this._sandboxId),
       sandbox_timeout_seconds: cdktn.numberToTerraform(this._sandboxTimeoutSeconds),
@@ -1298,6 +1488,12 @@ export class Provisioner extends cdktn.TerraformResource {
         isBlock: false,
         type: "map",
         storageClassType: "stringMap",
+      },
+      network: {
+        value: provisionerNetworkToHclTerraform(this._network.internalValue),
+        isBlock: true,
+        type: "struct",
+        storageClassType: "ProvisionerNetwork",
       },
       part_size_mb: {
         value: cdktn.numberToHclTerraform(this._partSizeMb),

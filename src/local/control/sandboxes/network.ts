@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../runtime/egress-rules";
+import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../../wire/egress-entries";
 import { normalizeDomainEntry } from "../../../wire/egress-domains";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { SandboxRecord } from "./record";

@@ -1,10 +1,12 @@
 // A Template whose one step writes the config's `word`, a Provisioner on its
 // ref and a Snapshot of the Provisioner's kept sandbox: dependents follow the build.
+// With config `wiring: plain`, both take the plain IDs instead (a mistake the program warns about).
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const { Provisioner, Snapshot, Template } = require("sandbox-iac/pulumi");
 
 const config = new pulumi.Config();
+const plain = config.get("wiring") === "plain";
 const agent = new Template("agent", {
   name: "pl-dep",
   tags: [config.get("tag") ?? "v1"],
@@ -14,12 +16,15 @@ const agent = new Template("agent", {
   },
 });
 const setup = new Provisioner("setup", {
-  template: agent.ref,
+  template: plain ? agent.templateID : agent.ref,
   commands: [{ run: "cp /home/user/step.txt /home/user/seen.txt" }],
   snapshot: { name: "pl-dep-ready" },
   keepSandbox: true,
 });
-const kept = new Snapshot("kept", { sandboxID: setup.keptSandboxRef, name: "pl-dep-kept" });
+const kept = new Snapshot("kept", {
+  sandboxID: plain ? setup.keptSandboxID : setup.keptSandboxRef,
+  name: "pl-dep-kept",
+});
 
 exports.ref = agent.ref;
 exports.keptSnapshotID = kept.snapshotID;
