@@ -30,6 +30,8 @@ async function serve(args: ServeArgs): Promise<void> {
     maxSandboxes: args.maxSandboxes,
     maxSandboxesPerKey: args.maxSandboxesPerKey,
     insecureRegistries: args.insecureRegistries,
+    maxStepCacheBytes: args.maxStepCacheBytes,
+    maxStepCacheEntries: args.maxStepCacheEntries,
     log: logLine,
   });
   // The one line with the key in clear: it is the user's own terminal.

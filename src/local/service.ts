@@ -89,6 +89,20 @@ export interface LocalServiceOptions {
    * @default none
    */
   insecureRegistries?: readonly string[] | undefined;
+  /**
+   * Most bytes the layers made by cached template build steps may take
+   * together. Past it the least recently used cache entries are dropped; a
+   * dropped entry's layer is deleted by the next garbage collection (a
+   * template deleted, the next start) unless a template still uses it.
+   * @default 10 GiB (10737418240)
+   */
+  maxStepCacheBytes?: number | undefined;
+  /**
+   * Most entries (one per cached build step) the step cache keeps; past it
+   * the least recently used go, as with {@link LocalServiceOptions.maxStepCacheBytes}.
+   * @default 2000
+   */
+  maxStepCacheEntries?: number | undefined;
 }
 
 /** A started local service. */
@@ -133,6 +147,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   }
   assertLimit("maxSandboxes", opts.maxSandboxes);
   assertLimit("maxSandboxesPerKey", opts.maxSandboxesPerKey);
+  assertLimit("maxStepCacheBytes", opts.maxStepCacheBytes);
+  assertLimit("maxStepCacheEntries", opts.maxStepCacheEntries);
   const dataDir = path.resolve(opts.dataDir);
   secureDataDir(dataDir, log);
   // Before anything in the dir changes: a second service would mark the first one's sandboxes paused.
@@ -167,6 +183,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       runtime,
       log,
       insecureRegistries: opts.insecureRegistries,
+      maxStepCacheBytes: opts.maxStepCacheBytes,
+      maxStepCacheEntries: opts.maxStepCacheEntries,
     });
     const volumes = await VolumeStore.open(dataDir, tokenSecret, log, (source) =>
       runtime.detachVolume(source),

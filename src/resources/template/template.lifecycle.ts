@@ -10,7 +10,7 @@
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { versionedRef } from "../core/refs";
-import { diffByRules } from "../core/diff";
+import { changedPaths, diffByRules } from "../core/diff";
 import { stopOnService, uncancellable, wasStopped } from "../core/stop";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import {
@@ -184,13 +184,27 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
 
   diff(olds, rawNews, options) {
     const news = normaliseTemplateInputs(rawNews);
-    const result = diffByRules(normaliseTemplateInputs(olds), news, templateChangeRules, options);
+    const normalOlds = normaliseTemplateInputs(olds);
+    const result = diffByRules(normalOlds, news, templateChangeRules, options);
+    // Where in each changed input: a changed step by its index and field (`build.steps.1.run`).
+    result.paths = [...result.replaces, ...result.updates].flatMap((k) =>
+      changedPaths(normalOlds[k as keyof TemplateInputs], news[k as keyof TemplateInputs], k),
+    );
     if (result.replaces.length > 0 || hasUnknown(news, options.isUnknown)) return result;
     // The content of COPY sources is part of the build: a changed local file rebuilds.
     if (!result.updates.includes("build")) {
       const hashes = currentHashes(news, options.baseDir);
-      if (!hashes || hashes.join() !== (olds.filesHashes ?? []).join())
+      const before = olds.filesHashes ?? [];
+      if (!hashes || hashes.join() !== before.join()) {
         result.updates.push("build");
+        // Which COPY's content changed (its files hash); unreadable sources: the build as a whole.
+        const changed = hashes
+          ? Array.from({ length: Math.max(hashes.length, before.length) }, (_, i) => i)
+              .filter((i) => hashes[i] !== before[i])
+              .map((i) => `filesHashes.${i}`)
+          : ["build"];
+        result.paths = [...(result.paths ?? []), ...changed];
+      }
     }
     // Tags changed behind our back (seen by refresh) are put back.
     if (
@@ -198,6 +212,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
       tagsDiffer(desiredTags(news.name, news.tags), olds.currentTags ?? [])
     ) {
       result.updates.push("tags");
+      result.paths = [...(result.paths ?? []), "currentTags"];
     }
     result.changes = result.updates.length > 0;
     return result;
