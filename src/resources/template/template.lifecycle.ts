@@ -149,10 +149,12 @@ function buildInUse(state: TemplateState): TemplateState["builds"][number] | und
 }
 
 /**
- * Import: the inputs the service can tell (name, tags, cpuCount, memoryMB) and
- * the outputs of the build in use. The build definition (steps, base) is not
- * kept by the service, so `build` is left out: the next plan shows it as a
- * change and the next apply builds the template anew from the configuration.
+ * Import: the inputs the service can tell (name, tags, cpuCount, memoryMB,
+ * and minFreeDiskMb where the service reports it, as the local one does) and
+ * the outputs of the build in use. The build definition (base, registry,
+ * Dockerfile, steps, start and ready commands) is not reported by the
+ * control API, so `build` is left out: the next plan shows it as a change
+ * and the next apply builds the template anew from the configuration.
  */
 async function importTemplate(
   control: TemplateControl,
@@ -169,6 +171,7 @@ async function importTemplate(
     cpuCount: inUse.cpuCount,
     memoryMB: inUse.memoryMB,
   } as TemplateInputs;
+  if (inUse.minFreeDiskMb !== undefined) inputs.minFreeDiskMb = inUse.minFreeDiskMb;
   const tags = currentTags.filter((t) => t !== DEFAULT_TAG);
   if (tags.length > 0) inputs.tags = tags;
   return describe(control, inputs, { templateID, buildID: inUse.buildID }, []);
