@@ -26,6 +26,8 @@ describe("sandbox-iac serve", () => {
       maxSandboxes: undefined,
       maxSandboxesPerKey: undefined,
       insecureRegistries: [],
+      maxStepCacheBytes: undefined,
+      maxStepCacheEntries: undefined,
     });
   });
 
@@ -48,6 +50,10 @@ describe("sandbox-iac serve", () => {
       "5",
       "--insecure-registry",
       "registry.lan:5000",
+      "--max-step-cache-bytes",
+      "1048576",
+      "--max-step-cache-entries",
+      "50",
     ]);
     const joined = parseArgs([
       "serve",
@@ -59,6 +65,8 @@ describe("sandbox-iac serve", () => {
       "--max-sandboxes=12",
       "--max-sandboxes-per-key=5",
       "--insecure-registry=registry.lan:5000",
+      "--max-step-cache-bytes=1048576",
+      "--max-step-cache-entries=50",
     ]);
     const expected = {
       command: "serve",
@@ -71,6 +79,8 @@ describe("sandbox-iac serve", () => {
       maxSandboxes: 12,
       maxSandboxesPerKey: 5,
       insecureRegistries: ["registry.lan:5000"],
+      maxStepCacheBytes: 1048576,
+      maxStepCacheEntries: 50,
     };
     expect(spaced).toEqual(expected);
     expect(joined).toEqual(expected);
@@ -129,6 +139,28 @@ describe("sandbox-iac serve", () => {
     );
   });
 
+  it("reads --max-step-cache-bytes with a K, M, G or T suffix as powers of 1024", () => {
+    expect(parseArgs(["serve", "--max-step-cache-bytes", "20G"])).toMatchObject({
+      maxStepCacheBytes: 20 * 1024 ** 3,
+    });
+    expect(parseArgs(["serve", "--max-step-cache-bytes=512m"])).toMatchObject({
+      maxStepCacheBytes: 512 * 1024 ** 2,
+    });
+  });
+
+  it.each([["0"], ["10GB"], ["1.5G"], ["-1"], [""]])(
+    "refuses --max-step-cache-bytes %j, saying what a size is",
+    (value) => {
+      const err = refusal(["serve", "--max-step-cache-bytes", value]);
+      expect(err.message).toBe(
+        `cli failed: --max-step-cache-bytes must be a size >= 1 in bytes, or with a K, M, G or T suffix (powers of 1024), got ${JSON.stringify(value)}: for example --max-step-cache-bytes 20G`,
+      );
+      expect(refusal(["serve", `--max-step-cache-entries=${value}`]).field).toBe(
+        "--max-step-cache-entries",
+      );
+    },
+  );
+
   it("refuses an empty API key", () => {
     expect(refusal(["serve", "--api-key="]).message).toBe(
       'cli failed: --api-key must be a non-empty key such as e2b_<hex>, got ""',
@@ -138,7 +170,7 @@ describe("sandbox-iac serve", () => {
   it("names an unknown option, lists the known ones and says how to get help", () => {
     const err = refusal(["serve", "--prot", "80"]);
     expect(err.message).toBe(
-      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, --tls-cert, --tls-key, --domain, got "--prot": did you mean --port? (run `sandbox-iac serve --help`)',
+      'cli failed: option must be one of --host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, --tls-cert, --tls-key, --domain, --max-step-cache-bytes, --max-step-cache-entries, got "--prot": did you mean --port? (run `sandbox-iac serve --help`)',
     );
     expect(refusal(["serve", "-p", "80"]).message).toContain('got "-p"');
     expect(refusal(["serve", "--verbose=1"]).message).toContain('got "--verbose"');
@@ -161,7 +193,7 @@ describe("sandbox-iac serve", () => {
 
   it("refuses a stray argument", () => {
     expect(refusal(["serve", "8080"]).message).toBe(
-      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, --tls-cert, --tls-key, --domain), got "8080": run `sandbox-iac serve --help`',
+      'cli failed: argument must be an option (--host, --port, --data-dir, --api-key, --api-key-file, --agent-dir, --max-sandboxes, --max-sandboxes-per-key, --insecure-registry, --tls-cert, --tls-key, --domain, --max-step-cache-bytes, --max-step-cache-entries), got "8080": run `sandbox-iac serve --help`',
     );
   });
 

@@ -38,6 +38,10 @@ export interface ServeArgs {
   tls?: { certFile: string; keyFile: string } | undefined;
   /** `--domain`. @default see `LocalServiceOptions.domain` */
   domain?: string | undefined;
+  /** `--max-step-cache-bytes`, in bytes. @default the service's (10 GiB) */
+  maxStepCacheBytes?: number | undefined;
+  /** `--max-step-cache-entries`. @default the service's (2000) */
+  maxStepCacheEntries?: number | undefined;
 }
 
 /** Options of `sandbox-iac status`. */
@@ -101,6 +105,14 @@ Options:
   --domain DOMAIN    the name clients reach the service by: api.DOMAIN and
                      <port>-<sandboxID>.DOMAIN (default: with TLS, the certificate's
                      *.DOMAIN name, plus :PORT unless 443; else localhost:PORT)
+  --max-step-cache-bytes SIZE
+                     most disk the layers of cached template build steps may take,
+                     in bytes or with a K, M, G or T suffix (powers of 1024); past it
+                     the least recently used cached steps are dropped and their
+                     layers deleted unless a template uses them (default 10G)
+  --max-step-cache-entries N
+                     most cached template build steps kept, least recently used
+                     dropped first (default 2000)
   -h, --help         show this help
 `;
 
@@ -142,6 +154,8 @@ const SERVE_OPTIONS = [
   "tls-cert",
   "tls-key",
   "domain",
+  "max-step-cache-bytes",
+  "max-step-cache-entries",
 ] as const;
 const COMMANDS = ["serve", "status", "terraform"];
 
@@ -217,7 +231,31 @@ export function parseArgs(argv: string[]): CliArgs {
     insecureRegistries: insecureRegistries(rest),
     tls: tlsCert && tlsKey ? { certFile: tlsCert, keyFile: tlsKey } : undefined,
     domain: values.domain,
+    maxStepCacheBytes: byteSize("--max-step-cache-bytes", values["max-step-cache-bytes"]),
+    maxStepCacheEntries: positiveInteger(
+      "--max-step-cache-entries",
+      values["max-step-cache-entries"],
+    ),
   };
+}
+
+/** Powers of 1024 a size may end with (`10G`), as `du` and `docker` write sizes. */
+const SIZE_SUFFIXES: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+
+/** A size in bytes, written as digits with an optional K, M, G or T suffix. */
+function byteSize(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)([KMGT]?)$/i.exec(value);
+  const bytes = match ? Number(match[1]) * (SIZE_SUFFIXES[match[2].toUpperCase()] ?? 1) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1)
+    throw invalidArgument(
+      OPERATION,
+      option,
+      value,
+      "a size >= 1 in bytes, or with a K, M, G or T suffix (powers of 1024)",
+      `for example ${option} 20G`,
+    );
+  return bytes;
 }
 
 function positiveInteger(option: string, value: string | undefined): number | undefined {

@@ -36,6 +36,8 @@ async function serve(args: ServeArgs): Promise<void> {
       key: readPem("--tls-key", args.tls.keyFile),
     },
     domain: args.domain,
+    maxStepCacheBytes: args.maxStepCacheBytes,
+    maxStepCacheEntries: args.maxStepCacheEntries,
     log: logLine,
   });
   process.stdout.write(readyLine(service));

@@ -1245,6 +1245,8 @@ export interface components {
             /** @description sandbox-iac extension: the manifest digest (`sha256:…`) of the container image a `fromImage` build pulled, i.e. what its tag pointed at then. Absent for builds from a template. */
             imageDigest?: string;
             memoryMB: components["schemas"]["MemoryMB"];
+            /** @description sandbox-iac extension: the `minFreeDiskMb` the build was requested with (`TemplateBuildRequestV3`), so that an import can read it back. Absent when the request had none. */
+            minFreeDiskMb?: components["schemas"]["MinFreeDiskMb"];
             status: components["schemas"]["TemplateBuildStatus"];
             /** Format: date-time */
             updatedAt: string;

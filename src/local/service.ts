@@ -106,6 +106,20 @@ export interface LocalServiceOptions {
    * gives `example.com`) plus `:<port>` unless the port is 443; else `localhost:<port>`
    */
   domain?: string | undefined;
+  /**
+   * Most bytes the layers made by cached template build steps may take
+   * together. Past it the least recently used cache entries are dropped; a
+   * dropped entry's layer is deleted by the next garbage collection (a
+   * template deleted, the next start) unless a template still uses it.
+   * @default 10 GiB (10737418240)
+   */
+  maxStepCacheBytes?: number | undefined;
+  /**
+   * Most entries (one per cached build step) the step cache keeps; past it
+   * the least recently used go, as with {@link LocalServiceOptions.maxStepCacheBytes}.
+   * @default 2000
+   */
+  maxStepCacheEntries?: number | undefined;
 }
 
 /** A started local service. */
@@ -160,6 +174,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   // Checked before anything starts; the port a 0 picks is known only after listening.
   const serverTls = opts.tls ? tlsServerOptions(opts.tls) : undefined;
   resolveAddressing(opts.tls, opts.domain, port);
+  assertLimit("maxStepCacheBytes", opts.maxStepCacheBytes);
+  assertLimit("maxStepCacheEntries", opts.maxStepCacheEntries);
   const dataDir = path.resolve(opts.dataDir);
   secureDataDir(dataDir, log);
   // Before anything in the dir changes: a second service would mark the first one's sandboxes paused.
@@ -194,6 +210,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       runtime,
       log,
       insecureRegistries: opts.insecureRegistries,
+      maxStepCacheBytes: opts.maxStepCacheBytes,
+      maxStepCacheEntries: opts.maxStepCacheEntries,
     });
     const volumes = await VolumeStore.open(dataDir, tokenSecret, log, (source) =>
       runtime.detachVolume(source),

@@ -60,7 +60,7 @@ export function toWire<T>(value: T): T {
  */
 function labelOf(typeName: string, inputs: Record<string, unknown>, id?: string): string {
   const text = (value: unknown): string | undefined =>
-    typeof value === "string" && value !== "" ? value : undefined;
+    typeof value === "string" && value !== "" && !isUnknown(value) ? value : undefined;
   const snapshot = inputs["snapshot"];
   const which =
     text(inputs["name"]) ??
@@ -112,16 +112,31 @@ export function check(
   return { inputs: toWire(result.inputs ?? raw), failures };
 }
 
-/** Pulumi `diff`, from the stored outputs to the checked inputs. */
+/**
+ * Pulumi `diff`, from the stored outputs to the checked inputs. Where the
+ * changes are (`build.steps[1].run`) is printed as a line of the plugin's
+ * output: the Node dynamic-provider plugin passes the engine only `changes`,
+ * `replaces` and `deleteBeforeReplace` (docs/pulumi-provider.md#per-call-semantics),
+ * so a detailed diff cannot reach the plan itself, and without this line the
+ * preview would only say that `build` changed.
+ */
 export async function diff(
   typeName: string,
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }> {
-  const result = await lifecycleOf(typeName).diff(withoutProvider(olds), withoutProvider(news), {
+  const inputs = withoutProvider(news);
+  const result = await lifecycleOf(typeName).diff(withoutProvider(olds), inputs, {
     isUnknown,
     baseDir: programDir(),
   });
+  if (result.changes) {
+    const paths = (
+      result.paths?.length ? result.paths : [...result.replaces, ...result.updates]
+    ).map(propertyText);
+    const kind = result.replaces.length > 0 ? "replace" : "update in place";
+    console.log(redact(`${labelOf(typeName, inputs)}: plan: ${kind} (${paths.join(", ")})`));
+  }
   return {
     changes: result.changes,
     replaces: result.replaces,

@@ -14,6 +14,8 @@ import { SECRET_SIG, SPECIAL_SIG_KEY, toWire, type Wire, type WireMap } from "./
 
 /** The engine address the plugin is given: it checks one was passed, then never dials it. */
 const DEAD_ENGINE_ADDRESS = "127.0.0.1:1";
+/** Longest wait for a killed plugin's output to be read to its end (a grandchild may hold the pipe). */
+const PLUGIN_DRAIN_MS = 5_000;
 /** The default provider of dynamic resources. */
 const PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
 
@@ -44,6 +46,8 @@ export class DynamicProviderPlugin {
     private readonly sdk: Sdk,
     private readonly child: ChildProcess,
     private readonly client: RawClient,
+    /** Settles once the process is gone and its stdout and stderr are read to the end. */
+    private readonly closed: Promise<void>,
   ) {}
 
   /** Spawns the plugin with cwd = the program directory and connects to the port it prints. */
@@ -64,6 +68,7 @@ export class DynamicProviderPlugin {
         detached: true, // its own process group, so kill() also reaches anything it spawned
       },
     );
+    const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     const killOnExit = (): void => killGroup(child);
     process.once("exit", killOnExit);
     child.once("exit", () => process.removeListener("exit", killOnExit));
@@ -74,7 +79,7 @@ export class DynamicProviderPlugin {
         `127.0.0.1:${port}`,
         opts.sdk.grpc.credentials.createInsecure(),
       ) as RawClient;
-      return new DynamicProviderPlugin(opts.sdk, child, client);
+      return new DynamicProviderPlugin(opts.sdk, child, client, closed);
     } catch (err) {
       killGroup(child);
       throw err;
@@ -199,10 +204,21 @@ export class DynamicProviderPlugin {
     };
   }
 
-  /** Closes the client and kills the plugin's process group; safe to call twice. */
-  kill(): void {
+  /**
+   * Closes the client, kills the plugin's process group and resolves once
+   * what the plugin wrote before has been read (the CLI reads a plugin's
+   * output to its end: a line written just before, such as a diff's, is
+   * still shown), or after {@link PLUGIN_DRAIN_MS} at most. Safe to call twice.
+   */
+  async kill(): Promise<void> {
     this.client.close();
     killGroup(this.child);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.closed,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, PLUGIN_DRAIN_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   private struct(v: Record<string, Wire>) {

@@ -78,7 +78,7 @@ async function main(argsFile: string): Promise<number> {
   } catch (e) {
     if (engine.errors.length === 0) programErrors.push(messageOf(e));
   } finally {
-    if (started) (await started.catch(() => undefined))?.kill();
+    if (started) await (await started.catch(() => undefined))?.kill();
   }
   // Registration failures also surface in the program; report them once, from the engine.
   const errors = engine.errors.length > 0 ? engine.errors : [...new Set(programErrors)];

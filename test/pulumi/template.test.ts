@@ -84,16 +84,20 @@ describe("Template through Pulumi: one scenario, phase by phase", () => {
 });
 
 describe("Template through Pulumi", () => {
-  it("previews a change without any service call", async () => {
+  it("previews a change without any service call, naming the changed step", async () => {
     const opts = (config: Record<string, unknown>) => stackOptions(stack.svc, stack.dir, config);
     await up(stack.dir, opts({ name: "scn-preview" }));
     const before = stack.svc.requests.length;
     const previewed = await preview(
       stack.dir,
-      opts({ name: "scn-preview", tags: ["next"], memoryMB: 1024 }),
+      opts({ name: "scn-preview", tags: ["next"], memoryMB: 1024, run: "test -d /opt/app" }),
     );
     expect(ops(previewed)).toEqual(["update tpl"]);
     expect(stack.svc.requests.slice(before)).toEqual([]);
+    // The plugin cannot hand the engine a detailed diff: its output line says where the change is.
+    expect(previewed.diagnostics.map((d) => d.message)).toContain(
+      "Template scn-preview: plan: update in place (tags, memoryMB, build.steps[1].run)",
+    );
     await destroy(stack.dir, opts({ name: "scn-preview" }));
   });
 

@@ -48,8 +48,13 @@ export interface ServiceOptions {
    * @default none: the test runner's environment as it is
    */
   env?: Record<string, string> | undefined;
-  /** `startLocalService`'s sandbox limits (in-process only). @default the service's defaults */
-  limits?: Pick<LocalServiceOptions, "maxSandboxes" | "maxSandboxesPerKey"> | undefined;
+  /** `startLocalService`'s sandbox and step cache limits (in-process only). @default the service's defaults */
+  limits?:
+    | Pick<
+        LocalServiceOptions,
+        "maxSandboxes" | "maxSandboxesPerKey" | "maxStepCacheBytes" | "maxStepCacheEntries"
+      >
+    | undefined;
   /** `startLocalService`'s DNS resolvers (in-process only), e.g. a stand-in's. @default the host's */
   dnsResolvers?: string[] | undefined;
 }
@@ -59,8 +64,12 @@ export interface TestService extends Endpoint {
   dataDir: string;
   /** Stops the service (its sandboxes come back paused on the next start); removes the data dir it created. */
   close(): Promise<void>;
-  /** Stops this service and starts a new one over the same data dir, which the new one then owns. */
-  restart(): Promise<TestService>;
+  /**
+   * Stops this service and starts a new one over the same data dir, which the
+   * new one then owns; `limits` replace the ones it was started with.
+   * @default the same limits
+   */
+  restart(limits?: ServiceOptions["limits"]): Promise<TestService>;
 }
 
 /** `sandbox-iac serve` started in a child process by {@link startServiceProcess}. */
@@ -155,9 +164,9 @@ async function startOwning(
         await svc.close();
         removeOwned();
       },
-      async restart() {
+      async restart(newLimits) {
         await svc.close();
-        const next = await startOwning(dataDir, owned, log, limits);
+        const next = await startOwning(dataDir, owned, log, { ...limits, ...newLimits });
         // The suite's teardown holds the first handle: its close() closes the newest service.
         handle.close = () => next.close();
         return next;

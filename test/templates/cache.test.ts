@@ -3,7 +3,8 @@
  * `Template.build`: an unchanged prefix of steps is reused (the build log
  * marks it `CACHED`), the first changed or forced step and everything after
  * it run, a COPY is keyed by its content, templates share the layers of a
- * common prefix, and unused layers are garbage-collected.
+ * common prefix, unused layers are garbage-collected, and past its limit the
+ * cache drops its least recently used entries.
  */
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
@@ -194,12 +195,14 @@ describe("the step cache", () => {
     const exclusive = [...all].filter((l) => /^[0-9a-f]{16}$/.test(l) && !cached.has(l));
     expect(exclusive.length).toBeGreaterThan(0);
 
+    const logFrom = serviceLog.length;
     expect((await call(svc, "DELETE", `/templates/${t.templateID}`)).status).toBe(204);
     const dirs = await layerDirs();
     for (const l of exclusive) expect(dirs).not.toContain(l);
     for (const l of cached) if (/^[0-9a-f]{16}$/.test(l as string)) expect(dirs).toContain(l);
-    expect(serviceLog.join("\n")).toMatch(
-      /garbage collection \(template cache-a deleted\) deleted \d+ unused layers, reclaimed [1-9]\d* bytes/,
+    // (The sweep after the previous build may still be running and take them first: either logs it.)
+    expect(serviceLog.slice(logFrom).join("\n")).toMatch(
+      /garbage collection \((template cache-a deleted|build [0-9a-f-]+ ended)\) deleted [1-9]\d* unused layers, reclaimed [1-9]\d* bytes/,
     );
     // cache-b still starts and still sees the shared prefix's files
     expect(await markers("cache-b")).toHaveLength(3);
@@ -226,5 +229,38 @@ describe("the step cache", () => {
       steps: [marker(1), marker(2, "v2"), marker(3, "b")],
     });
     expect(cachedSteps(rebuilt)).toEqual([1, 2]);
+  });
+
+  it("drops the least recently used entry past its limit and deletes its layer, keeping a recently hit one", async () => {
+    // GIVEN a cache of at most two entries (one per single-step build below)
+    svc = await svc.restart({ maxStepCacheEntries: 2 });
+    const step = (what: string) => ({ steps: [{ run: `echo ${what} > ~/lru` }] });
+    expect(cachedSteps(await build("lru-kept", step("kept")))).toEqual([]);
+    expect(cachedSteps(await build("lru-dropped", step("dropped")))).toEqual([]);
+    // AND the older entry hit since, so the other one is now the least recently used
+    expect(cachedSteps(await build("lru-kept", step("kept")))).toEqual([1]);
+    const kept = (await layersOf("lru-kept")).at(-1)!;
+    const dropped = (await layersOf("lru-dropped")).at(-1)!;
+
+    // WHEN a third step is cached
+    expect(cachedSteps(await build("lru-new", step("new")))).toEqual([]);
+
+    // THEN the cache holds the hit entry and the new one, not the least recently used
+    const cache = JSON.parse(
+      await fs.readFile(path.join(svc.dataDir, "templates", "step-cache.json"), "utf8"),
+    );
+    const cachedLayers = Object.values(cache.entries).map((e: Json) => e.layer);
+    expect(cachedLayers).toHaveLength(2);
+    expect(cachedLayers).toContain(kept);
+    expect(cachedLayers).not.toContain(dropped);
+    // AND once no template uses them, the dropped entry's layer is deleted and the kept one's stays
+    for (const name of ["lru-dropped", "lru-kept"]) {
+      const found = await call(svc, "GET", `/templates/aliases/${name}`);
+      expect((await call(svc, "DELETE", `/templates/${found.body.templateID}`)).status).toBe(204);
+    }
+    const dirs = await layerDirs();
+    expect(dirs).not.toContain(dropped);
+    expect(dirs).toContain(kept);
+    expect(cachedSteps(await build("lru-kept", step("kept")))).toEqual([1]);
   });
 });

@@ -2,7 +2,7 @@
  * Templates from a container image (credentials from a sensitive variable)
  * and from a Dockerfile, with the real terraform binary against the local
  * service and a registry behind basic auth on loopback: create, no changes, a
- * changed step (the plan says which), destroy. The password is never in any
+ * changed step (the plan says which), import by id, destroy. The password is never in any
  * plan or apply output (state files hold sensitive values in clear, as
  * Terraform does). Skipped (and said so) where terraform is not on PATH.
  */
@@ -27,7 +27,8 @@ const hcl = (image: string, message: string) => `${REQUIRED_PROVIDERS}variable "
   sensitive = true
 }
 resource "sandboxiac_template" "img" {
-  name = "tf-from-image"
+  name             = "tf-from-image"
+  min_free_disk_mb = 64
   build = {
     from_image          = "${image}"
     from_image_registry = { username = "${AUTH.username}", password = var.registry_password }
@@ -116,6 +117,32 @@ describeWithTerraform(`terraform templates from images (${version ?? "no terrafo
       const applied = await ws!.tf("apply", "-auto-approve", "-input=false");
       expect(applied.output).toContain("Resources: 0 added, 2 changed, 0 destroyed");
       expect((await ws!.tf("plan", "-detailed-exitcode", "-input=false")).code).toBe(0);
+      neverThePassword();
+    });
+
+    phase("imports both back by id, with min_free_disk_mb and the image digest", async () => {
+      const img = ws!.resource("sandboxiac_template.img")!;
+      const df = ws!.resource("sandboxiac_template.df")!;
+      await ws!.tf("state", "rm", "sandboxiac_template.img", "sandboxiac_template.df");
+      for (const [address, id] of [
+        ["sandboxiac_template.img", img.template_id],
+        ["sandboxiac_template.df", df.template_id],
+      ] as const) {
+        const imported = await ws!.tf("import", "-input=false", address, id as string);
+        expect(imported.output).toContain("Import successful!");
+      }
+      expect(ws!.resource("sandboxiac_template.img")).toMatchObject({
+        template_id: img.template_id,
+        name: "tf-from-image",
+        min_free_disk_mb: 64,
+        build_id: img.build_id,
+        image_digest: img.image_digest,
+      });
+      expect(ws!.resource("sandboxiac_template.df")).toMatchObject({
+        template_id: df.template_id,
+        name: "tf-from-dockerfile",
+        build_id: df.build_id,
+      });
       neverThePassword();
     });
 

@@ -25,6 +25,31 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * The dotted paths (`build.steps.1.run`, as check failures name properties) of
+ * the values that differ between `prev` and `next` below `at`: objects are
+ * compared key by key and lists element by element, so a changed step is
+ * named by its index and field rather than as the whole list. A value added
+ * or removed is named where it is (a list that grew: its new indexes).
+ */
+export function changedPaths(prev: unknown, next: unknown, at: string): string[] {
+  if (jsonEqual(prev, next)) return [];
+  const bothObjects =
+    prev !== null && next !== null && typeof prev === "object" && typeof next === "object";
+  if (!bothObjects || Array.isArray(prev) !== Array.isArray(next)) return [at];
+  if (Array.isArray(prev) && Array.isArray(next)) {
+    const paths: string[] = [];
+    for (let i = 0; i < Math.max(prev.length, next.length); i++)
+      paths.push(...changedPaths(prev[i], next[i], `${at}.${i}`));
+    return paths;
+  }
+  const a = prev as Record<string, unknown>;
+  const b = next as Record<string, unknown>;
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) =>
+    changedPaths(a[k], b[k], `${at}.${k}`),
+  );
+}
+
+/**
  * Compares old outputs with new inputs field by field and classifies each
  * changed field by its rule. A field missing from `rules` counts as `replace`,
  * so forgetting a rule errs on the safe side.

@@ -46,6 +46,14 @@ export interface DiffResult {
   replaces: string[];
   /** Inputs whose change is applied in place. */
   updates: string[];
+  /**
+   * Where the changes are, deeper than the inputs: dotted paths as
+   * {@link CheckFailure.property} writes them (`build.steps.1.run`, a COPY
+   * source's new content as `filesHashes.0`). Adapters whose plan cannot show
+   * nested changes itself (Pulumi's dynamic provider) print them.
+   * @default the changed inputs only
+   */
+  paths?: string[];
   /** True when the old resource must be deleted before the new one is created. */
   deleteBeforeReplace?: boolean;
 }

@@ -52,6 +52,8 @@ export interface TemplateState {
     imageDigest?: string | undefined;
     cpuCount: number;
     memoryMB: number;
+    /** The `minFreeDiskMb` it was requested with (a sandbox-iac extension; absent elsewhere). */
+    minFreeDiskMb?: number | undefined;
     createdAt: string;
   }>;
 }
@@ -128,6 +130,7 @@ export function templateControl(ctx: ResourceContext): TemplateControl {
           imageDigest: b.imageDigest,
           cpuCount: b.cpuCount,
           memoryMB: b.memoryMB,
+          minFreeDiskMb: b.minFreeDiskMb,
           createdAt: b.createdAt,
         })),
       };

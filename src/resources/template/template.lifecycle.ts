@@ -10,7 +10,7 @@
 import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../core/check";
 import { versionedRef } from "../core/refs";
-import { diffByRules } from "../core/diff";
+import { changedPaths, diffByRules } from "../core/diff";
 import { stopOnService, uncancellable, wasStopped } from "../core/stop";
 import type { ResourceContext, ResourceLifecycle } from "../core/lifecycle";
 import {
@@ -149,10 +149,12 @@ function buildInUse(state: TemplateState): TemplateState["builds"][number] | und
 }
 
 /**
- * Import: the inputs the service can tell (name, tags, cpuCount, memoryMB) and
- * the outputs of the build in use. The build definition (steps, base) is not
- * kept by the service, so `build` is left out: the next plan shows it as a
- * change and the next apply builds the template anew from the configuration.
+ * Import: the inputs the service can tell (name, tags, cpuCount, memoryMB,
+ * and minFreeDiskMb where the service reports it, as the local one does) and
+ * the outputs of the build in use. The build definition (base, registry,
+ * Dockerfile, steps, start and ready commands) is not reported by the
+ * control API, so `build` is left out: the next plan shows it as a change
+ * and the next apply builds the template anew from the configuration.
  */
 async function importTemplate(
   control: TemplateControl,
@@ -169,6 +171,7 @@ async function importTemplate(
     cpuCount: inUse.cpuCount,
     memoryMB: inUse.memoryMB,
   } as TemplateInputs;
+  if (inUse.minFreeDiskMb !== undefined) inputs.minFreeDiskMb = inUse.minFreeDiskMb;
   const tags = currentTags.filter((t) => t !== DEFAULT_TAG);
   if (tags.length > 0) inputs.tags = tags;
   return describe(control, inputs, { templateID, buildID: inUse.buildID }, []);
@@ -184,13 +187,27 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
 
   diff(olds, rawNews, options) {
     const news = normaliseTemplateInputs(rawNews);
-    const result = diffByRules(normaliseTemplateInputs(olds), news, templateChangeRules, options);
+    const normalOlds = normaliseTemplateInputs(olds);
+    const result = diffByRules(normalOlds, news, templateChangeRules, options);
+    // Where in each changed input: a changed step by its index and field (`build.steps.1.run`).
+    result.paths = [...result.replaces, ...result.updates].flatMap((k) =>
+      changedPaths(normalOlds[k as keyof TemplateInputs], news[k as keyof TemplateInputs], k),
+    );
     if (result.replaces.length > 0 || hasUnknown(news, options.isUnknown)) return result;
     // The content of COPY sources is part of the build: a changed local file rebuilds.
     if (!result.updates.includes("build")) {
       const hashes = currentHashes(news, options.baseDir);
-      if (!hashes || hashes.join() !== (olds.filesHashes ?? []).join())
+      const before = olds.filesHashes ?? [];
+      if (!hashes || hashes.join() !== before.join()) {
         result.updates.push("build");
+        // Which COPY's content changed (its files hash); unreadable sources: the build as a whole.
+        const changed = hashes
+          ? Array.from({ length: Math.max(hashes.length, before.length) }, (_, i) => i)
+              .filter((i) => hashes[i] !== before[i])
+              .map((i) => `filesHashes.${i}`)
+          : ["build"];
+        result.paths = [...(result.paths ?? []), ...changed];
+      }
     }
     // Tags changed behind our back (seen by refresh) are put back.
     if (
@@ -198,6 +215,7 @@ export const templateLifecycle: ResourceLifecycle<TemplateInputs, TemplateOutput
       tagsDiffer(desiredTags(news.name, news.tags), olds.currentTags ?? [])
     ) {
       result.updates.push("tags");
+      result.paths = [...(result.paths ?? []), "currentTags"];
     }
     result.changes = result.updates.length > 0;
     return result;

@@ -164,6 +164,7 @@ describe("Template diff()", () => {
       changes: false,
       replaces: [],
       updates: [],
+      paths: [],
     });
   });
 
@@ -177,7 +178,23 @@ describe("Template diff()", () => {
   it("updates only the tags when only the tags change", async () => {
     const i = inputs();
     const result = await diffIn(dir, outputsFor(i), { ...i, tags: ["v2"] });
-    expect(result).toEqual({ changes: true, replaces: [], updates: ["tags"] });
+    expect(result).toEqual({ changes: true, replaces: [], updates: ["tags"], paths: ["tags"] });
+  });
+
+  it("names a changed step by its index and field, and sees nothing in a run list written as its line", async () => {
+    const i = inputs();
+    const steps = [...i.build.steps!];
+    steps[1] = { ...steps[1], run: ["apt-get update", "apt-get install -y jq curl"] };
+    steps[2] = { env: { A: "1", B: "three" } };
+    const result = await diffIn(dir, outputsFor(i), { ...i, build: { ...i.build, steps } });
+    expect(result).toMatchObject({ updates: ["build"] });
+    expect(result.paths).toEqual(["build.steps.1.run", "build.steps.2.env.B"]);
+    steps[1] = { ...steps[1], run: "apt-get update && apt-get install -y jq" };
+    steps[2] = i.build.steps![2]!;
+    expect(await diffIn(dir, outputsFor(i), { ...i, build: { ...i.build, steps } })).toMatchObject({
+      changes: false,
+      paths: [],
+    });
   });
 
   it("rebuilds when a step or the resources change", async () => {
@@ -195,7 +212,12 @@ describe("Template diff()", () => {
     const i = inputs();
     const olds = outputsFor(i);
     writeFileSync(path.join(dir, "files", "sub", "b.sh"), "echo changed\n");
-    expect(await diffIn(dir, olds, i)).toEqual({ changes: true, replaces: [], updates: ["build"] });
+    expect(await diffIn(dir, olds, i)).toEqual({
+      changes: true,
+      replaces: [],
+      updates: ["build"],
+      paths: ["filesHashes.0"],
+    });
   });
 
   it("rebuilds when a COPY source disappeared (the build then says why)", async () => {

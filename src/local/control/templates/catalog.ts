@@ -32,7 +32,7 @@ import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import type { ResolvedTemplate } from "./registry";
 import { SandboxIacError } from "../../../errors";
 import { LayerCollector, type CollectionResult } from "./layer-gc";
-import { StepCache } from "./step-cache";
+import { StepCache, type StepCacheLimits } from "./step-cache";
 
 /** CPU and memory of the built-in `base` template. */
 const BASE_CPU_COUNT = 2;
@@ -86,16 +86,19 @@ export class TemplateCatalog {
    * Loads the catalog from `<dataDir>/templates`, creating it on first use.
    * Builds that were running when the service stopped are marked `error` and
    * their build sandboxes destroyed; layers that no template, step cache
-   * entry or recorded sandbox uses are deleted.
+   * entry or recorded sandbox uses are deleted. `cacheLimits` bound the step
+   * cache (each defaulted, see {@link StepCacheLimits}).
    */
   static async open(
     dataDir: string,
     runtime: SandboxRuntime,
     log: (line: string) => void,
+    cacheLimits: Partial<StepCacheLimits> = {},
   ): Promise<TemplateCatalog> {
     const dir = path.join(dataDir, TEMPLATES_DIR);
     await fs.mkdir(path.join(dir, BUILD_LOGS_DIR), { recursive: true });
-    const catalog = new TemplateCatalog(dir, dataDir, runtime, log, await StepCache.open(dir));
+    const cache = await StepCache.open(dir, cacheLimits);
+    const catalog = new TemplateCatalog(dir, dataDir, runtime, log, cache);
     let file: CatalogFile | undefined;
     try {
       file = JSON.parse(await fs.readFile(path.join(dir, CATALOG_FILE), "utf8")) as CatalogFile;

@@ -53,6 +53,8 @@ export interface BuildRecord {
   envdVersion: string;
   /** The manifest digest of the image a `fromImage` build pulled (`sha256:…`). */
   imageDigest?: string;
+  /** The `minFreeDiskMb` the build was requested with, reported back (import reads it). */
+  minFreeDiskMb?: number;
   /** Set once the build is `ready`. */
   output?: BuildOutput;
   /** Set once the build is `error`. */

@@ -62,6 +62,17 @@ export interface TemplateRegistryOptions {
    * @default none
    */
   insecureRegistries?: readonly string[] | undefined;
+  /**
+   * Most bytes the layers made by cached build steps may take together; past
+   * it the least recently used entries are dropped.
+   * @default 10 GiB
+   */
+  maxStepCacheBytes?: number | undefined;
+  /**
+   * Most step cache entries kept; past it the least recently used go.
+   * @default 2000
+   */
+  maxStepCacheEntries?: number | undefined;
 }
 
 /** The internals the routes work with; one per registry. */
@@ -83,7 +94,10 @@ export async function createTemplateRegistry(
 ): Promise<TemplateRegistry> {
   const log = opts.log ?? (() => undefined);
   // Sandboxes are restored after the catalog: their layers are read from their state file.
-  const catalog = await TemplateCatalog.open(opts.dataDir, opts.runtime, log);
+  const catalog = await TemplateCatalog.open(opts.dataDir, opts.runtime, log, {
+    ...(opts.maxStepCacheBytes !== undefined ? { maxBytes: opts.maxStepCacheBytes } : {}),
+    ...(opts.maxStepCacheEntries !== undefined ? { maxEntries: opts.maxStepCacheEntries } : {}),
+  });
   const files = await TemplateFileStore.open(path.join(opts.dataDir, TEMPLATE_FILES_DIR));
   const builds = new BuildRunner(catalog, files, opts.runtime, log, opts.dataDir, {
     insecureRegistries: opts.insecureRegistries ?? [],

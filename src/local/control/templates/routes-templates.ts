@@ -65,6 +65,10 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
       cpuCount: body.cpuCount ?? DEFAULT_CPU_COUNT,
       memoryMB: body.memoryMB ?? DEFAULT_MEMORY_MB,
       envdVersion: ENVD_VERSION,
+      // Kept to be reported back (the schema stays lenient: the SDK may send anything here).
+      ...(Number.isSafeInteger(body.minFreeDiskMb) && (body.minFreeDiskMb as number) >= 0
+        ? { minFreeDiskMb: body.minFreeDiskMb as number }
+        : {}),
     };
     t.builds.push(build);
     // a tag only ever resolves to a ready build, so assigning it now is safe

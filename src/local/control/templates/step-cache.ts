@@ -108,18 +108,24 @@ export class StepCache {
     this.writer = new JsonStateWriter(file, () => this.snapshot(), undefined);
   }
 
-  /** Loads the cache kept in `templatesDir` (empty on first use). */
+  /**
+   * Loads the cache kept in `templatesDir` (empty on first use), bounded by
+   * `limits` (each defaulted). Limits lower than what the file holds apply at
+   * once: the least recently used entries are dropped (and saved so), and
+   * their layers go at the next garbage collection.
+   */
   static async open(
     templatesDir: string,
-    limits: StepCacheLimits = {
-      maxBytes: DEFAULT_STEP_CACHE_MAX_BYTES,
-      maxEntries: DEFAULT_STEP_CACHE_MAX_ENTRIES,
-    },
+    limits: Partial<StepCacheLimits> = {},
   ): Promise<StepCache> {
     const file = path.join(templatesDir, STEP_CACHE_FILE);
-    const cache = new StepCache(file, limits);
+    const cache = new StepCache(file, {
+      maxBytes: limits.maxBytes ?? DEFAULT_STEP_CACHE_MAX_BYTES,
+      maxEntries: limits.maxEntries ?? DEFAULT_STEP_CACHE_MAX_ENTRIES,
+    });
     const saved = (await readJsonFile(file)) as StepCacheFile | undefined;
     for (const [key, entry] of Object.entries(saved?.entries ?? {})) cache.entries.set(key, entry);
+    if (cache.evict(undefined) > 0) await cache.save();
     return cache;
   }
 
@@ -172,19 +178,23 @@ export class StepCache {
     this.evict(key);
   }
 
-  private evict(keep: string): void {
+  /** Drops least recently used entries (never `keep`) until the bounds hold; returns how many. */
+  private evict(keep: string | undefined): number {
     const byAge = [...this.entries.entries()].sort((a, b) =>
       a[1].lastUsedAt.localeCompare(b[1].lastUsedAt),
     );
     let bytes = byAge.reduce((sum, [, e]) => sum + e.bytes, 0);
     let count = byAge.length;
+    let dropped = 0;
     for (const [key, entry] of byAge) {
       if (bytes <= this.limits.maxBytes && count <= this.limits.maxEntries) break;
       if (key === keep) continue;
       this.entries.delete(key);
       bytes -= entry.bytes;
       count--;
+      dropped++;
     }
+    return dropped;
   }
 
   /** Every layer some entry needs (a cache entry is a reference to its layers). */

@@ -59,6 +59,7 @@ function buildView(b: BuildRecord): Schemas["TemplateBuild"] {
     diskSizeMB: REPORTED_DISK_SIZE_MB,
     envdVersion: b.envdVersion,
     ...(b.imageDigest ? { imageDigest: b.imageDigest } : {}),
+    ...(b.minFreeDiskMb !== undefined ? { minFreeDiskMb: b.minFreeDiskMb } : {}),
   };
 }
 
