@@ -1,4 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { openEdgeCa } from "../../src/local/edge/edge-ca";
 import { NFT_TABLE_PREFIX } from "../../src/local/runtime/constants";
 import {
   newTableName,
@@ -194,7 +198,8 @@ describe("a sandbox's own network", () => {
     execFileSync("nft", ["add", "table", "inet", dead]);
     const tables = [newTableName(), newTableName()];
     try {
-      await Promise.all(tables.map((table) => setUpHostNetwork(table)));
+      const ca = openEdgeCa(fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-ca-")));
+      await Promise.all(tables.map((table) => setUpHostNetwork(table, undefined, { ca })));
       expect(nftTables()).not.toContain(dead);
     } finally {
       for (const table of tables) await tearDownHostNetwork(table);

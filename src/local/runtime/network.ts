@@ -27,7 +27,7 @@ import * as fs from "node:fs/promises";
 import { SandboxIacError, invalidArgument } from "../../errors";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
 import type { Slot } from "./slots";
-import { createEgressEdge, type EgressEdge } from "../edge/edge";
+import { createEgressEdge, type EgressEdge, type EgressEdgeOptions } from "../edge/edge";
 import {
   divertChain,
   divertStatements,
@@ -75,7 +75,12 @@ export interface HostNetwork {
   resolvers: readonly string[];
   /** Where flows to allowed domains are checked (listening once a sandbox needs it). */
   edge: EgressEdge;
+  /** Host directory of the edge CA's trust files, bound read-only into every sandbox. */
+  trustDir: string;
 }
+
+/** What the edge needs besides the resolvers. */
+export type HostEdgeOptions = Omit<EgressEdgeOptions, "resolvers">;
 
 /**
  * Creates this service's table (replacing one left by an earlier process with
@@ -85,7 +90,11 @@ export interface HostNetwork {
  * @param resolvers - the DNS resolvers' addresses; by default the host's
  *   (its resolv.conf, loopback ones left out: a sandbox's loopback is its own)
  */
-export async function setUpHostNetwork(t: string, resolvers?: string[]): Promise<HostNetwork> {
+export async function setUpHostNetwork(
+  t: string,
+  resolvers: string[] | undefined,
+  edge: HostEdgeOptions,
+): Promise<HostNetwork> {
   const dns = (resolvers ?? (await hostResolvers())).filter((r) => !r.startsWith("127."));
   for (const r of dns) {
     if (!isIpv4Cidr(r) || r.includes("/"))
@@ -143,7 +152,12 @@ table inet ${t} {
 `;
   await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`);
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
-  return { table: t, resolvers: dns, edge: createEgressEdge({ resolvers: dns }) };
+  return {
+    table: t,
+    resolvers: dns,
+    edge: createEgressEdge({ ...edge, resolvers: dns }),
+    trustDir: edge.ca.trustDir,
+  };
 }
 
 /**
@@ -205,11 +219,19 @@ async function edgePortFor(net: HostNetwork, rules: EgressRules): Promise<number
   return net.edge.port();
 }
 
-/** Tells the edge what `slot`'s sandbox may reach by name. */
-function setEdgePolicy(net: HostNetwork, slot: Slot, rules: EgressRules): void {
+/** Tells the edge what `slot`'s sandbox may reach by name, and its rules. */
+function setEdgePolicy(net: HostNetwork, slot: Slot, rules: EgressRules, sandboxID: string): void {
   net.edge.setPolicy(
     slot.sandboxAddress,
-    needsEdge(rules) ? { domains: rules.allowDomains } : undefined,
+    needsEdge(rules)
+      ? {
+          sandboxID,
+          domains: rules.allowDomains,
+          allowCidrs: rules.allowOut,
+          denyCidrs: rules.denyOut,
+          rules: rules.rules,
+        }
+      : undefined,
   );
 }
 
@@ -259,6 +281,7 @@ export async function connectSandbox(
   slot: Slot,
   holderPid: number,
   rules: EgressRules,
+  sandboxID: string,
 ): Promise<void> {
   // A veth of an earlier holder with this slot dies with its namespace; this one may not have yet.
   if (existsSync(`/sys/class/net/${slot.veth}`)) {
@@ -275,7 +298,7 @@ export async function connectSandbox(
   );
   const t = net.table;
   const edgePort = await edgePortFor(net, rules);
-  setEdgePolicy(net, slot, rules);
+  setEdgePolicy(net, slot, rules, sandboxID);
   const nft = [
     `add chain inet ${t} ${egressChain(slot)}`,
     `add chain inet ${t} ${divertChain(slot)}`,
@@ -305,12 +328,13 @@ export async function setEgressRules(
   net: HostNetwork,
   slot: Slot,
   rules: EgressRules,
+  sandboxID: string,
 ): Promise<void> {
   const edgePort = await edgePortFor(net, rules);
   // Widened before the nft rules send flows to it, narrowed (below) after they stop.
-  if (needsEdge(rules)) setEdgePolicy(net, slot, rules);
+  if (needsEdge(rules)) setEdgePolicy(net, slot, rules, sandboxID);
   await run("nft", ["-f", "-"], egressStatements(net, slot, rules, edgePort).join("\n"));
-  setEdgePolicy(net, slot, rules);
+  setEdgePolicy(net, slot, rules, sandboxID);
 }
 
 /** Removes the sandbox's nft elements and chains, and its edge policy (the veth goes with its namespace). */
