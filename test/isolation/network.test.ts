@@ -197,11 +197,13 @@ describe("a sandbox's own network", () => {
     const dead = `${NFT_TABLE_PREFIX}${deadPid}_0123abcd`;
     execFileSync("nft", ["add", "table", "inet", dead]);
     const tables = [newTableName(), newTableName()];
+    const caDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-ca-"));
+    const ca = openEdgeCa(caDir);
     try {
-      const ca = openEdgeCa(fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-ca-")));
       await Promise.all(tables.map((table) => setUpHostNetwork(table, undefined, { ca })));
       expect(nftTables()).not.toContain(dead);
     } finally {
+      fs.rmSync(caDir, { recursive: true, force: true });
       for (const table of tables) await tearDownHostNetwork(table);
     }
   });
