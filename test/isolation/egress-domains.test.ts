@@ -273,6 +273,13 @@ describe("network.rules at the edge", () => {
     expect(results[4]).toBe("failed ECONNRESET");
     const logs = await call(svc, "GET", `/v2/sandboxes/${sandboxID}/logs`);
     expect(JSON.stringify(logs.body)).toMatch(/b\.wild\.test was refused.*no-such-secret/);
+    // curl with none of the variables set trusts the edge by the system store alone.
+    const curl = await runThroughProxy(
+      svc,
+      sandboxID,
+      `env -u SSL_CERT_FILE -u CURL_CA_BUNDLE curl -sS --resolve allowed.test:443:${A} https://allowed.test/headers`,
+    );
+    expect(headersOf(curl.stdout).authorization).toBe(sha(`Bearer ${SECRET_VALUE}`));
   });
 
   it("never lets the value into the sandbox (environment, /proc, files, agent), its info or its logs", async () => {

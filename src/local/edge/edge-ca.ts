@@ -4,7 +4,8 @@
  * certificate for that name signed by this CA, which every sandbox of the
  * service trusts. It is made once per data dir (`edge-ca/ca.key`, 0600, and
  * `edge-ca/ca.pem`) and kept, so sandboxes and templates keep trusting it
- * across restarts. Sandboxes see `edge-ca/trust` read-only: `ca.pem`, and
+ * across restarts. The built-in base layer's system store holds it
+ * (base-layer.ts). Sandboxes see `edge-ca/trust` read-only: `ca.pem`, and
  * `bundle.pem` (the host's bundle plus this CA, for variables such as
  * `SSL_CERT_FILE` that replace the default store rather than add to it).
  *
@@ -55,6 +56,8 @@ const OID = {
 
 /** The CA of one service. */
 export interface EdgeCa {
+  /** The CA's certificate, PEM. */
+  pem: string;
   /** Host directory holding `ca.pem` and `bundle.pem`, bound read-only into sandboxes. */
   trustDir: string;
   /** A TLS context presenting a certificate for `name` (a DNS name), made once and reused. */
@@ -262,6 +265,7 @@ export function openEdgeCa(dataDir: string): EdgeCa {
   const leafKeyPem = leafKey.privateKey.export({ type: "pkcs8", format: "pem" });
   const leaves = new Map<string, { context: tls.SecureContext; madeAt: number }>();
   return {
+    pem,
     trustDir,
     contextFor(name) {
       const kept = leaves.get(name);

@@ -121,14 +121,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
   const partial = await removePartialLayers(dataDir);
   if (partial > 0) log(`runtime: removed ${partial} half-copied layers under ${dataDir}`);
-  await ensureBaseLayer(dataDir);
+  // Before the base layer, whose system store trusts it.
+  const edgeCa = openEdgeCa(dataDir);
+  await ensureBaseLayer(dataDir, edgeCa.pem);
   await fs.mkdir(STAGING_DIR, { recursive: true, mode: 0o755 });
   // Claims of services that died (kill -9): their holders died with them, and so did their veths.
   await reclaimDeadSlots();
   const nftTable = newTableName();
   const hostNetwork = await setUpHostNetwork(nftTable, options.dnsResolvers, {
     ...options.edge,
-    ca: openEdgeCa(dataDir),
+    ca: edgeCa,
   });
   const seccompFile = await ensureSeccompFilter(dataDir);
   const mounts = new MountHelper();
