@@ -224,8 +224,8 @@ export function createTerminator(options: TerminatorOptions): Terminator {
 
   return {
     agents() {
-      const plain = new http.Agent({ keepAlive: true, maxSockets: 64 });
-      const secure = new https.Agent({ keepAlive: true, maxSockets: 64 });
+      const plain = new http.Agent({ keepAlive: true, maxSockets: 64, noDelay: true });
+      const secure = new https.Agent({ keepAlive: true, maxSockets: 64, noDelay: true });
       return {
         http: plain,
         https: secure,
@@ -236,6 +236,8 @@ export function createTerminator(options: TerminatorOptions): Terminator {
       };
     },
     serve(socket, head, tlsFlow, flow) {
+      // Answers go out in several writes (TLS records, head, body): Nagle would hold them back.
+      socket.setNoDelay(true);
       const stream = replaying(socket, head);
       if (!tlsFlow) {
         flows.set(stream, flow);
