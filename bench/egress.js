@@ -1,7 +1,10 @@
 // npm run bench:egress — what the egress edge adds to a sandbox's HTTPS
 // (issue 21): the same requests from a sandbox with no rules (NATed straight
-// out, the baseline) and from one whose deny-all plus domain allow-list sends
-// every new connection through the edge (SNI read, name resolved, relayed).
+// out, the baseline), from one whose deny-all plus domain allow-list sends
+// every new connection through the edge (SNI read, name resolved, relayed:
+// "pass-through"), and from one that also has a `network.rules` header for
+// the name, so the edge terminates its TLS, adds the header and makes its own
+// verified HTTPS request upstream ("terminated").
 // The "internet" is a network namespace made here on TEST-NET-3 with
 // dnsmasq and an HTTPS server; nothing leaves the machine.
 "use strict";
@@ -129,21 +132,36 @@ async function main() {
     dataDir: path.join(dir, "data"),
     agentBundleDir: agentBundleDirOnHost(),
     dnsResolvers: [RESOLVER],
+    // The bench server's self-signed certificate, which the edge verifies upstream.
+    edgeUpstreamCa: [fs.readFileSync(path.join(dir, "cert.pem"), "utf8")],
   });
   try {
     const opts = { apiKey: svc.apiKey, apiUrl: svc.apiUrl, sandboxUrl: svc.sandboxUrl };
     const direct = await measure(opts);
-    const edge = await measure(opts, { allowOut: ["bench.test"], denyOut: ["0.0.0.0/0"] });
+    const allowList = { allowOut: ["bench.test"], denyOut: ["0.0.0.0/0"] };
+    const edge = await measure(opts, allowList);
+    const terminated = await measure(opts, {
+      ...allowList,
+      rules: { "bench.test": [{ transform: { headers: { "X-Bench": "1" } } }] },
+    });
     const f = (n) => `${n.toFixed(2)} ms`;
     console.log(
-      `egress edge, ${REQUESTS} HTTPS GETs each, p50 (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)})`,
+      `egress edge, ${REQUESTS} HTTPS GETs each, p50 (${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")})`,
     );
-    console.log(
-      `new connection: direct ${f(direct.fresh)}, through the edge ${f(edge.fresh)}, added ${f(edge.fresh - direct.fresh)} (p90 ${f(direct.fresh90)} / ${f(edge.fresh90)})`,
-    );
-    console.log(
-      `kept-alive connection: direct ${f(direct.kept)}, through the edge ${f(edge.kept)}, added ${f(edge.kept - direct.kept)}`,
-    );
+    for (const [what, m] of [
+      ["pass-through", edge],
+      ["terminated (rule)", terminated],
+    ]) {
+      console.log(
+        `${what}, new connection: direct ${f(direct.fresh)}, through the edge ${f(m.fresh)}, added ${f(m.fresh - direct.fresh)} (p90 ${f(direct.fresh90)} / ${f(m.fresh90)})`,
+      );
+      console.log(
+        `${what}, kept-alive connection: direct ${f(direct.kept)}, through the edge ${f(m.kept)}, added ${f(m.kept - direct.kept)}`,
+      );
+    }
   } finally {
     await svc.close();
     close();

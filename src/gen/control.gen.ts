@@ -1133,6 +1133,10 @@ export interface components {
             allowOut?: string[];
             /** @description As SandboxNetworkConfig.denyOut; replaces the list. */
             denyOut?: string[];
+            /** @description As SandboxNetworkConfig.rules; replaces every rule (omitted: none). Keys are domain entries (exact or one leading wildcard, lower-cased); header values may hold ${e2b.secrets.NAME}, filled by the service per request. Rules grant no access. */
+            rules?: {
+                [key: string]: components["schemas"]["SandboxNetworkRule"][];
+            };
         };
         /** @enum {string} */
         SandboxOnTimeout: "kill" | "pause";

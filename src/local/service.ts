@@ -120,6 +120,13 @@ export interface LocalServiceOptions {
    * @default 2000
    */
   maxStepCacheEntries?: number | undefined;
+  /**
+   * PEM certificates of CAs the egress edge trusts, besides the host's store
+   * (`/etc/ssl/certs/ca-certificates.crt`), when it connects on to a domain
+   * that has `network.rules` (tests give the stand-in server's CA here).
+   * @default the host's store only
+   */
+  edgeUpstreamCa?: readonly string[] | undefined;
 }
 
 /** A started local service. */
@@ -183,17 +190,28 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
   let runtime: SandboxRuntime;
   let apiKey: string;
   let tokenSecret: string;
+  let secrets: SecretStore;
+  // Set once the manager exists; the edge may log for a sandbox only after it does.
+  let sandboxLog: (sandboxID: string, line: string) => void = () => undefined;
   try {
     apiKey = opts.apiKey ?? (await loadOrCreateSecret(dataDir, API_KEY_FILE, newApiKey));
     tokenSecret = await loadOrCreateSecret(dataDir, TOKEN_SECRET_FILE, newTokenSecret);
     // Secrets of this service, redacted by value wherever they might be echoed.
     registerSecret(apiKey);
     registerSecret(tokenSecret);
+    // Before the runtime: its egress edge fills `${e2b.secrets.NAME}` from it.
+    const store = await SecretStore.open(dataDir);
+    secrets = store;
     runtime = await createRuntime({
       dataDir,
       log,
       maxSandboxes: opts.maxSandboxes,
       dnsResolvers: opts.dnsResolvers,
+      edge: {
+        secret: (name) => store.valueByName(name),
+        sandboxLog: (sandboxID, line) => sandboxLog(sandboxID, line),
+        upstreamCa: opts.edgeUpstreamCa,
+      },
       ...(opts.agentBundleDir ? { agentBundleDir: opts.agentBundleDir } : {}),
     });
   } catch (err) {
@@ -217,7 +235,6 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       runtime.detachVolume(source),
     );
     opened = volumes;
-    const secrets = await SecretStore.open(dataDir);
     manager = await SandboxManager.open({
       dataDir,
       runtime,
@@ -226,6 +243,11 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       log,
       maxSandboxesPerKey: opts.maxSandboxesPerKey,
     });
+    const sandboxes = manager;
+    sandboxLog = (sandboxID, line) => {
+      log(`sandbox ${sandboxID}: ${line}`);
+      sandboxes.noteSandboxLog(sandboxID, line);
+    };
     let publicUrl = "";
     const routes: Route[] = [
       { method: "GET", pattern: "/health", auth: "none", handler: async () => healthResponse() },

@@ -5,9 +5,11 @@
  * dnsmasq answers the test names for the service, and whose HTTP and HTTPS
  * servers answer `<proto> <Host> <path>`. Probes run inside the sandbox
  * and connect to explicit addresses, so each case picks the name (SNI, Host)
- * and the address apart.
+ * and the address apart. `network.rules` are checked against the same
+ * servers, whose `/headers` answer shows what they received.
  */
-import { Sandbox } from "e2b";
+import { createHash, randomBytes } from "node:crypto";
+import { Sandbox, Secret } from "e2b";
 import { call, createSandbox, runThroughProxy } from "../local/support";
 import { connectionOpts, startService, type TestService } from "../support/service";
 import { NAMES, startStandInNames, type StandInNames } from "./stand-in-names";
@@ -18,12 +20,18 @@ jest.setTimeout(240_000);
 let inet: StandIn;
 let names: StandInNames;
 let svc: TestService;
+/** The stored secret `stand-in-key` that rules inject; the test alone knows it. */
+const SECRET_VALUE = `sk-stand-in-${randomBytes(16).toString("hex")}`;
+const sha = (v: string) => `sha256:${createHash("sha256").update(v).digest("hex")}`;
 
 beforeAll(async () => {
   inet = await startStandInInternet();
   names = await startStandInNames(inet);
   // The stand-in's dnsmasq is the service's resolver: the host's real ones are never asked.
-  svc = await startService({ dnsResolvers: [NAMES.otherAddress] });
+  // The edge verifies the stand-in's certificates (signed by its test CA) when it terminates TLS.
+  svc = await startService({ dnsResolvers: [NAMES.otherAddress], edgeUpstreamCa: [names.caPem] });
+  const made = await call(svc, "POST", "/secrets", { name: "stand-in-key", value: SECRET_VALUE });
+  if (made.status !== 201) throw new Error(`secret not stored: ${JSON.stringify(made.body)}`);
 }, STAND_IN_WAIT_MS + 90_000);
 afterAll(async () => {
   await svc?.close();
@@ -31,22 +39,28 @@ afterAll(async () => {
   inet?.close();
 });
 
-/** One request from inside: `name` as SNI (https) and Host, sent to `ip`; no name: the bare address. */
+/**
+ * One request from inside: `name` as SNI (https) and Host, sent to `ip`; no
+ * name: the bare address. `trust: "sandbox"` verifies with the sandbox's own
+ * trust (its `NODE_EXTRA_CA_CERTS`), else with the stand-in's CA only.
+ */
 interface Probe {
   proto: "http" | "https";
   ip: string;
   name?: string;
   path?: string;
+  trust?: "sandbox";
 }
 
-/** Node inside the sandbox: runs the probes at once, prints `[body | "failed <code>"]` as JSON. */
+/** Node inside the sandbox: runs the probes at once, prints `[body | "<status> <body>" | "failed <code>"]` as JSON. */
 const PROBE_SCRIPT = `
 const [probes, ca] = process.argv.slice(1).map((a) => Buffer.from(a, "base64").toString());
 const one = (p) => new Promise((resolve) => {
   const mod = require(p.proto);
-  const req = mod.get({ host: p.ip, path: p.path || "/", timeout: 8000, ca,
-    headers: { host: p.name || p.ip }, ...(p.proto === "https" && p.name ? { servername: p.name } : {}) },
-    (res) => { let b = ""; res.on("data", (d) => (b += d)); res.on("end", () => resolve(b)); });
+  const req = mod.get({ host: p.ip, path: p.path || "/", timeout: 8000, ...(p.trust ? {} : { ca }),
+    headers: { host: p.name || p.ip, "x-sent": "client" }, ...(p.proto === "https" && p.name ? { servername: p.name } : {}) },
+    (res) => { let b = ""; res.on("data", (d) => (b += d));
+      res.on("end", () => resolve(res.statusCode === 200 ? b : res.statusCode + " " + b)); });
   req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
   req.on("error", (e) => resolve("failed " + (e.code || e.message)));
 });
@@ -184,21 +198,165 @@ Promise.all([
   });
 });
 
+/**
+ * Python inside: the first argument reversed is the value looked for (so the
+ * value is in neither this process's command line nor its environment);
+ * prints every file under the given roots, and every process's `environ` and
+ * `cmdline`, that holds it.
+ */
+const FIND_VALUE = `
+import os, sys
+value = sys.argv[1][::-1].encode()
+hits = []
+def check(path):
+    try:
+        with open(path, "rb") as f: data = f.read(4 << 20)
+    except OSError: return
+    if value in data: hits.append(path)
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    for part in ("environ", "cmdline"): check("/proc/%s/%s" % (pid, part))
+for root in sys.argv[2:]:
+    for d, dirs, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            if not os.path.islink(p): check(p)
+print(repr(hits))`;
+
+/** Where the scan looks: everything written at run time (not /usr, the host's, nor /proc, /sys, /dev). */
+const SCANNED = ["/etc", "/home", "/root", "/tmp", "/var", "/run", "/opt", "/mnt", "/.sandbox-iac"];
+
+/** The `/headers` answer of a probe. */
+function headersOf(answer: string | undefined): Record<string, string> {
+  return JSON.parse(answer ?? "{}") as Record<string, string>;
+}
+
+describe("network.rules at the edge", () => {
+  let sandboxID: string;
+
+  beforeAll(async () => {
+    ({ sandboxID } = await createSandbox(svc, {
+      network: {
+        allowOut: ["allowed.test", "*.wild.test"],
+        denyOut: DENY_ALL,
+        rules: {
+          "Allowed.TEST": [
+            { transform: { headers: { Authorization: "Bearer ${e2b.secrets.stand-in-key}" } } },
+            { transform: { headers: { "X-Sent": "rule" } } },
+          ],
+          "a.wild.test": [{ transform: { headers: { "X-Rule": "exact" } } }],
+          "*.wild.test": [{ transform: { headers: { "X-Key": "${e2b.secrets.no-such-secret}" } } }],
+          // Not in allowOut: the rule must not open it.
+          "other.test": [{ transform: { headers: { "X-Rule": "other" } } }],
+        },
+      },
+    }));
+  });
+
+  it("injects the secret into HTTPS and HTTP requests to the rule's domain, replacing a header the client sent, exact key before wildcard; refuses an unknown secret with a 502 and a log line; a rule grants no access", async () => {
+    const results = await probe(sandboxID, [
+      { proto: "https", ip: A, name: "allowed.test", path: "/headers", trust: "sandbox" },
+      { proto: "http", ip: A, name: "allowed.test", path: "/headers" },
+      { proto: "https", ip: A, name: "a.wild.test", path: "/headers", trust: "sandbox" },
+      { proto: "https", ip: A, name: "b.wild.test", path: "/headers", trust: "sandbox" },
+      { proto: "https", ip: A, name: "other.test", path: "/headers", trust: "sandbox" },
+    ]);
+    const [tlsSeen, plainSeen, exact] = results.slice(0, 3).map(headersOf);
+    for (const seen of [tlsSeen, plainSeen]) {
+      expect(seen.authorization).toBe(sha(`Bearer ${SECRET_VALUE}`));
+      expect(seen["x-sent"]).toBe("rule");
+    }
+    expect(exact["x-rule"]).toBe("exact");
+    expect(exact["x-key"]).toBeUndefined();
+    expect(results[3]).toMatch(
+      /^502 sandbox-iac egress edge: .*"no-such-secret", which does not exist/,
+    );
+    expect(results[4]).toBe("failed ECONNRESET");
+    const logs = await call(svc, "GET", `/v2/sandboxes/${sandboxID}/logs`);
+    expect(JSON.stringify(logs.body)).toMatch(/b\.wild\.test was refused.*no-such-secret/);
+    // curl with none of the variables set trusts the edge by the system store alone.
+    const curl = await runThroughProxy(
+      svc,
+      sandboxID,
+      `env -u SSL_CERT_FILE -u CURL_CA_BUNDLE curl -sS --resolve allowed.test:443:${A} https://allowed.test/headers`,
+    );
+    expect(headersOf(curl.stdout).authorization).toBe(sha(`Bearer ${SECRET_VALUE}`));
+  });
+
+  it("never lets the value into the sandbox (environment, /proc, files, agent), its info or its logs", async () => {
+    const reversed = [...SECRET_VALUE].reverse().join("");
+    const out = await runThroughProxy(
+      svc,
+      sandboxID,
+      `python3 -c '${FIND_VALUE}' ${reversed} ${SCANNED.join(" ")}; env | grep -c SSL_CERT_FILE`,
+    );
+    expect(out.stdout.trim().split("\n")).toEqual(["[]", "1"]);
+    const info = await call(svc, "GET", `/sandboxes/${sandboxID}`);
+    const logs = await call(svc, "GET", `/v2/sandboxes/${sandboxID}/logs`);
+    expect(JSON.stringify([info.body, logs.body])).not.toContain(SECRET_VALUE);
+    expect(JSON.stringify(info.body)).toContain("${e2b.secrets.stand-in-key}");
+  });
+
+  it("PUT /sandboxes/:id/network replaces the rules: the old headers are gone, the new ones sent", async () => {
+    const put = await call(svc, "PUT", `/sandboxes/${sandboxID}/network`, {
+      allowOut: ["allowed.test", "*.wild.test"],
+      denyOut: DENY_ALL,
+      rules: { "allowed.test": [{ transform: { headers: { "X-Sent": "second" } } }] },
+    });
+    expect(put.status).toBe(204);
+    const [allowed, wild] = (
+      await probe(sandboxID, [
+        { proto: "https", ip: A, name: "allowed.test", path: "/headers", trust: "sandbox" },
+        // No rule any more: passed through, so the stand-in's own certificate is seen.
+        { proto: "https", ip: A, name: "b.wild.test", path: "/headers" },
+      ])
+    ).map(headersOf);
+    expect(allowed.authorization).toBeUndefined();
+    expect(allowed["x-sent"]).toBe("second");
+    expect(wild["x-sent"]).toBe("client");
+  });
+
+  it("refuses a rule key that is not a domain entry and a placeholder other than a secret, saying what is allowed", async () => {
+    const key = await call(svc, "PUT", `/sandboxes/${sandboxID}/network`, {
+      rules: { "10.0.0.0/8": [] },
+    });
+    expect(key.status).toBe(400);
+    expect(JSON.stringify(key.body)).toMatch(/rules key must be a DNS name/);
+    const iam = await call(svc, "POST", "/sandboxes", {
+      templateID: "base",
+      network: {
+        rules: { "a.test": [{ transform: { headers: { A: "${e2b.identity.tokens.aws}" } } }] },
+      },
+    });
+    expect(iam.status).toBe(400);
+    expect(JSON.stringify(iam.body)).toMatch(/only \$\{e2b\.secrets\.NAME\}/);
+  });
+});
+
 describe("the official SDK (e2b@2.51.0)", () => {
-  it("Sandbox.create({ network: { allowOut: [name], denyOut: [allTraffic] } }) reaches the name only", async () => {
+  it("Sandbox.create({ network: { allowOut: rule keys, denyOut: [allTraffic], rules } }) reaches the name only, with the secret injected", async () => {
     const sbx = await Sandbox.create({
       ...connectionOpts(svc),
       timeoutMs: 120_000,
-      network: { allowOut: ["allowed.test"], denyOut: ({ allTraffic }) => [allTraffic] },
+      network: {
+        allowOut: ({ rules }) => [...rules.keys()],
+        denyOut: ({ allTraffic }) => [allTraffic],
+        rules: {
+          "allowed.test": [
+            { transform: { headers: { Authorization: `key ${Secret.fill("stand-in-key")}` } } },
+          ],
+        },
+      },
     });
     try {
       const run = await sbx.commands.run(
         probeCommand([
-          { proto: "https", ip: A, name: "allowed.test" },
+          { proto: "https", ip: A, name: "allowed.test", path: "/headers", trust: "sandbox" },
           { proto: "https", ip: A, name: "other.test" },
         ]),
       );
-      expect(JSON.parse(run.stdout.trim())).toEqual(["https allowed.test /", "failed ECONNRESET"]);
+      const [seen, other] = JSON.parse(run.stdout.trim()) as string[];
+      expect(headersOf(seen).authorization).toBe(sha(`key ${SECRET_VALUE}`));
+      expect(other).toBe("failed ECONNRESET");
     } finally {
       await sbx.kill();
     }

@@ -1,4 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { openEdgeCa } from "../../src/local/edge/edge-ca";
 import { NFT_TABLE_PREFIX } from "../../src/local/runtime/constants";
 import {
   newTableName,
@@ -205,10 +209,13 @@ describe("a sandbox's own network", () => {
     const dead = `${NFT_TABLE_PREFIX}${deadPid}_0123abcd`;
     execFileSync("nft", ["add", "table", "inet", dead]);
     const tables = [newTableName(), newTableName()];
+    const caDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-ca-"));
+    const ca = openEdgeCa(caDir);
     try {
-      await Promise.all(tables.map((table) => setUpHostNetwork(table)));
+      await Promise.all(tables.map((table) => setUpHostNetwork(table, undefined, { ca })));
       expect(nftTables()).not.toContain(dead);
     } finally {
+      fs.rmSync(caDir, { recursive: true, force: true });
       for (const table of tables) await tearDownHostNetwork(table);
     }
   });

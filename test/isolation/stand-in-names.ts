@@ -3,7 +3,10 @@
  * address on the stand-in ({@link NAMES.otherAddress}), dnsmasq answering the
  * test names there, and an HTTP (80) and HTTPS (443) server on both
  * addresses, with a certificate for every test name signed by a CA made for
- * the run. The servers answer `<http|https> <Host> <path>`.
+ * the run. The servers answer `<http|https> <Host> <path>`, except on
+ * `/headers`, where they answer the request's headers as JSON with
+ * `authorization` replaced by `sha256:<hex>` of its value (so the test sees
+ * what the server got without the value ever going back into a sandbox).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -120,8 +123,10 @@ export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
     );
     children.push(dnsmasq);
     const code = `
-const fs = require("fs"), http = require("http"), https = require("https");
-const answer = (proto) => (q, s) => s.end(proto + " " + q.headers.host + " " + q.url);
+const fs = require("fs"), http = require("http"), https = require("https"), crypto = require("crypto");
+const sha = (v) => "sha256:" + crypto.createHash("sha256").update(v).digest("hex");
+const headers = (q) => JSON.stringify({ ...q.headers, ...(q.headers.authorization ? { authorization: sha(q.headers.authorization) } : {}) });
+const answer = (proto) => (q, s) => s.end(q.url === "/headers" ? headers(q) : proto + " " + q.headers.host + " " + q.url);
 const tls = { key: fs.readFileSync("${dir}/server.key"), cert: fs.readFileSync("${dir}/server.pem") };
 http.createServer(answer("http")).listen(80, "0.0.0.0");
 https.createServer(tls, answer("https")).listen(443, "0.0.0.0", () => console.log("up"));`;

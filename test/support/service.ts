@@ -57,6 +57,8 @@ export interface ServiceOptions {
     | undefined;
   /** `startLocalService`'s DNS resolvers (in-process only), e.g. a stand-in's. @default the host's */
   dnsResolvers?: string[] | undefined;
+  /** `startLocalService`'s extra upstream CAs of the egress edge (in-process only). @default none */
+  edgeUpstreamCa?: string[] | undefined;
 }
 
 /** A service started in-process by {@link startService}. */
@@ -133,6 +135,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<TestServi
   return startOwning(opts.dataDir ?? tempDataDir(), opts.dataDir === undefined, opts.log, {
     ...opts.limits,
     ...(opts.dnsResolvers ? { dnsResolvers: opts.dnsResolvers } : {}),
+    ...(opts.edgeUpstreamCa ? { edgeUpstreamCa: opts.edgeUpstreamCa } : {}),
   });
 }
 
@@ -141,7 +144,7 @@ async function startOwning(
   dataDir: string,
   owned: boolean,
   log: ((line: string) => void) | undefined,
-  limits: ServiceOptions["limits"] & Pick<ServiceOptions, "dnsResolvers"> = {},
+  limits: ServiceOptions["limits"] & Pick<ServiceOptions, "dnsResolvers" | "edgeUpstreamCa"> = {},
 ): Promise<TestService> {
   const removeOwned = () => {
     if (owned) removeDataDir(dataDir);

@@ -8,6 +8,14 @@
  * Anything else is reset. Each flow is bounded while it is read (bytes, time,
  * flows waiting per sandbox), so a hostile sandbox can stall only itself.
  *
+ * A sandbox with `network.rules` also sends its TCP to ports 80 and 443 here
+ * whatever its address rules say. Such a flow passes when its destination
+ * address is allowed (an `allowOut` block, or no `denyOut` block) or its
+ * name is, as above: a rule grants nothing. When it passes and its name
+ * matches a rule key (exact first, then the longest wildcard), the edge
+ * terminates it (terminate.ts) and applies the rules; otherwise it is
+ * spliced unchanged.
+ *
  * Flows are told apart by their source address, the sandbox's own (forged
  * sources are dropped before they get here), and the policy of that address
  * is what {@link EgressEdge.setPolicy} last set.
@@ -16,15 +24,25 @@
  */
 import * as net from "node:net";
 import { matchDomainEntry, normalizeRequestedName } from "../../wire/egress-domains";
+import type { NetworkRules } from "../../wire/egress-transforms";
 import { ALWAYS_DENIED, cidrContains } from "../runtime/egress-rules";
+import type { EdgeCa } from "./edge-ca";
 import { createNameResolver, type NameResolver } from "./name-resolver";
 import { peekRequestedName, type PeekLimits } from "./requested-name";
+import { createTerminator, type UpstreamAgents } from "./terminate";
 import { transparentListener } from "./transparent-listener";
 
-/** What one sandbox may reach through the edge. */
+/** What one sandbox may reach through the edge, and how its requests are transformed. */
 interface EdgePolicy {
+  /** The sandbox, for its log. */
+  sandboxID: string;
   /** Domain entries of its `allowOut`, lower-cased. */
   domains: readonly string[];
+  /** CIDR blocks of its `allowOut` and of its `denyOut`. */
+  allowCidrs: readonly string[];
+  denyCidrs: readonly string[];
+  /** Its `network.rules`, keys lower-cased. */
+  rules: NetworkRules;
 }
 
 /** The running edge of one service. */
@@ -45,6 +63,14 @@ export interface EgressEdgeOptions {
   peekLimits?: PeekLimits | undefined;
   /** Flows of one sandbox being read at once; more are reset. @default 256 */
   maxPendingPerSandbox?: number | undefined;
+  /** The CA whose certificates terminated flows present. */
+  ca: EdgeCa;
+  /** PEM CAs trusted for upstream connections besides the host's store. @default none */
+  upstreamCa?: readonly string[] | undefined;
+  /** The current value of a secret by name (undefined: none). @default no secret exists */
+  secret?: ((name: string) => string | undefined) | undefined;
+  /** A line for a sandbox's own log. @default dropped */
+  sandboxLog?: ((sandboxID: string, line: string) => void) | undefined;
 }
 
 const DEFAULT_LIMITS: PeekLimits = { maxBytes: 32 * 1024, timeoutMs: 10_000 };
@@ -53,6 +79,14 @@ interface SandboxFlows {
   policy: EdgePolicy;
   pending: number;
   sockets: Set<net.Socket>;
+  /** Upstream pools of its terminated flows, made at the first one. */
+  agents?: UpstreamAgents;
+}
+
+/** The rule key matching `name` (exact, then longest wildcard), when there is one. */
+function ruleKeyFor(policy: EdgePolicy, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  return matchDomainEntry(Object.keys(policy.rules), name);
 }
 
 /** Creates the edge; it listens only once a sandbox needs it ({@link EgressEdge.port}). */
@@ -61,13 +95,21 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
   const maxPending = options.maxPendingPerSandbox ?? 256;
   const resolver: NameResolver = createNameResolver(options.resolvers);
   const sandboxes = new Map<string, SandboxFlows>();
+  const terminator = createTerminator({
+    ca: options.ca,
+    upstreamCa: options.upstreamCa,
+    secret: options.secret ?? (() => undefined),
+    log: options.sandboxLog ?? (() => undefined),
+  });
   let listening: Promise<net.Server> | undefined;
 
-  async function allowed(flows: SandboxFlows, name: string | undefined, dst: string) {
-    const requested = name === undefined ? undefined : normalizeRequestedName(name);
-    if (requested === undefined) return false;
+  async function allowed(policy: EdgePolicy, requested: string | undefined, dst: string) {
     if (ALWAYS_DENIED.some((c) => cidrContains(c, dst))) return false;
-    if (matchDomainEntry(flows.policy.domains, requested) === undefined) return false;
+    // Flows sent here for their rules may be allowed by address alone, as without the edge.
+    if (policy.allowCidrs.some((c) => cidrContains(c, dst))) return true;
+    if (!policy.denyCidrs.some((c) => cidrContains(c, dst))) return true;
+    if (requested === undefined) return false;
+    if (matchDomainEntry(policy.domains, requested) === undefined) return false;
     return resolver.resolvesTo(requested, dst);
   }
 
@@ -85,13 +127,15 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
     flows.pending++;
     let pass = false;
     let head: Buffer[] = [];
+    let requested: string | undefined;
     try {
       const peeked = await peekRequestedName(socket, limits);
       head = peeked.head;
+      requested = peeked.name === undefined ? undefined : normalizeRequestedName(peeked.name);
       // The policy may have been replaced (PUT /network) while the flow was read.
       pass =
         sandboxes.get(socket.remoteAddress ?? "") === flows &&
-        (await allowed(flows, peeked.name, dst));
+        (await allowed(flows.policy, requested, dst));
     } finally {
       flows.pending--;
     }
@@ -99,7 +143,25 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
       if (!socket.destroyed) socket.resetAndDestroy();
       return;
     }
-    splice(socket, head, dst, dport, flows.sockets);
+    const ruleKey = ruleKeyFor(flows.policy, requested);
+    if (ruleKey === undefined || requested === undefined) {
+      splice(socket, head, dst, dport, flows.sockets);
+      return;
+    }
+    flows.agents ??= terminator.agents();
+    terminator.serve(socket, head, head[0]?.[0] === 0x16, {
+      name: requested,
+      dst,
+      dport,
+      rulesNow: () => {
+        const key = ruleKeyFor(flows.policy, requested);
+        return key === undefined
+          ? undefined
+          : { ruleKey: key, rules: flows.policy.rules[key] ?? [] };
+      },
+      sandboxID: flows.policy.sandboxID,
+      agents: flows.agents,
+    });
   }
 
   return {
@@ -124,6 +186,7 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
       }
       sandboxes.delete(address);
       for (const s of current?.sockets ?? []) s.destroy();
+      current?.agents?.destroy();
     },
     async close() {
       for (const address of [...sandboxes.keys()]) this.setPolicy(address, undefined);

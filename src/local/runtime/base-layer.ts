@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { BASE_LAYER_ID, BASE_VERSION_FILE, LAYERS_DIR, SANDBOX_USER } from "./constants";
@@ -55,21 +55,26 @@ const USER_OWNED = new Set([SANDBOX_USER.home.slice(1)]);
 const ETC_SECRETS = [/^ssh\/ssh_host_.*_key$/, /^shadow-$/, /^gshadow-$/, /^machine-id$/];
 
 /**
- * Ensures `<dataDir>/layers/base` exists and matches {@link BASE_RECIPE_VERSION};
- * builds it in a temporary directory and renames it into place otherwise.
+ * Ensures `<dataDir>/layers/base` exists and matches {@link BASE_RECIPE_VERSION}
+ * and `trustedCaPem` (the egress edge's CA, added to the layer's system store
+ * `/etc/ssl/certs/ca-certificates.crt`); builds it in a temporary directory
+ * and renames it into place otherwise.
  */
-export async function ensureBaseLayer(dataDir: string): Promise<void> {
+export async function ensureBaseLayer(dataDir: string, trustedCaPem: string): Promise<void> {
   const base = layerPaths(dataDir, BASE_LAYER_ID);
   const marker = path.join(base.dir, BASE_VERSION_FILE);
   const current = await fs.readFile(marker, "utf8").catch(() => undefined);
-  if (current === BASE_RECIPE_VERSION) return;
+  const ca = createHash("sha256").update(trustedCaPem).digest("hex").slice(0, 16);
+  const version = `${BASE_RECIPE_VERSION}+ca.${ca}`;
+  if (current === version) return;
 
   const layers = path.join(dataDir, LAYERS_DIR);
   await fs.mkdir(layers, { recursive: true });
   const tmp = path.join(layers, `.tmp-base-${randomBytes(6).toString("hex")}`);
   try {
     await buildBase(tmp);
-    await fs.writeFile(path.join(tmp, BASE_VERSION_FILE), BASE_RECIPE_VERSION);
+    await trustCa(path.join(tmp, "root", "etc"), trustedCaPem);
+    await fs.writeFile(path.join(tmp, BASE_VERSION_FILE), version);
     if (current !== undefined || (await exists(base.dir))) {
       const old = path.join(layers, `.old-base-${randomBytes(6).toString("hex")}`);
       await fs.rename(base.dir, old);
@@ -110,6 +115,19 @@ async function buildBase(dir: string): Promise<void> {
   if (await exists("/var/lib/dpkg")) {
     await execHost(OPERATION, "cp", ["-a", "/var/lib/dpkg", path.join(root, "var/lib/dpkg")]);
   }
+}
+
+/** Adds `pem` to the copied `/etc`'s system store (Debian's bundle), when there is one. */
+async function trustCa(etc: string, pem: string): Promise<void> {
+  const bundle = path.join(etc, "ssl", "certs", "ca-certificates.crt");
+  // The copy of the host's /etc: a symlink here would point into the host's own files.
+  const st = await fs.lstat(bundle).catch(() => undefined);
+  if (!st?.isFile()) return;
+  const text = await fs.readFile(bundle, "utf8");
+  await fs.writeFile(bundle, `${text}${text.endsWith("\n") ? "" : "\n"}${pem}`);
+  await fs.writeFile(path.join(etc, "ssl", "certs", "sandbox-iac-edge-ca.pem"), pem, {
+    mode: 0o644,
+  });
 }
 
 async function scrubEtc(etc: string): Promise<void> {

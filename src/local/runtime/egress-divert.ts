@@ -28,9 +28,22 @@ export function divertChain(slot: Slot): string {
   return `divert${slot.index}`;
 }
 
-/** True when the rules need the edge: domains allowed and something denied. */
+/** Ports whose TCP goes to the edge, whatever the address rules, when a sandbox has `network.rules`. */
+const RULE_PORTS = [80, 443];
+
+/** True when the sandbox has `network.rules` (and internet access). */
+function hasRules(rules: EgressRules): boolean {
+  return rules.internet && Object.keys(rules.rules).length > 0;
+}
+
+/**
+ * True when the rules need the edge: domains allowed and something denied,
+ * or `network.rules` to apply.
+ */
 export function needsEdge(rules: EgressRules): boolean {
-  return rules.internet && rules.allowDomains.length > 0 && rules.denyOut.length > 0;
+  return (
+    (rules.internet && rules.allowDomains.length > 0 && rules.denyOut.length > 0) || hasRules(rules)
+  );
 }
 
 /**
@@ -53,14 +66,16 @@ export function divertStatements(
   lines.push(add(`ip saddr != ${slot.sandboxAddress} return`));
   if (resolvers.length) lines.push(add(`ip daddr { ${resolvers.join(", ")} } tcp dport 53 return`));
   lines.push(add(`ip daddr { ${ALWAYS_DENIED.join(", ")} } return`));
-  for (const cidr of rules.allowOut) lines.push(add(`ip daddr ${cidr} return`));
   const mark = `0x${EDGE_FWMARK.toString(16)}`;
+  const toEdge = `tproxy ip to 127.0.0.1:${edgePort} meta mark set ${mark} accept`;
+  // Web ports go to the edge whatever the address rules: it applies the rules and the same policy.
+  if (hasRules(rules))
+    lines.push(add(`meta nfproto ipv4 tcp dport { ${RULE_PORTS.join(", ")} } ${toEdge}`));
+  for (const cidr of rules.allowOut) lines.push(add(`ip daddr ${cidr} return`));
+  // Without domains, what denyOut drops stays dropped by the egress chain.
+  if (rules.allowDomains.length === 0) return lines;
   for (const cidr of rules.denyOut) {
-    lines.push(
-      add(
-        `meta l4proto tcp ip daddr ${cidr} tproxy ip to 127.0.0.1:${edgePort} meta mark set ${mark} accept`,
-      ),
-    );
+    lines.push(add(`meta l4proto tcp ip daddr ${cidr} ${toEdge}`));
   }
   return lines;
 }

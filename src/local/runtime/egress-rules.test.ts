@@ -25,6 +25,7 @@ describe("openResolvers()", () => {
     allowOut: r.allowOut ?? [],
     allowDomains: r.allowDomains ?? [],
     denyOut: r.denyOut ?? [],
+    rules: {},
   });
 
   it("opens every resolver, private ones included, when no rule names them", () => {

@@ -143,8 +143,9 @@ def build(p):
             mount("overlay", S + "/root/usr", "overlay", "userxattr,lowerdir=%s,upperdir=%s/upper/usr,workdir=%s/work/usr" % (":".join(usrs), W, W))
             # Owned by the user namespace, so its PTYs count against its own max=, within the host's non-reserved ones.
             mount("devpts", S + "/devpts", "devpts", "newinstance,ptmxmode=0666,mode=620,gid=5,max=%d" % p["ptysMax"], NOSUID | NOEXEC)
-            # Volume mount points are made here, as root of the user namespace (host root is not mapped in it).
-            for _, dst in p.get("volumes") or []:
+            # Volume mount points, and those of read-only binds a template predates (the egress CA's
+            # directory), are made here, as root of the user namespace (host root is not mapped in it).
+            for _, dst in (p.get("volumes") or []) + [b for b in p["binds"] if not os.path.lexists(S + "/root" + b[1])]:
                 cur = S + "/root"
                 for part in dst.strip("/").split("/"):
                     cur += "/" + part

@@ -27,7 +27,7 @@ import * as fs from "node:fs/promises";
 import { SandboxIacError, invalidArgument } from "../../errors";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
 import type { Slot } from "./slots";
-import { createEgressEdge, type EgressEdge } from "../edge/edge";
+import { createEgressEdge, type EgressEdge, type EgressEdgeOptions } from "../edge/edge";
 import {
   divertChain,
   divertStatements,
@@ -77,7 +77,12 @@ export interface HostNetwork {
   resolvers: readonly string[];
   /** Where flows to allowed domains are checked (listening once a sandbox needs it). */
   edge: EgressEdge;
+  /** Host directory of the edge CA's trust files, bound read-only into every sandbox. */
+  trustDir: string;
 }
+
+/** What the edge needs besides the resolvers. */
+export type HostEdgeOptions = Omit<EgressEdgeOptions, "resolvers">;
 
 /**
  * Creates this service's table (replacing one left by an earlier process with
@@ -87,7 +92,11 @@ export interface HostNetwork {
  * @param resolvers - the DNS resolvers' addresses; by default the host's
  *   (its resolv.conf, loopback ones left out: a sandbox's loopback is its own)
  */
-export async function setUpHostNetwork(t: string, resolvers?: string[]): Promise<HostNetwork> {
+export async function setUpHostNetwork(
+  t: string,
+  resolvers: string[] | undefined,
+  edge: HostEdgeOptions,
+): Promise<HostNetwork> {
   const dns = (resolvers ?? (await hostResolvers())).filter((r) => !r.startsWith("127."));
   for (const r of dns) {
     if (!isIpv4Cidr(r) || r.includes("/"))
@@ -149,7 +158,12 @@ table inet ${t} {
     },
   );
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
-  return { table: t, resolvers: dns, edge: createEgressEdge({ resolvers: dns }) };
+  return {
+    table: t,
+    resolvers: dns,
+    edge: createEgressEdge({ ...edge, resolvers: dns }),
+    trustDir: edge.ca.trustDir,
+  };
 }
 
 /**
@@ -211,11 +225,19 @@ async function edgePortFor(net: HostNetwork, rules: EgressRules): Promise<number
   return net.edge.port();
 }
 
-/** Tells the edge what `slot`'s sandbox may reach by name. */
-function setEdgePolicy(net: HostNetwork, slot: Slot, rules: EgressRules): void {
+/** Tells the edge what `slot`'s sandbox may reach by name, and its rules. */
+function setEdgePolicy(net: HostNetwork, slot: Slot, rules: EgressRules, sandboxID: string): void {
   net.edge.setPolicy(
     slot.sandboxAddress,
-    needsEdge(rules) ? { domains: rules.allowDomains } : undefined,
+    needsEdge(rules)
+      ? {
+          sandboxID,
+          domains: rules.allowDomains,
+          allowCidrs: rules.allowOut,
+          denyCidrs: rules.denyOut,
+          rules: rules.rules,
+        }
+      : undefined,
   );
 }
 
@@ -265,6 +287,7 @@ export async function connectSandbox(
   slot: Slot,
   holderPid: number,
   rules: EgressRules,
+  sandboxID: string,
 ): Promise<void> {
   // A veth of an earlier holder with this slot dies with its namespace; this one may not have yet.
   if (existsSync(`/sys/class/net/${slot.veth}`)) {
@@ -281,7 +304,7 @@ export async function connectSandbox(
   );
   const t = net.table;
   const edgePort = await edgePortFor(net, rules);
-  setEdgePolicy(net, slot, rules);
+  setEdgePolicy(net, slot, rules, sandboxID);
   const nft = [
     `add chain inet ${t} ${egressChain(slot)}`,
     `add chain inet ${t} ${divertChain(slot)}`,
@@ -311,12 +334,13 @@ export async function setEgressRules(
   net: HostNetwork,
   slot: Slot,
   rules: EgressRules,
+  sandboxID: string,
 ): Promise<void> {
   const edgePort = await edgePortFor(net, rules);
   // Widened before the nft rules send flows to it, narrowed (below) after they stop.
-  if (needsEdge(rules)) setEdgePolicy(net, slot, rules);
+  if (needsEdge(rules)) setEdgePolicy(net, slot, rules, sandboxID);
   await run("nft", ["-f", "-"], egressStatements(net, slot, rules, edgePort).join("\n"));
-  setEdgePolicy(net, slot, rules);
+  setEdgePolicy(net, slot, rules, sandboxID);
 }
 
 /** Removes the sandbox's nft elements and chains, and its edge policy (the veth goes with its namespace). */

@@ -27,7 +27,13 @@ import { ensureImageBaseLayer } from "./image-base";
 import { hasImageLayer, importImageLayer } from "./image-layers";
 import { captureLayer, layerExists, type CaptureOptions } from "./layers";
 import { MountHelper } from "./mounts";
-import { newTableName, setUpHostNetwork, tearDownHostNetwork } from "./network";
+import {
+  newTableName,
+  setUpHostNetwork,
+  tearDownHostNetwork,
+  type HostEdgeOptions,
+} from "./network";
+import { openEdgeCa } from "../edge/edge-ca";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
 import { launchSandbox, type LinuxSandbox } from "./sandbox";
 import { ensureSeccompFilter } from "./seccomp";
@@ -69,6 +75,13 @@ export interface RuntimeOptions {
    * @default as many sandboxes of 512 MiB as the memory left to sandboxes holds (the host's memory minus an eighth, at least 1 GiB)
    */
   maxSandboxes?: number | undefined;
+  /**
+   * What the egress edge needs to apply `network.rules`: secret values by
+   * name, a sink for sandbox log lines, and CAs it trusts upstream besides
+   * the host's store.
+   * @default no secrets, lines dropped, the host's store only
+   */
+  edge?: Omit<HostEdgeOptions, "ca"> | undefined;
 }
 
 /**
@@ -110,12 +123,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
   const partial = await removePartialLayers(dataDir);
   if (partial > 0) log(`runtime: removed ${partial} half-copied layers under ${dataDir}`);
-  await ensureBaseLayer(dataDir);
+  // Before the base layer, whose system store trusts it.
+  const edgeCa = openEdgeCa(dataDir);
+  await ensureBaseLayer(dataDir, edgeCa.pem);
   await fs.mkdir(STAGING_DIR, { recursive: true, mode: 0o755 });
   // Claims of services that died (kill -9): their holders died with them, and so did their veths.
   await reclaimDeadSlots();
   const nftTable = newTableName();
-  const hostNetwork = await setUpHostNetwork(nftTable, options.dnsResolvers);
+  const hostNetwork = await setUpHostNetwork(nftTable, options.dnsResolvers, {
+    ...options.edge,
+    ca: edgeCa,
+  });
   const seccompFile = await ensureSeccompFilter(dataDir);
   const mounts = new MountHelper();
   const nodeBinary = await fs.realpath(process.execPath);

@@ -8,7 +8,11 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
 import { SandboxIacError } from "../../errors";
-import { AGENT_MOUNT_DIR, AGENT_NODE_IN_SANDBOX } from "../../wire/sandbox-paths";
+import {
+  AGENT_MOUNT_DIR,
+  AGENT_NODE_IN_SANDBOX,
+  EDGE_TRUST_DIR_IN_SANDBOX,
+} from "../../wire/sandbox-paths";
 import { openAgentLog } from "./agent-log";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
 import { AGENT_LIB_IN_SANDBOX, type AgentLibs } from "./agent-libs";
@@ -93,6 +97,7 @@ function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network"
       spec.allowInternetAccess || denyOut.includes(ALL_TRAFFIC)
         ? denyOut
         : [...denyOut, ALL_TRAFFIC],
+    rules: spec.network?.rules ?? {},
   };
 }
 
@@ -164,7 +169,7 @@ export async function launchSandbox(
       .map((l) => [l.root, l.usr] as const);
     let mounted: MountedRoot;
     [, mounted, cgroup, listener] = await Promise.all([
-      connectSandbox(ctx.hostNetwork, slot, holder.pid, rules),
+      connectSandbox(ctx.hostNetwork, slot, holder.pid, rules, spec.sandboxID),
       ctx.mounts.mount({
         holderPid: holder.pid,
         image: paths.disk,
@@ -173,6 +178,8 @@ export async function launchSandbox(
         binds: [
           [ctx.nodeBinary, AGENT_NODE_IN_SANDBOX],
           [ctx.agentBundleDir, `${AGENT_MOUNT_DIR}/agent`],
+          // The egress edge's CA, which every sandbox trusts (see edge-ca.ts).
+          [ctx.hostNetwork.trustDir, EDGE_TRUST_DIR_IN_SANDBOX],
           ...(fromImage ? [[ctx.agentLibs.dir, AGENT_LIB_IN_SANDBOX] as const] : []),
         ],
         volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
@@ -382,6 +389,7 @@ export class LinuxSandbox implements RuntimeSandbox {
       this.hooks.hostNetwork,
       this.slot,
       egressRulesOf({ allowInternetAccess, network }),
+      this.spec.sandboxID,
     );
   }
 

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { NetworkRules } from "../../wire/egress-transforms";
 import type { LayerCompression } from "./image-layers";
 import type { CaptureOptions } from "./layers";
 
@@ -68,6 +69,8 @@ export interface SandboxBind {
 export interface NetworkSettings {
   allowOut?: string[] | undefined;
   denyOut?: string[] | undefined;
+  /** `network.rules`, keys lower-cased (applied by the egress edge). @default none */
+  rules?: NetworkRules | undefined;
   /** @default the value the sandbox was started with */
   allowInternetAccess?: boolean | undefined;
 }
@@ -80,6 +83,8 @@ export interface EgressRules {
   /** Domain entries of `allowOut`, lower-cased (matched by the egress edge). */
   allowDomains: string[];
   denyOut: string[];
+  /** `network.rules`, keys lower-cased: requests the egress edge transforms. */
+  rules: NetworkRules;
 }
 
 /** Resource usage sampled from the cgroup and the writable layer. */

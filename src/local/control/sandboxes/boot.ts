@@ -11,6 +11,7 @@ import type { RuntimeSandbox, SandboxBind, SandboxRuntime } from "../../runtime/
 import { agentInit, agentRun, agentStartBackground } from "../agent-client";
 import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
+import { EDGE_TRUST_ENV } from "../../../wire/sandbox-paths";
 
 /** The process tag of the template's start command. */
 const START_CMD_TAG = "start_cmd";
@@ -58,11 +59,13 @@ export async function bootSandbox(
     }));
   try {
     // A warm-pool member started without rules: they are dynamic, so set them now.
-    if (opts.started && (record.network?.allowOut?.length || record.network?.denyOut?.length)) {
-      await rt.setNetwork(record.network);
+    const n = record.network;
+    if (opts.started && n && (n.allowOut?.length || n.denyOut?.length || n.rules)) {
+      await rt.setNetwork(n);
     }
     await agentInit(rt.agentSocket, {
-      envVars: record.initEnv,
+      // The sandbox's own variables win over the egress CA's (EDGE_TRUST_ENV).
+      envVars: { ...EDGE_TRUST_ENV, ...record.initEnv },
       ...(opts.token ? { accessToken: opts.token } : {}),
       defaultUser: record.defaultUser,
       ...(record.defaultWorkdir ? { defaultWorkdir: record.defaultWorkdir } : {}),

@@ -17,6 +17,7 @@ import { ConcurrencyLimit } from "./concurrency";
 import { startSandbox, type CreateContext } from "./create";
 import { forkInput } from "./fork-policy";
 import { expire } from "./expiry";
+import { appendLog } from "./logs";
 import { newSandboxID } from "./ids";
 import { arm, extendTo } from "./lifetime";
 import {
@@ -151,7 +152,8 @@ export class SandboxManager implements SandboxManagerView {
   async updateNetwork(sandboxID: string, update: NetworkUpdate): Promise<void> {
     await this.locked(sandboxID, async (l) => {
       const r = l.record;
-      r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut };
+      const rules = Object.keys(update.rules).length > 0 ? update.rules : undefined;
+      r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut, rules };
       if (update.allowInternetAccess !== undefined)
         r.allowInternetAccess = update.allowInternetAccess;
       if (l.rt && r.state === "running") {
@@ -159,6 +161,15 @@ export class SandboxManager implements SandboxManagerView {
       }
       await this.writer.flush();
     });
+  }
+
+  /**
+   * Adds a line from the service (the egress edge) to a sandbox's log
+   * (`GET /v2/sandboxes/:id/logs`); dropped when the sandbox is gone.
+   */
+  noteSandboxLog(sandboxID: string, message: string): void {
+    const record = this.live.get(sandboxID)?.record;
+    if (record) appendLog(record, "warn", message, { source: "egress-edge" });
   }
 
   /** A sandbox's record, when it is running or paused. */

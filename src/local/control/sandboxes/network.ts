@@ -1,14 +1,16 @@
 /**
  * E2B's sandbox network options: `network` in the create body
- * (`allowOut`, `denyOut`, `allowPublicTraffic`), `PUT /sandboxes/:id/network`
- * to change the outbound rules of a sandbox, and the traffic access token
- * the proxy then requires for the sandbox's ports.
+ * (`allowOut`, `denyOut`, `allowPublicTraffic`, `rules`),
+ * `PUT /sandboxes/:id/network` to change the outbound rules of a sandbox
+ * (every field replaced, an omitted one cleared), and the traffic access
+ * token the proxy then requires for the sandbox's ports.
  *
  * @module
  */
 import { z } from "zod";
 import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../../wire/egress-entries";
-import { normalizeDomainEntry } from "../../../wire/egress-domains";
+import { DOMAIN_ENTRY_HELP, normalizeDomainEntry } from "../../../wire/egress-domains";
+import { headerProblem, RULE_LIMITS, type NetworkRules } from "../../../wire/egress-transforms";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { SandboxRecord } from "./record";
 
@@ -27,6 +29,11 @@ export interface SandboxNetwork {
    * @default true
    */
   allowPublicTraffic?: boolean | undefined;
+  /**
+   * Per-domain transforms of outbound HTTP(S) requests (keys lower-cased);
+   * header values hold `${e2b.secrets.NAME}` placeholders, never values.
+   */
+  rules?: NetworkRules | undefined;
 }
 
 /** An `allowOut` / `denyOut` list; domain entries (allowOut only) are lower-cased, as E2B stores them. */
@@ -47,19 +54,75 @@ const entryList = (field: "allowOut" | "denyOut") =>
     .nullish();
 
 /** Fields this service does not implement: refused rather than ignored. */
-const UNSUPPORTED = ["egressProxy", "rules", "maskRequestHost", "httpsPorts"] as const;
+const UNSUPPORTED = ["egressProxy", "maskRequestHost", "httpsPorts"] as const;
+
+/** One `SandboxNetworkRule`: `{ transform: { headers } }`, each header checked. */
+const ruleSchema = z.object({
+  transform: z
+    .object({
+      headers: z
+        .record(z.string(), z.string())
+        .superRefine((headers, ctx) => {
+          if (Object.keys(headers).length > RULE_LIMITS.headersPerRule)
+            ctx.addIssue({
+              code: "custom",
+              message: `at most ${RULE_LIMITS.headersPerRule} headers per rule`,
+            });
+          for (const [name, value] of Object.entries(headers)) {
+            const problem = headerProblem(name, value);
+            if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
+          }
+        })
+        .nullish(),
+    })
+    .nullish(),
+});
+
+/** `rules`: domain entries (lower-cased) to lists of rules; a rule grants no access. */
+const rulesSchema = z
+  .record(z.string(), z.array(ruleSchema).max(RULE_LIMITS.rulesPerKey))
+  .superRefine((rules, ctx) => {
+    const keys = Object.keys(rules);
+    if (keys.length > RULE_LIMITS.keys)
+      ctx.addIssue({ code: "custom", message: `at most ${RULE_LIMITS.keys} domains` });
+    for (const key of keys) {
+      if (normalizeDomainEntry(key) === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `each rules key must be ${DOMAIN_ENTRY_HELP} (addresses and CIDR blocks are not supported as keys)`,
+        });
+    }
+  })
+  .transform((rules) => {
+    const out: NetworkRules = {};
+    for (const [key, list] of Object.entries(rules)) {
+      const headers = (r: (typeof list)[number]) => r.transform?.headers;
+      // Keys differing only in case name the same domain: their lists are joined in order.
+      (out[normalizeDomainEntry(key) ?? key] ??= []).push(
+        ...list.map((r) => {
+          const h = headers(r);
+          return h ? { transform: { headers: h } } : {};
+        }),
+      );
+    }
+    return out;
+  })
+  .nullish();
 
 /** `SandboxNetworkConfig` of the create body. */
 const networkConfigSchema = z.object({
   allowPublicTraffic: z.boolean().nullish(),
   allowOut: entryList("allowOut"),
   denyOut: entryList("denyOut"),
+  rules: rulesSchema,
 });
 
 /** The body of `PUT /sandboxes/:id/network`. */
 const networkUpdateSchema = z.object({
   allowOut: entryList("allowOut"),
   denyOut: entryList("denyOut"),
+  rules: rulesSchema,
   allow_internet_access: z.boolean().nullish(),
 });
 
@@ -69,7 +132,7 @@ function refuseUnsupported(raw: unknown, where: string): void {
     if ((raw as Record<string, unknown>)[key] !== undefined) {
       throw serviceError(
         "invalid_argument",
-        `${where}.${key} is not supported by the local service: leave it out (allowOut, denyOut and allowPublicTraffic are)`,
+        `${where}.${key} is not supported by the local service: leave it out (allowOut, denyOut, rules and allowPublicTraffic are)`,
       );
     }
   }
@@ -83,6 +146,7 @@ export function parseCreateNetwork(raw: unknown): SandboxNetwork | undefined {
   return {
     ...(n.allowOut ? { allowOut: n.allowOut } : {}),
     ...(n.denyOut ? { denyOut: n.denyOut } : {}),
+    ...(n.rules && Object.keys(n.rules).length > 0 ? { rules: n.rules } : {}),
     ...(typeof n.allowPublicTraffic === "boolean"
       ? { allowPublicTraffic: n.allowPublicTraffic }
       : {}),
@@ -93,6 +157,8 @@ export function parseCreateNetwork(raw: unknown): SandboxNetwork | undefined {
 export interface NetworkUpdate {
   allowOut: string[];
   denyOut: string[];
+  /** The new rules; empty when omitted (the update replaces every field). */
+  rules: NetworkRules;
   allowInternetAccess?: boolean | undefined;
 }
 
@@ -123,6 +189,7 @@ export function networkRoutes(
         await m.updateNetwork(id, {
           allowOut: body.allowOut ?? [],
           denyOut: body.denyOut ?? [],
+          rules: body.rules ?? {},
           ...(typeof body.allow_internet_access === "boolean"
             ? { allowInternetAccess: body.allow_internet_access }
             : {}),

@@ -144,6 +144,17 @@ export class SecretStore {
     return this.cipher.unseal(r.value, aadOf(r.secretID, r.currentVersion));
   }
 
+  /**
+   * The current value of the secret named `name` (names are stored
+   * lower-cased), for the egress edge's `${e2b.secrets.NAME}`; undefined
+   * when there is none. Never sent to a client.
+   */
+  valueByName(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    const r = [...this.secrets.values()].find((s) => s.name === lower);
+    return r && this.cipher.unseal(r.value, aadOf(r.secretID, r.currentVersion));
+  }
+
   private find(idOrName: string): SecretRecord {
     const byId = this.secrets.get(idOrName);
     if (byId) return byId;
