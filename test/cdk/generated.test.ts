@@ -96,4 +96,11 @@ describe("generated CDK bindings", () => {
     // The cdktf entry point's code, derived from src/cdktn by `npm run generate`.
     expect([...reached("cdktf/generated")].filter(Boolean)).toEqual(["cdktf"]);
   });
+
+  it("import nothing hand-written from src/gen (it holds contract bindings only)", () => {
+    const outside = importsUnder(path.join(ROOT, "src", "gen"))
+      .filter((i) => i.specifier.startsWith("src/") && !i.specifier.startsWith("src/gen/"))
+      .map((i) => `${i.file} -> ${i.specifier}`);
+    expect(outside).toEqual([]);
+  });
 });
