@@ -10,24 +10,7 @@ import { z } from "zod";
 import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../runtime/egress-rules";
 import { normalizeDomainEntry } from "../../../wire/egress-domains";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
-import type { SandboxRecord } from "./record";
-
-/** A sandbox's network settings, as kept in its record. */
-export interface SandboxNetwork {
-  /**
-   * CIDR blocks and domain entries (`api.example.com`, `*.example.com`,
-   * lower-cased) always allowed out (wins over `denyOut`).
-   */
-  allowOut?: string[] | undefined;
-  /** CIDR blocks dropped (`0.0.0.0/0` drops everything not in `allowOut`). */
-  denyOut?: string[] | undefined;
-  /**
-   * When false the proxy answers a sandbox port only with the sandbox's
-   * `trafficAccessToken` in `e2b-traffic-access-token`.
-   * @default true
-   */
-  allowPublicTraffic?: boolean | undefined;
-}
+import type { SandboxNetwork, SandboxRecord } from "./record";
 
 /** An `allowOut` / `denyOut` list; domain entries (allowOut only) are lower-cased, as E2B stores them. */
 const entryList = (field: "allowOut" | "denyOut") =>

@@ -7,7 +7,6 @@
 import type { components } from "../../../gen/control.gen";
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
-import type { SandboxNetwork } from "./network";
 
 /** One lifecycle log entry (`SandboxLogEntry`). */
 export interface LifecycleLogEntry {
@@ -15,6 +14,23 @@ export interface LifecycleLogEntry {
   level: components["schemas"]["LogLevel"];
   message: string;
   fields: Record<string, string>;
+}
+
+/** A sandbox's network settings, as kept in its record. */
+export interface SandboxNetwork {
+  /**
+   * CIDR blocks and domain entries (`api.example.com`, `*.example.com`,
+   * lower-cased) always allowed out (wins over `denyOut`).
+   */
+  allowOut?: string[] | undefined;
+  /** CIDR blocks dropped (`0.0.0.0/0` drops everything not in `allowOut`). */
+  denyOut?: string[] | undefined;
+  /**
+   * When false the proxy answers a sandbox port only with the sandbox's
+   * `trafficAccessToken` in `e2b-traffic-access-token`.
+   * @default true
+   */
+  allowPublicTraffic?: boolean | undefined;
 }
 
 /** Everything the service keeps about a sandbox; persisted in the state file. */
