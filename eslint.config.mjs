@@ -7,6 +7,7 @@ export default tseslint.config(
       "dist/**",
       "node_modules/**",
       "src/gen/**",
+      "src/cdktf/generated/**",
       "coverage/**",
       "**/*.js",
       "**/*.mjs",

@@ -1,6 +1,6 @@
 /**
  * Derives the cdktf entry point's code from the cdktn one:
- *   src/cdktn/*.ts (tests aside) -> src/gen/cdktf-entry/*.ts
+ *   src/cdktn/*.ts (tests aside) -> src/cdktf/generated/*.ts
  *
  * The constructs (provider-validation, assets, secret checks) are written once,
  * for cdktn. cdktf 0.21 needs the same classes built on its own runtime: a
@@ -9,12 +9,13 @@
  * rewrite of the cdktn source, never edited by hand: the package `cdktn` (and
  * `@cdktn/*`) becomes `cdktf`, the bindings under src/gen/cdktn become those
  * under src/gen/cdktf, other relative imports are re-pointed from the new
- * folder, and the name `cdktn` in code and comments becomes `cdktf`. Each
+ * folder (beside its adapter, src/cdktf, so no file under src/gen imports
+ * the hand-written CDK code), and the name `cdktn` in code and comments becomes `cdktf`. Each
  * file's leading `@module` comment is replaced by a header naming its source:
  * src/cdktf/index.ts keeps the cdktf entry point's own module documentation.
  *
  * Called by scripts/generate.js, so `npm run generate:check` fails when
- * src/cdktn changed and src/gen/cdktf-entry was not regenerated.
+ * src/cdktn changed and src/cdktf/generated was not regenerated.
  */
 "use strict";
 
@@ -24,8 +25,8 @@ const path = require("node:path");
 const ROOT = path.resolve(__dirname, "..");
 const SOURCE_DIR = path.join(ROOT, "src", "cdktn");
 const GEN = path.join(ROOT, "src", "gen");
-/** The folder, under src/gen, of the derived files. */
-const TARGET = "cdktf-entry";
+/** The folder of the derived files, beside the cdktf entry point that re-exports them. */
+const TARGET_DIR = path.join(ROOT, "src", "cdktf", "generated");
 
 /** `/** ... @module *\/` at the top of a file, with the blank lines after it. */
 const MODULE_DOC = /^\/\*\*(?:(?!\*\/)[\s\S])*@module\s*\*\/\n*/;
@@ -40,7 +41,7 @@ function header(file) {
 }
 
 /**
- * What `specifier` (in a file of src/cdktn) becomes in src/gen/cdktf-entry:
+ * What `specifier` (in a file of src/cdktn) becomes in src/cdktf/generated:
  * the same module for the other runtime, seen from the new folder.
  */
 function rewriteSpecifier(specifier) {
@@ -52,9 +53,9 @@ function rewriteSpecifier(specifier) {
     resolved = path.join(GEN, "cdktf", path.relative(cdktnGen, target));
   } else if (path.dirname(target) === SOURCE_DIR) {
     // A sibling of the entry point (./constructs) is derived next to it.
-    resolved = path.join(GEN, TARGET, path.basename(target));
+    resolved = path.join(TARGET_DIR, path.basename(target));
   }
-  const relative = path.relative(path.join(GEN, TARGET), resolved).split(path.sep).join("/");
+  const relative = path.relative(TARGET_DIR, resolved).split(path.sep).join("/");
   return relative.startsWith(".") ? relative : `./${relative}`;
 }
 
@@ -74,9 +75,8 @@ function derive(file) {
   return header(file) + body;
 }
 
-/** Writes `<genDir>/cdktf-entry/**`, `genDir` playing the role of src/gen. */
-function generateCdkEntryInto(genDir) {
-  const out = path.join(genDir, TARGET);
+/** Writes the derived files into `out`, a directory playing the role of src/cdktf/generated. */
+function generateCdkEntryInto(out) {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   const files = fs
@@ -86,4 +86,4 @@ function generateCdkEntryInto(genDir) {
   for (const file of files) fs.writeFileSync(path.join(out, file), derive(file));
 }
 
-module.exports = { generateCdkEntryInto };
+module.exports = { generateCdkEntryInto, CDKTF_ENTRY_DIR: TARGET_DIR };

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
- * Regenerates everything under src/gen/ from the contract in schema/:
+ * Regenerates everything under src/gen/ from the contract in schema/, and the
+ * cdktf entry point's code beside its adapter:
  *   - buf generate (buf.gen.yaml, protoc-gen-es)  -> src/gen/envd/**
  *   - buf generate schema/terraform (tfplugin6 and go-plugin's services) -> src/gen/terraform/**
  *   - openapi-typescript control.openapi.yaml     -> src/gen/control.gen.ts
  *   - openapi-typescript envd.openapi.yaml        -> src/gen/envd-http.gen.ts
  *   - the CDK for Terraform binding generators     -> src/gen/cdktn/**, src/gen/cdktf/**
- *   - the cdktf entry point's code, from src/cdktn -> src/gen/cdktf-entry/**
+ *   - the cdktf entry point's code, from src/cdktn -> src/cdktf/generated/**
  *
  * `--check` generates into a temporary directory and exits 1, listing the
- * files, when anything differs from src/gen/ (CI runs it). Output is
+ * files, when anything differs from src/gen/ or src/cdktf/generated/ (CI
+ * runs it). Output is
  * deterministic: same inputs, same bytes; nothing is formatted afterwards.
  */
 "use strict";
@@ -22,6 +24,7 @@ const path = require("node:path");
 const ROOT = path.resolve(__dirname, "..");
 const BIN = path.join(ROOT, "node_modules", ".bin");
 const GEN = path.join(ROOT, "src", "gen");
+const { generateCdkEntryInto, CDKTF_ENTRY_DIR } = require("./generate-cdk-entry");
 
 /** buf's template for the Terraform plugin protocol (the same plugin and options as buf.gen.yaml). */
 const TERRAFORM_TEMPLATE = JSON.stringify({
@@ -86,8 +89,16 @@ function generateInto(genDir) {
     ]);
   }
   require("./generate-cdk").generateCdkInto(genDir);
-  require("./generate-cdk-entry").generateCdkEntryInto(genDir);
 }
+
+/**
+ * The generated trees: where each lives, and how to write it into a
+ * directory playing its role.
+ */
+const TREES = [
+  { dir: GEN, generate: generateInto },
+  { dir: CDKTF_ENTRY_DIR, generate: generateCdkEntryInto },
+];
 
 /** Relative paths of every file under `dir`, sorted. */
 function listFiles(dir) {
@@ -104,34 +115,46 @@ function listFiles(dir) {
   return out.sort();
 }
 
+/** Lines naming the files of `dir` that differ from a fresh generation into `fresh`. */
+function differences(dir, fresh) {
+  const shown = (rel) => path.relative(ROOT, path.join(dir, rel)).split(path.sep).join("/");
+  const expected = listFiles(fresh);
+  const actual = new Set(listFiles(dir));
+  const differing = [];
+  for (const rel of expected) {
+    const current = path.join(dir, rel);
+    if (!actual.has(rel)) differing.push(`missing: ${shown(rel)}`);
+    else if (!fs.readFileSync(current).equals(fs.readFileSync(path.join(fresh, rel)))) {
+      differing.push(`changed: ${shown(rel)}`);
+    }
+    actual.delete(rel);
+  }
+  // Files that generation no longer produces are stale.
+  for (const rel of actual) differing.push(`stale: ${shown(rel)}`);
+  return differing;
+}
+
 function check() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-gen-"));
   try {
-    generateInto(tmp);
-    const expected = listFiles(tmp);
-    const actual = new Set(listFiles(GEN));
-    const differing = [];
-    for (const rel of expected) {
-      const current = path.join(GEN, rel);
-      if (!actual.has(rel)) differing.push(`missing: src/gen/${rel}`);
-      else if (!fs.readFileSync(current).equals(fs.readFileSync(path.join(tmp, rel)))) {
-        differing.push(`changed: src/gen/${rel}`);
-      }
-      actual.delete(rel);
-    }
-    // Files in src/gen that generation no longer produces are stale.
-    for (const rel of actual) differing.push(`stale: src/gen/${rel}`);
+    const differing = TREES.flatMap(({ dir, generate }, i) => {
+      const fresh = path.join(tmp, String(i));
+      generate(fresh);
+      return differences(dir, fresh);
+    });
     if (differing.length > 0) {
-      console.error("src/gen is out of date with schema/ (or src/cdktn/); run `npm run generate`:");
+      console.error(
+        "src/gen or src/cdktf/generated is out of date with schema/ (or src/cdktn/); run `npm run generate`:",
+      );
       for (const line of differing) console.error(`  ${line}`);
       process.exitCode = 1;
       return;
     }
-    console.log("src/gen is up to date");
+    console.log("src/gen and src/cdktf/generated are up to date");
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
 if (process.argv.includes("--check")) check();
-else generateInto(GEN);
+else for (const { dir, generate } of TREES) generate(dir);

@@ -7,13 +7,9 @@
  * @module
  */
 import type { Construct } from "constructs";
-import { kindOf, unknownKeyReason, unknownKeysIn } from "../resources/core/unknown-keys";
-import { defaultCatalog } from "../terraform/catalog";
-import { inputAttributes } from "../terraform/provider/state";
-import { type AttributeName, camelCase, cdkName, namedShape } from "../terraform/schema/naming";
+import { constructProblems } from "../terraform/construct-check";
 import { type CopySourceRef, stageCopyContext } from "./copy-context";
 import { packageLocalPath } from "./local-paths";
-import { providerProblems } from "./provider-check";
 import type { CdkRuntime } from "./runtime";
 
 /** A value with its local paths replaced by asset paths, and the paths that could not be packaged. */
@@ -213,51 +209,6 @@ function configKeysOf(construct: object): string[] {
 }
 
 /**
- * How the construct names the attributes of `terraformType`: the generated
- * binding's property (`cpuCount`, `sandboxId`; `buildAttribute` where the
- * generator renamed a reserved name, found by the binding's getters).
- */
-function constructNaming(construct: object, terraformType: string): AttributeName {
-  const entry = defaultCatalog().resources.get(terraformType);
-  const known = new Set(configKeysOf(construct));
-  const topLevel = new Map(
-    (entry ? inputAttributes(entry.block) : []).map((a) => {
-      const plain = camelCase(a.name);
-      return [a, known.has(plain) ? plain : `${plain}Attribute`] as const;
-    }),
-  );
-  return (a) => topLevel.get(a) ?? cdkName(a);
-}
-
-/**
- * The keys of `config`, at any depth, the construct does not know (a
- * JavaScript caller, or a cast, can pass them; the generated binding would
- * drop them silently), each with its property path and the nearest known
- * key, in the construct's names: `commands[0].timeoutSecs`.
- */
-function unknownConfigProblems(
-  construct: ValidatedConstruct,
-  config: object,
-  runtime: CdkRuntime,
-): string[] {
-  const entry = defaultCatalog().resources.get(construct.terraformResourceType);
-  const known = configKeysOf(construct);
-  const problems = Object.entries(config)
-    .filter(([key]) => !known.includes(key))
-    .map(([key, value]) => `${key}: ${unknownKeyReason(key, known, kindOf(value))}`);
-  if (!entry) return problems;
-  const shape = namedShape(
-    inputAttributes(entry.block),
-    constructNaming(construct, construct.terraformResourceType),
-  );
-  const nested = unknownKeysIn(shape, config, {
-    isLate: (v) => runtime.Token.isUnresolved(v),
-    known,
-  }).filter((k) => k.steps.length > 1);
-  return [...problems, ...nested.map((k) => `${k.path}: ${k.reason}`)];
-}
-
-/**
  * Adds a synth-time validation (`node.addValidation`) that runs the provider's
  * own validation on the construct's attributes as they will be synthesized,
  * the keys of `config` the construct does not know, plus any `extra` problems
@@ -272,16 +223,14 @@ export function addProviderValidation(
 ): void {
   construct.node.addValidation({
     validate: () =>
-      [
-        ...unknownConfigProblems(construct, config, runtime),
-        ...extra(),
-        ...providerProblems(
-          construct.terraformResourceType,
-          attributes(),
-          runtime,
-          constructNaming(construct, construct.terraformResourceType),
-        ),
-      ].map((problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`),
+      constructProblems({
+        terraformType: construct.terraformResourceType,
+        knownKeys: configKeysOf(construct),
+        config,
+        attributes: attributes(),
+        isLate: (value) => runtime.Token.isUnresolved(value),
+        adapterProblems: extra(),
+      }).map((problem) => `${construct.terraformResourceType}.${construct.node.id}: ${problem}`),
   });
 }
 

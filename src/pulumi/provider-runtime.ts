@@ -11,6 +11,7 @@ import { redact } from "../errors";
 import type { CheckFailure, ResourceContext, ResourceLifecycle } from "../resources/core/lifecycle";
 import { resourceDescriptor } from "../resources/registry";
 import { propertyText } from "../resources/core/unknown-keys";
+import { resourceLabel } from "../resources/core/log-label";
 import { UNKNOWN_SENTINEL } from "./constants";
 import { configFromSettings, type ProviderSettings } from "./settings";
 import { pluginStopSignal, tracked } from "./plugin-stop";
@@ -50,27 +51,6 @@ export function toWire<T>(value: T): T {
   return JSON.parse(
     JSON.stringify(value ?? {}, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)),
   ) as T;
-}
-
-/**
- * Who a log line is about. The plugin's output reaches `pulumi up` without the
- * resource's URN (docs/pulumi-provider.md#provider-output-and-diagnostics), and
- * steps run concurrently: each line names the type and the resource's `name`
- * input (else its snapshot's name, its sandbox or its id), when it has one.
- */
-function labelOf(typeName: string, inputs: Record<string, unknown>, id?: string): string {
-  const text = (value: unknown): string | undefined =>
-    typeof value === "string" && value !== "" && !isUnknown(value) ? value : undefined;
-  const snapshot = inputs["snapshot"];
-  const which =
-    text(inputs["name"]) ??
-    // A Provisioner has no name: its snapshot's name, or the sandbox it works in, tells it apart.
-    (typeof snapshot === "object" && snapshot !== null
-      ? text((snapshot as Record<string, unknown>)["name"])
-      : undefined) ??
-    text(inputs["sandboxID"]) ??
-    id;
-  return which ? `${typeName} ${which}` : typeName;
 }
 
 function context(settings: ProviderSettings | undefined, label: string): ResourceContext {
@@ -135,7 +115,7 @@ export async function diff(
       result.paths?.length ? result.paths : [...result.replaces, ...result.updates]
     ).map(propertyText);
     const kind = result.replaces.length > 0 ? "replace" : "update in place";
-    console.log(redact(`${labelOf(typeName, inputs)}: plan: ${kind} (${paths.join(", ")})`));
+    console.log(redact(`${resourceLabel(typeName, inputs)}: plan: ${kind} (${paths.join(", ")})`));
   }
   return {
     changes: result.changes,
@@ -151,7 +131,7 @@ export async function create(
   inputs: Record<string, unknown>,
 ): Promise<{ id: string; outs: Record<string, unknown> }> {
   const args = withoutProvider(inputs);
-  const ctx = context(settings, labelOf(typeName, args));
+  const ctx = context(settings, resourceLabel(typeName, args));
   const { id, outputs } = await timed(
     ctx,
     (created) => `created ${created.id}`,
@@ -175,7 +155,7 @@ export async function read(
     lifecycleOf(typeName).read(
       id,
       Object.keys(olds).length > 0 ? olds : undefined,
-      context(settings, labelOf(typeName, olds, id)),
+      context(settings, resourceLabel(typeName, olds, id)),
     ),
   );
   return found ? { id: found.id, props: toWire(found.outputs) } : { id: "", props: {} };
@@ -190,7 +170,7 @@ export async function update(
   news: Record<string, unknown>,
 ): Promise<{ outs: Record<string, unknown> }> {
   const args = withoutProvider(news);
-  const ctx = context(settings, labelOf(typeName, args, id));
+  const ctx = context(settings, resourceLabel(typeName, args, id));
   const outs = await timed(
     ctx,
     () => "updated",
@@ -207,7 +187,7 @@ export async function remove(
   olds: Record<string, unknown>,
 ): Promise<void> {
   const state = withoutProvider(olds);
-  const ctx = context(settings, labelOf(typeName, state, id));
+  const ctx = context(settings, resourceLabel(typeName, state, id));
   await timed(
     ctx,
     () => "deleted",

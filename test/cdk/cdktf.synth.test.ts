@@ -2,7 +2,8 @@
 import * as cdktf from "cdktf";
 import "cdktf/lib/testing/adapters/jest";
 import * as bindings from "../../src/cdktf";
-import { describeSynth, type CdkFlavour } from "./support/synth-suite";
+import { describeSynth } from "./support/synth-suite";
+import type { CdkFlavour } from "./support/synth-stacks";
 
 // The suite is typed with cdktn's classes; cdktf's have the same shape.
 describeSynth({ name: "cdktf", lib: cdktf, bindings } as unknown as CdkFlavour);

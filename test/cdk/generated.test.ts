@@ -2,7 +2,7 @@
  * The generated bindings and the two entry points, checked without loading
  * either runtime: the generated code type-checks as the generators wrote it,
  * and no file of one entry point (src/cdktf's code generated into
- * src/gen/cdktf-entry included) reaches the other runtime.
+ * src/cdktf/generated included) reaches the other runtime.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -83,7 +83,7 @@ describe("generated CDK bindings", () => {
     const runtimeOf = (specifier: string) =>
       /^(cdktn|@cdktn|src\/gen\/cdktn|src\/cdktn)(\/|$)/.test(specifier)
         ? "cdktn"
-        : /^(cdktf|@cdktf|src\/gen\/cdktf(-entry)?|src\/cdktf)(\/|$)/.test(specifier)
+        : /^(cdktf|@cdktf|src\/gen\/cdktf|src\/cdktf)(\/|$)/.test(specifier)
           ? "cdktf"
           : undefined;
     const reached = (dir: string) =>
@@ -94,6 +94,13 @@ describe("generated CDK bindings", () => {
     expect([...reached("gen/cdktn")].filter(Boolean)).toEqual(["cdktn"]);
     expect([...reached("gen/cdktf")].filter(Boolean)).toEqual(["cdktf"]);
     // The cdktf entry point's code, derived from src/cdktn by `npm run generate`.
-    expect([...reached("gen/cdktf-entry")].filter(Boolean)).toEqual(["cdktf"]);
+    expect([...reached("cdktf/generated")].filter(Boolean)).toEqual(["cdktf"]);
+  });
+
+  it("import nothing hand-written from src/gen (it holds contract bindings only)", () => {
+    const outside = importsUnder(path.join(ROOT, "src", "gen"))
+      .filter((i) => i.specifier.startsWith("src/") && !i.specifier.startsWith("src/gen/"))
+      .map((i) => `${i.file} -> ${i.specifier}`);
+    expect(outside).toEqual([]);
   });
 });

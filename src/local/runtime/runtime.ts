@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { invalidArgument, SandboxIacError } from "../../errors";
 import { agentBundleDirOnHost } from "../agent-launch";
 import { ensureBaseLayer } from "./base-layer";
-import { detectCgroups } from "./cgroups";
+import { detectCgroups } from "./cgroup-detect";
 import { fileTableWarning, ptysPerSandbox, readHostLimits } from "./host-limits";
 import {
   BASE_LAYER_ID,

@@ -5,7 +5,7 @@
  * only lists rules, libseccomp compiles and checks them.
  *
  * An allow-list with the semantics of Docker's default profile for a
- * container with Docker's default capabilities (lists in seccomp-profile.ts):
+ * container with Docker's default capabilities (lists in seccomp-allowed.ts and seccomp-refused.ts):
  * - the calls Docker allows work, `clone` only without namespace flags,
  *   `personality` only with the values Docker allows, `socket` for every
  *   family but AF_VSOCK (EAFNOSUPPORT);
@@ -30,11 +30,9 @@ import {
   AF_VSOCK,
   ALLOWED_SYSCALLS,
   CLONE_NAMESPACE_MASK,
-  ENOSYS_SYSCALLS,
   PERSONALITY_VALUES,
-  REFUSED_SYSCALLS,
-  UNIFIED_SYSCALL_NUMBERS,
-} from "./seccomp-profile";
+} from "./seccomp-allowed";
+import { ENOSYS_SYSCALLS, REFUSED_SYSCALLS, UNIFIED_SYSCALL_NUMBERS } from "./seccomp-refused";
 
 /** Syscall numbers past the newest named one answered ENOSYS, up to this bound (exclusive). */
 const NEWER_SYSCALLS_END = 512;

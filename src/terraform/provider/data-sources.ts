@@ -11,10 +11,11 @@ import {
   ValidateDataResourceConfig_ResponseSchema,
 } from "../../gen/terraform/tfplugin6_pb";
 import { checkWithSchema } from "../../resources/core/check";
+import { resourceLabel } from "../../resources/core/log-label";
 import type { CatalogDataSource } from "../schema/catalog";
 import { encodeDynamic, isUnknown } from "../values/dynamic-value";
 import { failureDiagnostic } from "./diagnostics";
-import { type ProviderRuntime, resourceLabel } from "./runtime";
+import type { ProviderRuntime } from "./runtime";
 import { coreInputs, decodeObject, inputAttributes, withOutputs } from "./state";
 import { failureDiagnostics } from "./validate";
 

@@ -16,12 +16,13 @@ import {
   type UpgradeResourceState_Request,
   UpgradeResourceState_ResponseSchema,
 } from "../../gen/terraform/tfplugin6_pb";
+import { resourceLabel } from "../../resources/core/log-label";
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
 import { decodeJson, encodeDynamic } from "../values/dynamic-value";
 import { objectToTerraform, storedObject } from "../values/convert";
 import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
-import { type ProviderRuntime, resourceLabel } from "./runtime";
+import type { ProviderRuntime } from "./runtime";
 import {
   type TfObject,
   coreInputs,

@@ -48,7 +48,7 @@ export class ProviderRuntime {
 
   /**
    * A context for one operation; it ends early when `callSignal` or
-   * `StopProvider` aborts. Its log lines start with `label` (see {@link resourceLabel}).
+   * `StopProvider` aborts. Its log lines start with `label` (see resources/core/log-label.ts).
    */
   context(callSignal?: AbortSignal, label?: string): OperationContext {
     if (!this.config) {
@@ -72,30 +72,4 @@ export class ProviderRuntime {
       },
     };
   }
-}
-
-/**
- * Who a log line is about: the Terraform type and the resource's `name` (else
- * its snapshot's name, the sandbox it works in, or its ID; a Provisioner being
- * created, its template). Terraform never tells a provider the resource's
- * address (`sandboxiac_provisioner.agent`): tfplugin6 requests carry the type
- * name only, and resources of one type are applied concurrently.
- */
-export function resourceLabel(
-  typeName: string,
-  inputs: Record<string, unknown>,
-  id?: string,
-): string {
-  const text = (value: unknown): string | undefined =>
-    typeof value === "string" && value !== "" ? value : undefined;
-  const snapshot = inputs["snapshot"];
-  const which =
-    text(inputs["name"]) ??
-    (typeof snapshot === "object" && snapshot !== null
-      ? text((snapshot as Record<string, unknown>)["name"])
-      : undefined) ??
-    text(inputs["sandboxID"]) ??
-    text(id) ??
-    (text(inputs["template"]) ? `from template ${text(inputs["template"])}` : undefined);
-  return which ? `${typeName} ${which}` : typeName;
 }

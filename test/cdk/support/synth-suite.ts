@@ -7,99 +7,17 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type * as CdktnLib from "cdktn";
-import type { Construct } from "constructs";
-import type * as CdktnBindings from "../../../src/cdktn";
-
-/** One runtime under test: the library and the sandbox-iac entry point built on it. */
-export interface CdkFlavour {
-  /** `cdktn` or `cdktf`. */
-  name: string;
-  /** The runtime library. */
-  lib: typeof CdktnLib;
-  /** `sandbox-iac/cdktn` or `sandbox-iac/cdktf` (sources). */
-  bindings: typeof CdktnBindings;
-}
-
-const ROOT = path.resolve(__dirname, "..", "..", "..");
-/** The example app directory: relative local paths are read from its cdktf.json's directory. */
-const EXAMPLE_DIR = path.join(ROOT, "examples", "cdktn-basic");
-const SECRET = "e2b_0123456789abcdef0123456789abcdef01234567";
-
-/** The issue's stack, built in `scope` with the flavour's classes. */
-function issueStack(scope: Construct, { lib, bindings }: CdkFlavour): void {
-  new bindings.SandboxiacProvider(scope, "sandboxiac", {});
-  const tools = new bindings.Template(scope, "tools", {
-    name: "cdk-tools",
-    cpuCount: 1,
-    memoryMb: 512,
-    buildAttribute: {
-      fromTemplate: "base",
-      steps: [
-        { run: ["mkdir -p /opt/app", "chown user /opt/app"], user: "root" },
-        { copy: { src: "files/app", dest: "/opt/app" } },
-      ],
-    },
-  });
-  const setup = new bindings.Provisioner(scope, "setup", {
-    template: tools.templateId,
-    files: [{ source: "files/config", destination: "/home/user/config" }],
-    commands: [{ run: "cat /home/user/config/settings.json" }],
-    keepSandbox: true,
-  });
-  const kept = new bindings.DataSandboxiacSandbox(scope, "kept", {
-    sandboxId: setup.keptSandboxId,
-  });
-  const workspace = new bindings.Volume(scope, "workspace", {
-    name: "cdk-workspace",
-    files: [{ source: "files/config/settings.json", destination: "/settings.json" }],
-  });
-  const mounts = [{ name: workspace.name, path: "/mnt/workspace" }];
-  const writer = new bindings.Provisioner(scope, "writer", {
-    template: "base",
-    volumeMounts: mounts,
-    commands: [{ run: "echo 'written by the writer' > /mnt/workspace/note.txt" }],
-  });
-  new bindings.Provisioner(scope, "reader", {
-    template: "base",
-    volumeMounts: mounts,
-    commands: [{ run: "grep -x 'written by the writer' /mnt/workspace/note.txt" }],
-    triggers: { written: writer.id },
-  });
-  new lib.TerraformOutput(scope, "template_id", { value: tools.templateId });
-  new lib.TerraformOutput(scope, "state", { value: kept.state });
-  new lib.TerraformOutput(scope, "volume_id", { value: workspace.volumeId });
-}
-
-/** A stack in an app whose cdktf.json is the example's (so `files/...` resolves there). */
-function exampleStack(flavour: CdkFlavour): CdktnLib.TerraformStack {
-  const app = flavour.lib.Testing.app({
-    context: { cdktfJsonPath: path.join(EXAMPLE_DIR, "cdktf.json") },
-  });
-  return new flavour.lib.TerraformStack(app, "sandboxes");
-}
-
-/** {@link exampleStack} with an empty provider block, for stacks that declare only resources. */
-function stackWithProvider(flavour: CdkFlavour): CdktnLib.TerraformStack {
-  const stack = exampleStack(flavour);
-  new flavour.bindings.SandboxiacProvider(stack, "sandboxiac", {});
-  return stack;
-}
-
-/** Synthesizes `stack` with validations and returns the parsed cdk.tf.json. */
-function synthJson(flavour: CdkFlavour, stack: CdktnLib.TerraformStack) {
-  return JSON.parse(flavour.lib.Testing.synth(stack, true));
-}
-
-/** The validation error a synth with validations throws. */
-function validationError(flavour: CdkFlavour, stack: CdktnLib.TerraformStack): string {
-  try {
-    flavour.lib.Testing.synth(stack, true);
-  } catch (err) {
-    return String(err instanceof Error ? err.message : err);
-  }
-  throw new Error("synth passed validation");
-}
+import {
+  EXAMPLE_DIR,
+  SECRET,
+  exampleStack,
+  issueStack,
+  stackWithProvider,
+  synthJson,
+  validationError,
+  type CdkFlavour,
+} from "./synth-stacks";
+import { synthValidationTests } from "./synth-validation";
 
 /** Registers the synth tests for `flavour`. */
 export function describeSynth(flavour: CdkFlavour): void {
@@ -369,114 +287,6 @@ export function describeSynth(flavour: CdkFlavour): void {
       ]);
     });
 
-    it("fails synth validation on cpuCount 0 with the property path", () => {
-      const stack = stackWithProvider(flavour);
-      new bindings.Template(stack, "tools", {
-        name: "cdk-tools",
-        cpuCount: 0,
-        buildAttribute: { fromTemplate: "base" },
-      });
-      expect(validationError(flavour, stack)).toMatch(
-        /sandboxiac_template\.tools: cpuCount must be an integer >= 1, got 0/,
-      );
-    });
-
-    it("fails synth validation on an unknown step kind with the step's path", () => {
-      const stack = stackWithProvider(flavour);
-      new bindings.Template(stack, "tools", {
-        name: "cdk-tools",
-        buildAttribute: {
-          fromTemplate: "base",
-          // A JavaScript caller (or a cast) can pass a step kind the schema does not have.
-          steps: [{ run: ["true"] }, { shell: "echo hi" } as unknown as { run: string[] }],
-        },
-      });
-      expect(validationError(flavour, stack)).toMatch(
-        /sandboxiac_template\.tools: buildAttribute\.steps\[1\] must hold one of run, copy, env, workdir or user/,
-      );
-    });
-
-    it("lists every problem at once: a missing local path, a bad command, no sandbox", () => {
-      const stack = stackWithProvider(flavour);
-      new bindings.Provisioner(stack, "setup", {
-        files: [{ source: "files/nope", destination: "/home/user/x" }],
-        commands: [{ run: "true", cmd: "/bin/true" }],
-      });
-      const message = validationError(flavour, stack);
-      expect(message).toContain(
-        'sandboxiac_provisioner.setup: files[0].source "files/nope" does not exist',
-      );
-      expect(message).toMatch(
-        /sandboxiac_provisioner\.setup: commands\[0\] must set exactly one of `run`/,
-      );
-      expect(message).toMatch(
-        /sandboxiac_provisioner\.setup: template must set exactly one of `template` \(create a sandbox\) or `sandboxId`/,
-      );
-    });
-
-    it("refuses a key the construct does not know, naming the nearest known key", () => {
-      const stack = stackWithProvider(flavour);
-      // A JavaScript caller (or a cast) can pass keys the generated binding would drop.
-      new bindings.Provisioner(stack, "setup", {
-        template: "base",
-        comands: [{ run: "true" }],
-        sandboxTimeout: 60,
-      } as unknown as CdktnBindings.ProvisionerConfig);
-      const message = validationError(flavour, stack);
-      expect(message).toContain(
-        'sandboxiac_provisioner.setup: comands: unknown key "comands" (got an array): did you mean "commands"?',
-      );
-      expect(message).toContain(
-        'sandboxiac_provisioner.setup: sandboxTimeout: unknown key "sandboxTimeout" (got a number): did you mean "sandboxTimeoutSeconds"?',
-      );
-    });
-
-    it("refuses an unknown key at any depth, with its property path and the nearest key in the construct's names", () => {
-      const stack = stackWithProvider(flavour);
-      // The generated binding would drop these silently.
-      new bindings.Provisioner(stack, "setup", {
-        template: "base",
-        commands: [{ run: "true" }, { run: "echo hi", timeoutSecs: 30 }],
-        files: [{ source: "files/config", destination: "/x", usr: "root" }],
-      } as unknown as CdktnBindings.ProvisionerConfig);
-      new bindings.Template(stack, "tools", {
-        name: "cdk-tools",
-        buildAttribute: { formTemplate: "base" },
-      } as unknown as CdktnBindings.TemplateConfig);
-      new bindings.Template(stack, "both", {
-        name: "cdk-both",
-        buildAttribute: { fromTemplate: "base", fromImage: "python:3.12" },
-      });
-      const message = validationError(flavour, stack);
-      expect(message).toContain(
-        'sandboxiac_provisioner.setup: commands[1].timeoutSecs: unknown key "timeoutSecs" (got a number): did you mean "timeoutSeconds"?',
-      );
-      expect(message).toContain(
-        'sandboxiac_provisioner.setup: files[0].usr: unknown key "usr" (got a string): did you mean "user"?',
-      );
-      expect(message).toContain(
-        'sandboxiac_template.tools: buildAttribute.formTemplate: unknown key "formTemplate" (got a string): did you mean "fromTemplate"?',
-      );
-      // The core's advice, in the construct's names and no other syntax.
-      expect(message).toContain(
-        "sandboxiac_template.both: buildAttribute must set exactly one of fromTemplate, fromImage or dockerfile (found fromTemplate, fromImage)",
-      );
-      expect(message).not.toMatch(/from_template|\{ fromTemplate:/);
-    });
-
-    it("leaves late-bound values to the provider", () => {
-      const stack = stackWithProvider(flavour);
-      const name = new lib.TerraformVariable(stack, "name", { type: "string" });
-      const cpus = new lib.TerraformVariable(stack, "cpus", { type: "number" });
-      new bindings.Template(stack, "tools", {
-        name: name.stringValue,
-        cpuCount: cpus.numberValue,
-        buildAttribute: { fromTemplate: name.stringValue },
-      });
-      new bindings.Snapshot(stack, "again", { sandboxId: name.stringValue, name: "again" });
-      const json = synthJson(flavour, stack);
-      expect(json.resource.sandboxiac_template.tools.cpu_count).toBe("${var.cpus}");
-      expect(json.resource.sandboxiac_snapshot.again.sandbox_id).toBe("${var.name}");
-    });
+    synthValidationTests(flavour);
   });
 }

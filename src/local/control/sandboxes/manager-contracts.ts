@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResolvedVolumeMount } from "../volumes/mounts";
-import type { SandboxNetwork } from "./network";
+import type { SandboxNetwork } from "./record";
 import type { SandboxRuntime } from "../../runtime/types";
 
 /** What the templates side may ask of the sandboxes side. */

@@ -12,29 +12,7 @@ import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../../wire/
 import { DOMAIN_ENTRY_HELP, normalizeDomainEntry } from "../../../wire/egress-domains";
 import { headerProblem, RULE_LIMITS, type NetworkRules } from "../../../wire/egress-transforms";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
-import type { SandboxRecord } from "./record";
-
-/** A sandbox's network settings, as kept in its record. */
-export interface SandboxNetwork {
-  /**
-   * CIDR blocks and domain entries (`api.example.com`, `*.example.com`,
-   * lower-cased) always allowed out (wins over `denyOut`).
-   */
-  allowOut?: string[] | undefined;
-  /** CIDR blocks dropped (`0.0.0.0/0` drops everything not in `allowOut`). */
-  denyOut?: string[] | undefined;
-  /**
-   * When false the proxy answers a sandbox port only with the sandbox's
-   * `trafficAccessToken` in `e2b-traffic-access-token`.
-   * @default true
-   */
-  allowPublicTraffic?: boolean | undefined;
-  /**
-   * Per-domain transforms of outbound HTTP(S) requests (keys lower-cased);
-   * header values hold `${e2b.secrets.NAME}` placeholders, never values.
-   */
-  rules?: NetworkRules | undefined;
-}
+import type { SandboxNetwork, SandboxRecord } from "./record";
 
 /** An `allowOut` / `denyOut` list; domain entries (allowOut only) are lower-cased, as E2B stores them. */
 const entryList = (field: "allowOut" | "denyOut") =>

@@ -4,10 +4,10 @@
  *
  * @module
  */
+import type { NetworkRules } from "../../../wire/egress-transforms";
 import type { components } from "../../../gen/control.gen";
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
-import type { SandboxNetwork } from "./network";
 
 /** One lifecycle log entry (`SandboxLogEntry`). */
 export interface LifecycleLogEntry {
@@ -15,6 +15,28 @@ export interface LifecycleLogEntry {
   level: components["schemas"]["LogLevel"];
   message: string;
   fields: Record<string, string>;
+}
+
+/** A sandbox's network settings, as kept in its record. */
+export interface SandboxNetwork {
+  /**
+   * CIDR blocks and domain entries (`api.example.com`, `*.example.com`,
+   * lower-cased) always allowed out (wins over `denyOut`).
+   */
+  allowOut?: string[] | undefined;
+  /** CIDR blocks dropped (`0.0.0.0/0` drops everything not in `allowOut`). */
+  denyOut?: string[] | undefined;
+  /**
+   * When false the proxy answers a sandbox port only with the sandbox's
+   * `trafficAccessToken` in `e2b-traffic-access-token`.
+   * @default true
+   */
+  allowPublicTraffic?: boolean | undefined;
+  /**
+   * Per-domain transforms of outbound HTTP(S) requests (keys lower-cased);
+   * header values hold `${e2b.secrets.NAME}` placeholders, never values.
+   */
+  rules?: NetworkRules | undefined;
 }
 
 /** Everything the service keeps about a sandbox; persisted in the state file. */

@@ -9,7 +9,7 @@ import {
   snapshot,
   template,
   volume,
-} from "../cdktf";
+} from "../../gen/cdktf";
 import {
   addProviderValidation,
   apiKeyProblems,
