@@ -86,6 +86,8 @@ describeWithTerraform(`terraform provider logs (${version ?? "no terraform"})`, 
     expect(apply.output).toMatch(/sandboxiac_template\.t: Creation complete after \d+s \[id=\w+\]/);
     expect(apply.output).toMatch(/sandboxiac_provisioner\.p: Creation complete after \d+s/);
     expect(apply.output).not.toContain(tf.svc.apiKey);
+    // A clean exit: every provider process ended within go-plugin's 2 s after Shutdown.
+    expect(apply.output).not.toMatch(/plugin failed to exit gracefully|\[ERROR\]/);
     // Redaction by value: a hash a command prints shows, a secret input it echoes does not.
     expect(apply.output).toMatch(line(provisioner, ` {2}\\| ${ABC_SHA256} {2}-`));
     expect(apply.output).toMatch(line(provisioner, " {2}\\| token=\\[redacted\\]"));
