@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { eventually } from "../support/eventually";
+import { makeTestCa } from "../support/test-ca";
 import { STAND_IN, type StandIn } from "./stand-in-internet";
 
 /** The stand-in's addresses and what its resolver answers. */
@@ -37,61 +38,6 @@ export interface StandInNames {
   close(): void;
 }
 
-function certificates(dir: string): { caPem: string } {
-  const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  run(
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=stand-in test CA",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-  );
-  const names = Object.keys(NAMES.records).flatMap((n) => [`DNS:${n}`, `DNS:*.${n}`]);
-  fs.writeFileSync(path.join(dir, "ext.cnf"), `subjectAltName=${names.join(",")}\n`);
-  run(
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-subj",
-    "/CN=stand-in",
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.csr",
-  );
-  run(
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-days",
-    "2",
-    "-extfile",
-    "ext.cnf",
-    "-out",
-    "server.pem",
-  );
-  return { caPem: fs.readFileSync(path.join(dir, "ca.pem"), "utf8") };
-}
-
 /** Starts the resolver and the servers in `inet`'s namespace. */
 export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-names-"));
@@ -101,7 +47,11 @@ export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const { caPem } = certificates(dir);
+    const ca = makeTestCa(
+      dir,
+      Object.keys(NAMES.records).flatMap((n) => [n, `*.${n}`]),
+    );
+    const caPem = fs.readFileSync(ca.caFile, "utf8");
     execFileSync("ip", ["-n", inet.ns, "addr", "add", `${NAMES.otherAddress}/24`, "dev", "eth0"]);
     const records = Object.entries(NAMES.records).map(([n, ip]) => `--address=/${n}/${ip}`);
     const dnsmasq = spawn(
