@@ -13,19 +13,24 @@ const path = require("node:path");
 
 /** Seconds each slow file took in a clean-clone CI run (2 workers, 2 cores). */
 const SLOW_FILES = {
-  "test/e2e/control-client.fork.test.ts": 117,
-  "test/terraform/scenarios.test.ts": 111,
-  "test/terraform/volume-secret.test.ts": 77,
-  "test/pulumi/template.test.ts": 74,
-  "test/pulumi/provisioner.test.ts": 72,
-  "test/terraform/dependents.test.ts": 65,
-  "test/templates/cache.test.ts": 62,
-  "test/pulumi/dependents.test.ts": 57,
-  "test/terraform/template-sources.test.ts": 55,
-  "test/conformance/contract.test.ts": 53,
-  "test/terraform/run-forms.test.ts": 52,
-  "test/terraform/stop.test.ts": 50,
-  "test/crash/service-crash.test.ts": 45,
+  "test/terraform/scenarios.test.ts": 136,
+  "test/templates/cache.test.ts": 106,
+  "test/terraform/template-sources.test.ts": 88,
+  "test/e2e/control-client.fork.test.ts": 88,
+  "test/conformance/contract.test.ts": 81,
+  "test/terraform/dependents.test.ts": 78,
+  "test/pulumi/dependents.test.ts": 75,
+  "test/terraform/stop.test.ts": 73,
+  "test/pulumi/provisioner.test.ts": 73,
+  "test/pulumi/template.test.ts": 72,
+  "test/terraform/run-forms.test.ts": 68,
+  "test/terraform/volume-secret.test.ts": 62,
+  "test/harness/harness.test.ts": 51,
+  "test/isolation/network.test.ts": 50,
+  "test/crash/service-crash.test.ts": 49,
+  "test/pulumi/image-template.test.ts": 46,
+  "test/conformance/lifecycle.test.ts": 45,
+  "test/terraform/provisioner-checks.test.ts": 42,
 };
 
 const ROOT = path.resolve(__dirname, "..", "..");
