@@ -21,10 +21,18 @@ export class HttpError extends Error {
   }
 }
 
-/** Sends `body` as JSON with `status`. */
+/**
+ * Sends `body` as JSON with `status`. An answer given before the request's
+ * body was read to its end (a disk full mid-upload) closes the connection:
+ * a next request on it would otherwise be read as the rest of that body.
+ */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const data = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { "Content-Type": CONTENT_TYPES.json, "Content-Length": data.length });
+  res.writeHead(status, {
+    "Content-Type": CONTENT_TYPES.json,
+    "Content-Length": data.length,
+    ...(res.req.complete ? {} : { Connection: "close" }),
+  });
   res.end(data);
 }
 

@@ -64,7 +64,7 @@ export function createRouter(
     } catch (err) {
       response = errorResponse(err, log, `${req.method ?? "?"} ${(req.url ?? "").split("?")[0]}`);
     }
-    writeResponse(res, response);
+    writeResponse(req, res, response);
   };
 }
 
@@ -153,10 +153,7 @@ function errorResponse(err: unknown, log: (line: string) => void, where: string)
   if (SandboxIacError.is(err)) {
     const { status, message } = failureAnswer(err);
     if (status >= 500) log(`${where}: ${message}`);
-    const response = jsonError(status, message);
-    // The unread rest of a body too large is not drained: the connection cannot be used again.
-    if (status === 413) response.headers = { Connection: "close" };
-    return response;
+    return jsonError(status, message);
   }
   log(
     `${where}: unexpected failure: ${redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,
@@ -175,13 +172,23 @@ function jsonError(status: number, message: string, errorCode?: string): Control
   return { status, body };
 }
 
-/** Writes a {@link ControlResponse}; JSON bodies get the charset content type. */
-function writeResponse(res: ServerResponse, response: ControlResponse): void {
+/**
+ * Writes a {@link ControlResponse}; JSON bodies get the charset content type.
+ *
+ * An answer given before the request's body was read to its end (a volume
+ * full mid-upload, a body too large) closes the connection: the client may
+ * still be sending, or may stop sending short of its Content-Length, and a
+ * next request on the same connection would be read as the rest of that body
+ * and never answered. Closing is what HTTP/1.1 servers do instead of reading
+ * a body they do not want (Go's net/http does the same).
+ */
+function writeResponse(req: IncomingMessage, res: ServerResponse, response: ControlResponse): void {
   if (res.headersSent || res.destroyed) {
     response.stream?.destroy();
     return;
   }
   const headers: Record<string, string> = { ...(response.headers ?? {}) };
+  if (!req.complete) headers.Connection = "close";
   if (response.stream) {
     const stream = response.stream;
     res.writeHead(response.status, headers);
