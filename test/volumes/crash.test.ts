@@ -13,6 +13,10 @@ import {
   type TestService,
 } from "../support/service";
 
+// A service process started, killed and started again, and a sandbox resumed:
+// minutes on a loaded 2-core machine, where the default limit was not enough.
+jest.setTimeout(300_000);
+
 let served: ServiceProcess | undefined;
 let svc: TestService | undefined;
 
