@@ -4,7 +4,8 @@
  * Provisioner on its `ref` and the Snapshot of its `keptSandboxRef` replaced;
  * after `up`, sandboxes from both snapshots hold the new build's file. A
  * tags-only change keeps the build and replaces nothing. A dependent given the
- * plain ID (`templateID`, `keptSandboxID`) is warned about.
+ * plain ID (`templateID`, `keptSandboxID`) is warned about, also when the value
+ * went through `.apply` or `pulumi.interpolate`.
  */
 import { preview, up } from "../harness";
 import { ops, pulumiStack, stackOptions } from "./support";
@@ -31,6 +32,29 @@ describe("dependents follow their template through Pulumi", () => {
     const retagged = await up(stack.dir, opts({ word: "one", tag: "v2" }));
     expect(ops(retagged).sort()).toEqual(["same kept", "same setup", "update agent"]);
   });
+
+  phase(
+    "warns when a dependent takes the plain ID's value through .apply or interpolate",
+    async () => {
+      // The template is unchanged, so its ID is known at preview: the check by value runs.
+      const viaApply = await preview(
+        stack.dir,
+        opts({ word: "one", tag: "v2", wiring: "apply-template" }),
+      );
+      expect(viaApply.log.replace(/\s+/g, " ")).toContain(
+        'template takes the templateID of Template "agent", which stays the same across builds',
+      );
+      const viaInterpolate = await preview(
+        stack.dir,
+        opts({ word: "one", tag: "v2", wiring: "apply-sandbox" }),
+      );
+      const text = viaInterpolate.log.replace(/\s+/g, " ");
+      expect(text).toContain(
+        'sandboxID takes the keptSandboxID of Provisioner "setup", which stays the same across runs',
+      );
+      expect(text).not.toContain("template takes");
+    },
+  );
 
   phase(
     "previews the Provisioner and the snapshot replaced when a build step changes",

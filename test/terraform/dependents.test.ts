@@ -5,7 +5,8 @@
  * sandbox replaced (`sandbox_id` forces it); after apply, sandboxes from both
  * snapshots hold the new build's file. A tags-only change keeps the build, so
  * nothing downstream is planned. A dependent given the plain ID
- * (`template_id`, `kept_sandbox_id`) is warned about at validate.
+ * (`template_id`, `kept_sandbox_id`, also inside a function call) is warned
+ * about at validate.
  */
 import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
 import { phases } from "../support/phases";
@@ -98,9 +99,10 @@ describeWithTerraform(`dependents follow their template (${version ?? "no terraf
       ws.write(
         hcl("two", "v2")
           .replace("sandboxiac_template.agent.ref", "sandboxiac_template.agent.template_id")
+          // Also seen inside a function call.
           .replace(
             "sandboxiac_provisioner.setup.kept_sandbox_ref",
-            "sandboxiac_provisioner.setup.kept_sandbox_id",
+            "trimspace(sandboxiac_provisioner.setup.kept_sandbox_id)",
           ),
       );
       const validated = await ws.tf("validate", "-no-color");

@@ -115,6 +115,8 @@ describe("terraform provider over gRPC (no terraform)", () => {
   it("serves a schema with snake_case names, nested attributes and sensitive flags", async () => {
     const res = await p.provider.getProviderSchema({});
     expect(errors(res.diagnostics)).toEqual([]);
+    // Terraform's later starts in one command then take its cached schema instead of asking again.
+    expect(res.serverCapabilities?.getProviderSchemaOptional).toBe(true);
     expect(Object.keys(res.resourceSchemas).sort()).toEqual([
       "sandboxiac_provisioner",
       "sandboxiac_sandbox_reader",

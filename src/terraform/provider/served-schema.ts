@@ -71,7 +71,12 @@ export function schemaHandlers(
   schema: ServedSchema,
   runtime: ProviderRuntime,
 ): Pick<ServiceImpl<typeof Provider>, "getMetadata" | "getProviderSchema" | "stopProvider"> {
-  const serverCapabilities = { planDestroy: false, getProviderSchemaOptional: false };
+  // Terraform starts a provider once for the schema and once per graph walk
+  // (validate 2, plan 3, apply 4 starts with 1.11.4); no capability lets it
+  // reuse a process. `getProviderSchemaOptional` at least lets every start
+  // after the first take terraform's process-wide cached schema instead of
+  // asking again: this provider needs no GetProviderSchema call to serve.
+  const serverCapabilities = { planDestroy: false, getProviderSchemaOptional: true };
   return {
     getMetadata() {
       return {

@@ -4,7 +4,8 @@
  * same template across builds, so a rebuild never runs the Provisioner again.
  * Terraform never tells a provider where a value comes from, so the provider
  * reads the configuration as written (`source-keys.ts`) and warns, with the
- * reference to give instead, in HCL names.
+ * reference to give instead, in HCL names, wherever the plain output appears
+ * in the expression written (also inside a function call).
  *
  * @module
  */
@@ -50,9 +51,12 @@ export async function unfollowedRefDiagnostics(
       const input = snakeCase(link.input);
       const source = terraformTypeName(link.source);
       const value = written[input];
-      if (typeof value !== "string") continue;
+      // An expression (`${...}`) naming the plain output anywhere: as the whole value, or
+      // inside a function or a template (`lower(...)`, `"${...}"`). One that also has an `@`
+      // builds its own versioned reference and is left alone; `data.` ones are data sources.
+      if (typeof value !== "string" || !value.includes("${") || value.includes("@")) continue;
       const m = new RegExp(
-        `^\\$\\{\\s*(${source}\\.[A-Za-z_][\\w-]*(?:\\[[^\\]]*\\])?)\\.${snakeCase(link.plain)}\\s*\\}$`,
+        `(?<![\\w.-])(${source}\\.[A-Za-z_][\\w-]*(?:\\[[^\\]]*\\])?)\\.${snakeCase(link.plain)}(?![\\w-])`,
       ).exec(value);
       if (!m || warned.has(`${address}.${input}`)) continue;
       warned.add(`${address}.${input}`);

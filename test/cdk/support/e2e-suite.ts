@@ -104,29 +104,38 @@ export function describeEndToEnd(runtime: Runtime): void {
       expect(init.stdout).toMatch(/Installed sandbox-iac\/sandboxiac v/);
     });
 
-    maybe("fails the plan of a bad value known only at plan with its attribute path", async () => {
-      // cpuCount from a variable passes synth (a token); the provider rejects it at plan.
-      const badDir = path.join(work, "bad");
-      fs.mkdirSync(badDir);
-      const config = JSON.parse(fs.readFileSync(path.join(inStack(), "cdk.tf.json"), "utf8"));
-      config.variable = { cpus: { type: "number", default: 0 } };
-      config.resource.sandboxiac_template.tools.cpu_count = "${var.cpus}";
-      config.terraform.backend.local.path = path.join(badDir, "bad.tfstate");
-      fs.writeFileSync(path.join(badDir, "cdk.tf.json"), JSON.stringify(config));
-      fs.cpSync(path.join(inStack(), "assets"), path.join(badDir, "assets"), { recursive: true });
-      await runOk(
-        terraform!,
-        ["init", "-input=false", "-plugin-dir", path.join(work, "plugins")],
-        badDir,
-        env,
-      );
-      const before = (await call(service, "GET", "/templates")).body;
-      const plan = await run(terraform!, ["plan", "-input=false", "-no-color"], badDir, env);
-      expect(plan.code).toBe(1);
-      expect(plan.stderr).toMatch(/cpu_count must be an integer >= 1, got 0/);
-      expect(plan.stderr).toContain("with sandboxiac_template.tools");
-      expect((await call(service, "GET", "/templates")).body).toEqual(before);
-    });
+    maybe(
+      "fails the plan of a bad value known only at plan with its attribute path, and warns of a Provisioner on the template's plain ID",
+      async () => {
+        // cpuCount from a variable passes synth (a token); the provider rejects it at plan.
+        const badDir = path.join(work, "bad");
+        fs.mkdirSync(badDir);
+        const config = JSON.parse(fs.readFileSync(path.join(inStack(), "cdk.tf.json"), "utf8"));
+        config.variable = { cpus: { type: "number", default: 0 } };
+        config.resource.sandboxiac_template.tools.cpu_count = "${var.cpus}";
+        // `template: tools.templateId` in the app: the provider reads cdk.tf.json as written.
+        config.resource.sandboxiac_provisioner.setup.template =
+          "${sandboxiac_template.tools.template_id}";
+        config.terraform.backend.local.path = path.join(badDir, "bad.tfstate");
+        fs.writeFileSync(path.join(badDir, "cdk.tf.json"), JSON.stringify(config));
+        fs.cpSync(path.join(inStack(), "assets"), path.join(badDir, "assets"), { recursive: true });
+        await runOk(
+          terraform!,
+          ["init", "-input=false", "-plugin-dir", path.join(work, "plugins")],
+          badDir,
+          env,
+        );
+        const before = (await call(service, "GET", "/templates")).body;
+        const plan = await run(terraform!, ["plan", "-input=false", "-no-color"], badDir, env);
+        expect(plan.code).toBe(1);
+        expect(plan.stderr).toMatch(/cpu_count must be an integer >= 1, got 0/);
+        expect(plan.stderr).toContain("with sandboxiac_template.tools");
+        expect(`${plan.stdout}${plan.stderr}`.replace(/\s+/g, " ")).toContain(
+          "template takes sandboxiac_template.tools.template_id, which stays the same across builds: a new build of the Template will not run this Provisioner again; give sandboxiac_template.tools.ref instead",
+        );
+        expect((await call(service, "GET", "/templates")).body).toEqual(before);
+      },
+    );
 
     maybe(
       "applies: the template and the kept sandbox exist with the declared content",
