@@ -279,6 +279,8 @@ export class LinuxSandbox implements RuntimeSandbox {
   /** Resolves once the init process exited and the sandbox was cleaned up. */
   readonly exited: Promise<void>;
   private frozen = false;
+  /** The freeze under way, if any: a stop waits for it (see doStop). */
+  private freezing: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private lastCpu: { usageNs: number; wallNs: bigint } | undefined;
 
@@ -309,8 +311,14 @@ export class LinuxSandbox implements RuntimeSandbox {
 
   async freeze(): Promise<void> {
     this.assertRunning("runtime.freeze");
-    await this.cgroup.freeze();
-    this.frozen = true;
+    const freezing = this.cgroup.freeze();
+    this.freezing = freezing;
+    try {
+      await freezing;
+      this.frozen = true;
+    } finally {
+      if (this.freezing === freezing) this.freezing = undefined;
+    }
   }
 
   async thaw(): Promise<void> {
@@ -337,8 +345,12 @@ export class LinuxSandbox implements RuntimeSandbox {
   }
 
   private async doStop(): Promise<void> {
+    // A freeze under way (a layer capture) would freeze the processes again once killAll thawed
+    // them (cgroup v1's loop writes FROZEN until it holds), leaving them unkillable: let it end first.
+    const freezing = this.freezing;
+    if (freezing) await freezing.catch(() => undefined);
     // A frozen process cannot die; killAll thaws, but the init process is killed first.
-    if (this.frozen) await this.cgroup.thaw().catch(() => undefined);
+    if (this.frozen || freezing) await this.cgroup.thaw().catch(() => undefined);
     this.frozen = false;
     this.hooks.killInit();
     await this.cgroup.killAll(STOP_TIMEOUT_MS);

@@ -60,10 +60,15 @@ export class BuildRunner {
   private running = 0;
   private readonly queue: Array<() => void> = [];
   private readonly active = new Set<Promise<void>>();
-  /** Builds started and not ended yet, by build ID: their job and how to cancel them. */
+  /**
+   * Builds started and not ended yet, by build ID: how to cancel them, when
+   * their outcome is recorded (`ended`) and when they are cleaned up (`job`).
+   * Registered in the same synchronous run as the build becomes `building`:
+   * a cancel that sees `building` always finds its build here.
+   */
   private readonly inFlight = new Map<
     string,
-    { job: Promise<void>; cancel: (why: string) => void }
+    { job: Promise<void>; ended: Promise<void>; cancel: (why: string) => void }
   >();
 
   constructor(
@@ -94,34 +99,52 @@ export class BuildRunner {
       `Building ${t.name ?? t.templateID} from ${source}`,
       BUILD_STEP.base,
     );
-    await this.catalog.save();
     const cancel = new AbortController();
-    const job = this.whenSlotFree()
-      .then(() => this.run(t, b, plan, cancel.signal))
+    let markEnded = () => {};
+    const ended = new Promise<void>((resolve) => (markEnded = resolve));
+    const saved = this.catalog.save();
+    const job = saved
+      .then(() => this.whenSlotFree(cancel.signal))
+      .then(async (slot) => {
+        try {
+          await this.run(t, b, plan, cancel.signal, markEnded);
+        } finally {
+          if (slot) this.releaseSlot();
+        }
+      })
       .catch((err: unknown) =>
         this.log(
           `templates: build ${b.buildID} crashed: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`,
         ),
       )
       .finally(() => {
+        markEnded();
         this.active.delete(job);
         this.inFlight.delete(b.buildID);
-        this.releaseSlot();
       });
     this.active.add(job);
-    this.inFlight.set(b.buildID, { job, cancel: (why) => cancel.abort(why) });
+    this.inFlight.set(b.buildID, { job, ended, cancel: (why) => cancel.abort(why) });
+    await saved;
   }
 
   /**
-   * Cancels build `buildID` (its build sandbox is stopped, so the running step
-   * fails) and resolves once it has ended as `error`, its failure saying
-   * "the build was cancelled: <why>". A build that is not running resolves at once.
+   * Cancels build `buildID`, whatever it is doing (waiting for a slot,
+   * preparing its base, starting its sandbox, running a step, capturing a
+   * layer): it ends as `error`, its failure saying "the build was cancelled:
+   * <why>", its build sandbox is stopped and destroyed and no layer of it is
+   * left half-made. Resolves once that outcome is recorded; with
+   * `waitForCleanUp`, once its sandbox and layers are cleaned up too. A build
+   * that is not running resolves at once.
    */
-  async cancel(buildID: string, why = "its template was deleted"): Promise<void> {
+  async cancel(
+    buildID: string,
+    why = "its template was deleted",
+    opts: { waitForCleanUp?: boolean } = {},
+  ): Promise<void> {
     const found = this.inFlight.get(buildID);
     if (!found) return;
     found.cancel(why);
-    await found.job;
+    await (opts.waitForCleanUp ? found.job : found.ended);
   }
 
   /**
@@ -144,12 +167,28 @@ export class BuildRunner {
     while (this.active.size > 0) await Promise.all([...this.active]);
   }
 
-  private whenSlotFree(): Promise<void> {
+  /**
+   * Resolves `true` once the build holds a slot, or `false` as soon as it is
+   * cancelled while it waits for one (it then ends without running).
+   */
+  private whenSlotFree(cancelled: AbortSignal): Promise<boolean> {
+    if (cancelled.aborted) return Promise.resolve(false);
     if (this.running < MAX_CONCURRENT_BUILDS) {
       this.running++;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
-    return new Promise((resolve) => this.queue.push(resolve));
+    return new Promise((resolve) => {
+      const take = () => {
+        cancelled.removeEventListener("abort", giveUp);
+        resolve(true);
+      };
+      const giveUp = () => {
+        this.queue.splice(this.queue.indexOf(take), 1);
+        resolve(false);
+      };
+      this.queue.push(take);
+      cancelled.addEventListener("abort", giveUp, { once: true });
+    });
   }
 
   private releaseSlot(): void {
@@ -163,14 +202,13 @@ export class BuildRunner {
     b: BuildRecord,
     plan: BuildPlan,
     cancelled: AbortSignal,
+    ended: () => void,
   ): Promise<void> {
     const logLine = (level: LogLevel, message: string, step?: string) =>
       this.catalog.logs.append(b.buildID, level, message, step);
-    const box = new BuildSandbox(this.runtime, this.catalog, this.dataDir, b, this.log);
+    // A cancel stops the build sandbox, so the step in progress fails; the failure is reported as the cancel.
+    const box = new BuildSandbox(this.runtime, this.catalog, this.dataDir, b, this.log, cancelled);
     let step: string = BUILD_STEP.base;
-    // Stopping the build sandbox makes the step in progress fail; the failure is reported as the cancel.
-    const onCancel = () => void box.stop().catch(() => undefined);
-    cancelled.addEventListener("abort", onCancel);
     const checkCancelled = () => {
       if (cancelled.aborted) throw new StepFailure("the build was cancelled");
     };
@@ -258,6 +296,7 @@ export class BuildRunner {
       };
       await this.finish(t, b, { output });
       logLine("info", "Build finished", step);
+      ended();
     } catch (err) {
       const message = cancelled.aborted
         ? `the build was cancelled: ${String(cancelled.reason)}`
@@ -266,9 +305,9 @@ export class BuildRunner {
           : `internal error: ${SandboxIacError.from(err, { operation: "templates.build" }).reason}`;
       logLine("error", `Build failed: ${message}`, step);
       await this.finish(t, b, { failure: { message, step } });
+      ended();
     } finally {
-      cancelled.removeEventListener("abort", onCancel);
-      await box.dispose();
+      await box.close();
       await this.catalog.logs.flush(b.buildID);
       // Layers of a failed build's finalize, of cache entries evicted or replaced, of a template deleted meanwhile.
       await this.catalog

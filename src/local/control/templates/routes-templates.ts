@@ -116,7 +116,9 @@ export function templateCrudRoutes(deps: TemplateRouteDeps, deleteTags: Route["h
     }
     // Deleting a template cancels its builds in progress (a cancelled create cleans up this way).
     await Promise.all(
-      t.builds.filter((b) => b.status === "building").map((b) => builds.cancel(b.buildID)),
+      t.builds
+        .filter((b) => b.status === "building")
+        .map((b) => builds.cancel(b.buildID, undefined, { waitForCleanUp: true })),
     );
     await catalog.remove(t);
     return { status: 204 };

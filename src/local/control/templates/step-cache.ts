@@ -30,7 +30,7 @@ import type { TemplateStep } from "./build-steps";
 const KEY_VERSION = "1";
 
 /** File of the cache, in the templates directory. */
-const STEP_CACHE_FILE = "step-cache.json";
+export const STEP_CACHE_FILE = "step-cache.json";
 
 /** Bounds of the cache. */
 export interface StepCacheLimits {
