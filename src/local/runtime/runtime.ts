@@ -269,6 +269,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     baseLayerId: BASE_LAYER_ID,
     nftTable,
     maxSandboxes,
+    sandboxesMemoryBytes: host.sandboxesMemoryBytes,
     start,
     isolation,
     captureLayer: async (sandboxID: string, opts?: CaptureOptions) => {

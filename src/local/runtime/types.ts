@@ -188,6 +188,8 @@ export interface SandboxRuntime {
    * template builds together); `start()` refuses more with `rate_limited`.
    */
   readonly maxSandboxes: number;
+  /** Memory limit of the cgroup every sandbox sits in (the host's memory minus its headroom), in bytes. */
+  readonly sandboxesMemoryBytes: number;
   /** Stops every sandbox this runtime started. */
   close(): Promise<void>;
 }

@@ -36,9 +36,10 @@ export async function startSandbox(
   const tpl = ctx.templates.resolve(input.template);
   if (!tpl) throw serviceError("not_found", `template '${input.template}' not found`);
   // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
+  // With none ready, a start of the pool's already under way is nearer than a new one.
   const started = input.volumeMounts?.length
     ? undefined
-    : ctx.pool.claim(warmSpec(tpl, input.allowInternetAccess));
+    : await ctx.pool.claimSoon(warmSpec(tpl, input.allowInternetAccess));
   const sandboxID = started?.sandboxID ?? newSandboxID();
   const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
   let rt: RuntimeSandbox;

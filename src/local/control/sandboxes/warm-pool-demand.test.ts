@@ -47,7 +47,7 @@ class HeldRuntime {
 const SPEC: WarmSpec = { layers: ["base"], cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
 
 let n = 0;
-function pool(rt: HeldRuntime, opts: { idleMs?: number } = {}): WarmPool {
+function pool(rt: HeldRuntime, opts: { idleMs?: number; memoryShareMB?: number } = {}): WarmPool {
   return new WarmPool({
     runtime: rt.runtime,
     newId: () => `i${String(++n).padStart(20, "0")}`,
@@ -127,6 +127,50 @@ describe("the warm pool's refill", () => {
       intervalMs: 10,
     });
     expect(rt.stopped).toEqual(rt.destroyed);
+    await p.close();
+  });
+
+  it("hands a create that finds none ready the next member its key is starting, instead of a miss", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt);
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    expect(p.claim(SPEC)).toBeDefined();
+    expect(p.claim(SPEC)).toBeDefined();
+    // GIVEN both refills still starting, WHEN a create comes, THEN it waits for one of them.
+    const starting = rt.pending.map((s) => s.spec.sandboxID);
+    const soon = p.claimSoon(SPEC);
+    rt.finishStarts();
+    const rtOf = await soon;
+    expect(starting).toContain(rtOf?.sandboxID);
+    // The refill it asked for is still starting: close completes it.
+    const closing = p.close();
+    rt.finishStarts();
+    await closing;
+  });
+
+  it("answers a waiting create with no member when the pool closes, so it starts its own", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt);
+    p.prime(SPEC);
+    const soon = p.claimSoon(SPEC);
+    const closing = p.close();
+    expect(await soon).toBeUndefined();
+    rt.finishStarts();
+    await closing;
+  });
+
+  it("never holds more members than its share of memory, however much creates ask", async () => {
+    const rt = new HeldRuntime();
+    // Room for two members of 256 MiB.
+    const p = pool(rt, { memoryShareMB: 600 });
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    for (let round = 0; round < 3; round++) {
+      while (p.claim(SPEC));
+      await fillTo(rt, p, 2);
+      expect(rt.maxPending).toBeLessThanOrEqual(2);
+    }
     await p.close();
   });
 

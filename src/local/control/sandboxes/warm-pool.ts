@@ -21,14 +21,24 @@
  * that finds its key empty (a miss: demand outran the refill) doubles the
  * key's target, up to `maxSize`; a key not claimed for `idleMs` falls back to
  * `size` and stops its extra members. Up to `concurrency` members start at
- * once, so a burst of creates is refilled in parallel rather than one start
- * at a time.
+ * once (by default one per core: a start is mostly CPU, the agent's Node
+ * start, so more at once only share the cores), so a burst of creates is
+ * refilled in parallel rather than one start at a time. A create that finds
+ * no ready member but one of its key starting ({@link WarmPool.claimSoon})
+ * waits for that start rather than beginning a cold start of its own: the
+ * member has been starting for a while, so it is ready sooner than a new one.
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
- * recently used key is dropped), `concurrency` starts at a time.
+ * recently used key is dropped), `concurrency` starts at a time, and the
+ * pool's share of memory: its members (ready and starting, over every key)
+ * together have memory limits of at most `memoryShareMB`, by default a
+ * quarter of the memory every sandbox shares (`--max-sandboxes`' budget:
+ * the host's memory minus an eighth). A start past it waits until a claim
+ * or a shrink makes room.
  *
  * @module
  */
+import { availableParallelism } from "node:os";
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
 
 /** What a pool member is started with: a {@link SandboxSpec} without its id. */
@@ -59,9 +69,15 @@ export interface WarmPoolOptions {
   maxSize?: number | undefined;
   /**
    * Members starting at once, over every key.
-   * @default 2
+   * @default the machine's cores (`os.availableParallelism()`), at least 2
    */
   concurrency?: number | undefined;
+  /**
+   * The most memory, in MiB, the members together may be limited to (each
+   * counts its key's `memoryMB`, ready or starting).
+   * @default a quarter of the runtime's `sandboxesMemoryBytes`; no bound when the runtime gives none
+   */
+  memoryShareMB?: number | undefined;
   /**
    * A key not claimed for this long shrinks back to `size`.
    * @default 30000
@@ -91,14 +107,19 @@ interface Slot {
   lastClaim: number;
   /** Set after a failed start: no refill until the next claim asks again. */
   failed: boolean;
+  /** Creates waiting for a start in flight, first come first served; each gets one member (or none). */
+  waiters: Array<(member: Member | undefined) => void>;
 }
 
 /** Default members per key. */
 const DEFAULT_WARM_POOL_SIZE = 2;
 /** Default most members per key under demand. */
 const DEFAULT_WARM_POOL_MAX_SIZE = 8;
-/** Default members starting at once. */
-const DEFAULT_WARM_POOL_CONCURRENCY = 2;
+/** The fewest members starting at once by default, also on one core (a start waits on I/O too). */
+const MIN_WARM_POOL_CONCURRENCY = 2;
+/** The share of the sandboxes' memory the pool may hold by default. */
+const DEFAULT_WARM_POOL_MEMORY_SHARE = 1 / 4;
+const MIB = 1024 * 1024;
 /** Default quiet time after which a grown key shrinks back. */
 const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
 /** Default number of keys kept warm. */
@@ -120,6 +141,7 @@ export class WarmPool {
   private readonly concurrency: number;
   private readonly idleMs: number;
   private readonly maxKeys: number;
+  private readonly memoryShareMB: number;
   /** Insertion order is recency: a claim moves its key to the end. */
   private readonly slots = new Map<string, Slot>();
   /** Members being started; close() and forgetLayer() wait for them. */
@@ -132,7 +154,14 @@ export class WarmPool {
   constructor(private readonly opts: WarmPoolOptions) {
     this.size = Math.max(0, Math.floor(opts.size ?? DEFAULT_WARM_POOL_SIZE));
     this.maxSize = Math.max(this.size, Math.floor(opts.maxSize ?? DEFAULT_WARM_POOL_MAX_SIZE));
-    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_WARM_POOL_CONCURRENCY));
+    this.concurrency = Math.max(
+      1,
+      Math.floor(opts.concurrency ?? Math.max(MIN_WARM_POOL_CONCURRENCY, availableParallelism())),
+    );
+    const budget = (opts.runtime as Partial<SandboxRuntime>).sandboxesMemoryBytes;
+    this.memoryShareMB =
+      opts.memoryShareMB ??
+      (budget ? Math.floor((budget * DEFAULT_WARM_POOL_MEMORY_SHARE) / MIB) : Infinity);
     this.idleMs = Math.max(0, opts.idleMs ?? DEFAULT_WARM_POOL_IDLE_MS);
     this.maxKeys = Math.max(1, Math.floor(opts.maxKeys ?? DEFAULT_WARM_POOL_KEYS));
   }
@@ -143,6 +172,35 @@ export class WarmPool {
    * becomes the most recently used one and its refill is scheduled.
    */
   claim(spec: WarmSpec): RuntimeSandbox | undefined {
+    const taken = this.take(spec);
+    this.refill();
+    return taken?.member?.rt;
+  }
+
+  /**
+   * Like {@link claim}, but when no member is ready and one of the key's
+   * starts is in flight (and not promised to an earlier create), waits for
+   * that start: a create then pays what is left of a start already under
+   * way, never a whole cold start more. Resolves `undefined` when nothing is
+   * starting for it or that start fails (the caller starts one itself).
+   */
+  async claimSoon(spec: WarmSpec): Promise<RuntimeSandbox | undefined> {
+    const taken = this.take(spec);
+    if (!taken || taken.member) {
+      this.refill();
+      return taken?.member?.rt;
+    }
+    const { slot } = taken;
+    const waiting =
+      slot.starting > slot.waiters.length
+        ? new Promise<Member | undefined>((resolve) => slot.waiters.push(resolve))
+        : undefined;
+    this.refill();
+    return (await waiting)?.rt;
+  }
+
+  /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
+  private take(spec: WarmSpec): { slot: Slot; member: Member | undefined } | undefined {
     if (this.closed || this.size === 0) return undefined;
     const known = this.slots.has(warmKey(spec));
     const slot = this.touch(spec);
@@ -156,8 +214,7 @@ export class WarmPool {
       slot.target = Math.min(this.maxSize, slot.target * 2);
       this.opts.log(`warm pool: no ready sandbox for a create; keeping ${slot.target} ready`);
     }
-    this.refill();
-    return member?.rt;
+    return { slot, member };
   }
 
   /** Keeps `spec` warm without claiming (e.g. the `base` template at start). */
@@ -177,6 +234,7 @@ export class WarmPool {
     for (const [key, slot] of this.slots) {
       if (!slot.spec.layers.includes(layerId)) continue;
       this.slots.delete(key);
+      releaseWaiters(slot);
       dropped.push(...slot.ready);
     }
     // A member being started on the layer is discarded when its start ends,
@@ -203,6 +261,7 @@ export class WarmPool {
   async close(): Promise<void> {
     this.closed = true;
     if (this.shrinkTimer) clearTimeout(this.shrinkTimer);
+    for (const slot of this.slots.values()) releaseWaiters(slot);
     await Promise.all([...this.starts]);
     await Promise.all([...this.discarding]);
     const members = [...this.slots.values()].flatMap((s) => s.ready);
@@ -223,22 +282,34 @@ export class WarmPool {
         target: this.size,
         lastClaim: Date.now(),
         failed: false,
+        waiters: [],
       };
     this.slots.set(key, slot);
     while (this.slots.size > this.maxKeys) {
       const [oldKey, old] = this.slots.entries().next().value as [string, Slot];
       this.slots.delete(oldKey);
+      releaseWaiters(old);
       for (const m of old.ready) this.discardLater(m);
     }
     return slot;
   }
 
-  /** Starts members, most recently used key first, until every key has its target or `concurrency` are starting. */
+  /**
+   * Starts members, most recently used key first, until every key has its
+   * target, `concurrency` are starting, or one more would pass the pool's
+   * share of memory.
+   */
   private refill(): void {
     while (!this.closed && this.starts.size < this.concurrency) {
+      const held = this.heldMemoryMB();
       const slot = [...this.slots.values()]
         .reverse()
-        .find((s) => !s.failed && alive(s) + s.starting < s.target);
+        .find(
+          (s) =>
+            !s.failed &&
+            alive(s) + s.starting < s.target &&
+            held + s.spec.memoryMB <= this.memoryShareMB,
+        );
       if (!slot) break;
       slot.starting++;
       const p = this.startOne(slot).finally(() => {
@@ -249,6 +320,14 @@ export class WarmPool {
       this.starts.add(p);
     }
     this.scheduleShrink();
+  }
+
+  /** The memory limits of every member, ready or starting, in MiB. */
+  private heldMemoryMB(): number {
+    let mb = 0;
+    for (const slot of this.slots.values())
+      mb += (alive(slot) + slot.starting) * slot.spec.memoryMB;
+    return mb;
   }
 
   private async startOne(slot: Slot): Promise<void> {
@@ -264,6 +343,8 @@ export class WarmPool {
         `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
       );
       await this.opts.runtime.destroy(id).catch(() => undefined);
+      // A create waiting for this start starts its own sandbox.
+      slot.waiters.shift()?.(undefined);
       return;
     }
     const member: Member = { rt, dead: false };
@@ -281,7 +362,9 @@ export class WarmPool {
       await this.discard(member);
       return;
     }
-    slot.ready.push(member);
+    const waiter = slot.waiters.shift();
+    if (waiter) waiter(member);
+    else slot.ready.push(member);
   }
 
   /** Arms one timer that shrinks keys grown beyond `size` once they are quiet. */
@@ -321,4 +404,9 @@ export class WarmPool {
       this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxID} failed: ${String(err)}`);
     }
   }
+}
+
+/** Answers every create waiting on `slot`'s starts with no member: each starts its own. */
+function releaseWaiters(slot: Slot): void {
+  for (const resolve of slot.waiters.splice(0)) resolve(undefined);
 }
