@@ -14,8 +14,8 @@ import type { Route } from "./control/http";
 import { lifecycleRoutes } from "./control/sandboxes/lifecycle-routes";
 import { SandboxManager } from "./control/sandboxes/manager";
 import { queryRoutes } from "./control/sandboxes/query-routes";
-import { RELAY_HIGH_WATER_MARK } from "./control/proxy";
-import { createServiceHandler } from "./control/server";
+import { RELAY_HIGH_WATER_MARK } from "./proxy/forward";
+import { createServiceHandler } from "./server";
 import { createTemplateRegistry, templateRoutes } from "./control/templates";
 import {
   API_KEY_FILE,

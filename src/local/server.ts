@@ -6,19 +6,19 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ENVD_PORT } from "../../wire/envd";
-import { answerPreflight, isPreflight } from "./cors";
-import type { Route } from "./http";
+import { ENVD_PORT } from "../wire/envd";
+import { answerPreflight, isPreflight } from "./control/cors";
+import type { Route } from "./control/http";
 import {
   sendSandboxJson,
   sendSandboxNotFound,
   servePortRequest,
   serveSandboxRequest,
-} from "./proxy";
-import { createRouter } from "./router";
-import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./sandbox-routing";
-import { accessTokenRoutes } from "./access-tokens";
-import type { SandboxManager } from "./sandboxes/manager";
+} from "./proxy/forward";
+import { createRouter } from "./control/router";
+import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./proxy/routing";
+import { accessTokenRoutes } from "./control/access-tokens";
+import type { SandboxManager } from "./control/sandboxes/manager";
 
 /** What the handler serves. */
 export interface ServiceHandlerOptions {

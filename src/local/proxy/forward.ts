@@ -9,10 +9,10 @@
 import * as http from "node:http";
 import { ENVD_HEADERS, ENVD_ROUTES } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
-import { CORS_HEADERS } from "./cors";
-import type { SandboxManager } from "./sandboxes/manager";
-import type { SandboxRecord } from "./sandboxes/record";
-import { envdMetricsView } from "./sandboxes/metrics";
+import { CORS_HEADERS } from "../control/cors";
+import type { SandboxManager } from "../control/sandboxes/manager";
+import type { SandboxRecord } from "../control/sandboxes/record";
+import { envdMetricsView } from "../control/sandboxes/metrics";
 import { safeEqual } from "../../wire/safe-equal";
 import { SandboxIacError } from "../../errors";
 

@@ -10,8 +10,8 @@
 import type { IncomingMessage } from "node:http";
 import { ENVD_HEADERS, ENVD_PORT, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
-import type { SandboxManager } from "./sandboxes/manager";
-import type { SandboxRecord } from "./sandboxes/record";
+import type { SandboxManager } from "../control/sandboxes/manager";
+import type { SandboxRecord } from "../control/sandboxes/record";
 import { filesSignature } from "../../wire/files-signature";
 import { SANDBOX_HOST_PATTERN } from "../../wire/ids";
 import { safeEqual } from "../../wire/safe-equal";
