@@ -7,7 +7,7 @@
 import { CONTROL_HEADERS } from "../../../wire/control";
 import { serviceError, type ControlRequest, type Route } from "../http";
 import { parseSandboxID } from "./ids";
-import { idParam } from "./lifecycle-routes";
+import { idParam } from "./routes-lifecycle";
 import {
   matchesMetadata,
   paginate,
