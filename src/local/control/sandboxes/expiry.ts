@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { lockedEntry, type Live } from "./live";
+import { lockedEntry, type Live } from "./known-sandbox";
 import { appendLog } from "./logs";
 
 /** The state changes an expiry may make; both run under the sandbox's lock. */

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { CreateSandboxInput } from "./manager-contracts";
+import type { CreateSandboxInput } from "./manager-options";
 import type { SandboxRecord } from "./record";
 
 /** Environment variables create sets per sandbox, never inherited by a fork. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Live } from "./live";
+import type { Live } from "./known-sandbox";
 
 /** Node timers overflow above 2^31-1 ms; longer timeouts are re-armed. */
 const MAX_TIMER_MS = 2_147_483_647;

@@ -27,12 +27,12 @@ import {
   notFound,
   type Live,
   type ProxiedExchange,
-} from "./live";
+} from "./known-sandbox";
 import type {
   CreateSandboxInput,
   SandboxManagerOptions,
   SandboxManagerView,
-} from "./manager-contracts";
+} from "./manager-options";
 import { MetricsStore } from "./metrics";
 import {
   attach,
@@ -54,8 +54,8 @@ export type {
   CreateSandboxInput,
   SandboxManagerOptions,
   TemplateLookup,
-} from "./manager-contracts";
-export { notFound } from "./live";
+} from "./manager-options";
+export { notFound } from "./known-sandbox";
 export { SANDBOXES_STATE_FILE } from "./restore";
 
 /** Owns every sandbox of the service. */

@@ -8,7 +8,7 @@
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
 import { bootSandbox } from "./boot";
 import { disarm } from "./lifetime";
-import { dropConnections, type Live } from "./live";
+import { dropConnections, type Live } from "./known-sandbox";
 import { appendLog } from "./logs";
 import type { SandboxRecord } from "./record";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Live } from "./live";
+import type { Live } from "./known-sandbox";
 import { METRICS_INTERVAL_MS, type MetricsStore } from "./metrics";
 
 /** Adds one sample of `l` when it runs unfrozen; a sandbox stopping meanwhile is skipped. */

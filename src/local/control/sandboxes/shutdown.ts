@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { lockedEntry, type Live } from "./live";
+import { lockedEntry, type Live } from "./known-sandbox";
 import { appendLog } from "./logs";
 import { stopProcesses } from "./pause-resume";
 

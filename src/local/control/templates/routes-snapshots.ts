@@ -9,7 +9,7 @@ import { ENVD_VERSION } from "../../../wire/envd";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { BASE_TEMPLATE_ID } from "./constants";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
 import { newBuildID, newTemplateID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";

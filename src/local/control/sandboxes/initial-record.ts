@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CreateSandboxInput, ResolvedTemplate } from "./manager-contracts";
+import type { CreateSandboxInput, ResolvedTemplate } from "./manager-options";
 import { newClientID } from "./ids";
 import type { SandboxRecord } from "./record";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { SandboxRuntime } from "../../runtime/types";
-import type { SandboxManagerView } from "../sandboxes/manager-contracts";
+import type { SandboxManagerView } from "../sandboxes/manager-options";
 import type { TemplateRegistry } from "./registry";
 
 /** The sandboxes side as the templates side needs it (the manager's own view). */
