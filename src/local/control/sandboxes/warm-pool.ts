@@ -46,7 +46,7 @@ export interface WarmPoolOptions {
    * shell) is not paid by a create. A failure discards the member.
    * @default nothing is run
    */
-  warmUp?: ((rt: RuntimeSandbox) => Promise<void>) | undefined;
+  warmUp?: ((processes: RuntimeSandbox) => Promise<void>) | undefined;
   /**
    * Ready members kept per key while it is quiet; 0 disables the pool.
    * @default 2
@@ -75,7 +75,7 @@ export interface WarmPoolOptions {
 }
 
 interface Member {
-  rt: RuntimeSandbox;
+  processes: RuntimeSandbox;
   /** Set when its processes exited while waiting in the pool. */
   dead: boolean;
 }
@@ -110,7 +110,7 @@ function warmKey(spec: WarmSpec): string {
 }
 
 function alive(slot: Slot): number {
-  return slot.ready.filter((m) => !m.dead).length;
+  return slot.ready.filter((member) => !member.dead).length;
 }
 
 /** Pre-started sandboxes, claimed by create. */
@@ -157,7 +157,7 @@ export class WarmPool {
       this.opts.log(`warm pool: no ready sandbox for a create; keeping ${slot.target} ready`);
     }
     this.refill();
-    return member?.rt;
+    return member?.processes;
   }
 
   /** Keeps `spec` warm without claiming (e.g. the `base` template at start). */
@@ -182,7 +182,7 @@ export class WarmPool {
     // A member being started on the layer is discarded when its start ends,
     // as its key is gone; waiting for it keeps the layer unmounted.
     await Promise.all([...this.starts]);
-    for (const m of dropped) await this.discard(m);
+    for (const member of dropped) await this.discard(member);
   }
 
   /** Ready members, over every key (for tests and logs). */
@@ -195,7 +195,7 @@ export class WarmPool {
   /** Ids of the ready members (they are no sandbox of the API yet). */
   readyIds(): string[] {
     return [...this.slots.values()].flatMap((s) =>
-      s.ready.filter((m) => !m.dead).map((m) => m.rt.sandboxID),
+      s.ready.filter((member) => !member.dead).map((member) => member.processes.sandboxID),
     );
   }
 
@@ -208,7 +208,7 @@ export class WarmPool {
     const members = [...this.slots.values()].flatMap((s) => s.ready);
     this.slots.clear();
     // Sequential: bounded by maxSize x maxKeys, and each stop is a handful of cgroup writes.
-    for (const m of members) await this.discard(m);
+    for (const member of members) await this.discard(member);
   }
 
   private touch(spec: WarmSpec): Slot {
@@ -228,7 +228,7 @@ export class WarmPool {
     while (this.slots.size > this.maxKeys) {
       const [oldKey, old] = this.slots.entries().next().value as [string, Slot];
       this.slots.delete(oldKey);
-      for (const m of old.ready) this.discardLater(m);
+      for (const member of old.ready) this.discardLater(member);
     }
     return slot;
   }
@@ -253,12 +253,12 @@ export class WarmPool {
 
   private async startOne(slot: Slot): Promise<void> {
     const id = this.opts.newId();
-    let rt: RuntimeSandbox | undefined;
+    let processes: RuntimeSandbox | undefined;
     try {
-      rt = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
-      await this.opts.warmUp?.(rt);
+      processes = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
+      await this.opts.warmUp?.(processes);
     } catch (err) {
-      await rt?.stop().catch(() => undefined);
+      await processes?.stop().catch(() => undefined);
       slot.failed = true;
       this.opts.log(
         `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
@@ -266,15 +266,15 @@ export class WarmPool {
       await this.opts.runtime.destroy(id).catch(() => undefined);
       return;
     }
-    const member: Member = { rt, dead: false };
-    void rt.exited.then(() => {
+    const member: Member = { processes, dead: false };
+    void processes.exited.then(() => {
       if (member.dead) return;
       member.dead = true;
       // Still waiting in the pool: nobody else will clean it up.
       const idx = slot.ready.indexOf(member);
       if (idx >= 0) {
         slot.ready.splice(idx, 1);
-        void this.opts.runtime.destroy(rt.sandboxID).catch(() => undefined);
+        void this.opts.runtime.destroy(processes.sandboxID).catch(() => undefined);
       }
     });
     if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
@@ -302,23 +302,25 @@ export class WarmPool {
       slot.target = this.size;
       // The oldest members go first: the newest have the warmest caches.
       const extra = slot.ready.length - slot.target;
-      if (extra > 0) for (const m of slot.ready.splice(0, extra)) this.discardLater(m);
+      if (extra > 0) for (const member of slot.ready.splice(0, extra)) this.discardLater(member);
     }
     this.scheduleShrink();
   }
 
-  private discardLater(m: Member): void {
-    const p = this.discard(m).finally(() => this.discarding.delete(p));
+  private discardLater(member: Member): void {
+    const p = this.discard(member).finally(() => this.discarding.delete(p));
     this.discarding.add(p);
   }
 
-  private async discard(m: Member): Promise<void> {
-    m.dead = true;
+  private async discard(member: Member): Promise<void> {
+    member.dead = true;
     try {
-      await m.rt.stop();
-      await this.opts.runtime.destroy(m.rt.sandboxID);
+      await member.processes.stop();
+      await this.opts.runtime.destroy(member.processes.sandboxID);
     } catch (err) {
-      this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxID} failed: ${String(err)}`);
+      this.opts.log(
+        `warm pool: discarding sandbox ${member.processes.sandboxID} failed: ${String(err)}`,
+      );
     }
   }
 }

@@ -29,7 +29,7 @@ import {
 } from "./model";
 import { newBuildID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
-import type { ResolvedTemplate } from "./registry";
+import type { ResolvedTemplate } from "./lookup";
 import { SandboxIacError } from "../../../errors";
 import { LayerCollector, type CollectionResult } from "./layer-gc";
 import { StepCache, type StepCacheLimits } from "./step-cache";

@@ -15,7 +15,8 @@ import { newBuildID, newTemplateID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import { requireTemplateName } from "./names";
 import { paginate } from "./responses";
-import { internalsOf, type ResolvedTemplate } from "./registry";
+import type { ResolvedTemplate } from "./lookup";
+import { internalsOf } from "./registry";
 import { PageQuery, queryObject, SnapshotRequest } from "./schemas";
 import { snapshotId, snapshotView } from "./views";
 
