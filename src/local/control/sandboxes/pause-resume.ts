@@ -23,7 +23,7 @@ export interface PauseResumeContext {
   arm(sandbox: KnownSandbox): void;
 }
 
-/** Makes `processes` the processes of `sandbox`, watching for them to die on their own. */
+/** Attaches `processes` (just started) to `sandbox`, watching for them to die on their own. */
 export function attach(
   ctx: PauseResumeContext,
   sandbox: KnownSandbox,

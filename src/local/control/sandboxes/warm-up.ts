@@ -15,13 +15,13 @@ const WARM_UP_TIMEOUT_MS = 10_000;
 /** The template kept warm from the start. */
 export const PRIMED_TEMPLATE = "base";
 
-/** Runs what a create's first command runs (`bash -sandbox -c true`), so that its code paths are compiled and cached. */
+/** Runs what a create's first command runs (`bash -l -c true`), so that its code paths are compiled and cached. */
 export async function warmUpAgent(processes: RuntimeSandbox): Promise<void> {
   const res = await agentRun(processes.agentSocket, "true", { timeoutMs: WARM_UP_TIMEOUT_MS });
   if (res.exitCode !== 0) {
     throw new SandboxIacError(
       "command_failed",
-      `warming up pool sandbox ${processes.sandboxID}: \`bash -sandbox -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
+      `warming up pool sandbox ${processes.sandboxID}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
       {
         operation: "sandboxes.warmPool",
         resourceId: processes.sandboxID,
