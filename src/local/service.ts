@@ -11,11 +11,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { invalidArgument, registerSecret, SandboxIacError } from "../errors";
 import type { Route } from "./control/http";
-import { lifecycleRoutes } from "./control/sandboxes/lifecycle-routes";
+import { lifecycleRoutes } from "./control/sandboxes/routes-lifecycle";
 import { SandboxManager } from "./control/sandboxes/manager";
-import { queryRoutes } from "./control/sandboxes/query-routes";
-import { RELAY_HIGH_WATER_MARK } from "./control/proxy";
-import { createServiceHandler } from "./control/server";
+import { queryRoutes } from "./control/sandboxes/routes-query";
+import { RELAY_HIGH_WATER_MARK } from "./proxy/forward";
+import { createServiceHandler } from "./server";
 import { createTemplateRegistry, templateRoutes } from "./control/templates";
 import {
   API_KEY_FILE,

@@ -17,6 +17,7 @@ import {
   packageFileSources,
   registryPasswordProblems,
   secretValueProblems,
+  type ValidatedConstruct,
 } from "../../cdk/conveniences";
 import type { CdkRuntime } from "../../cdk/runtime";
 import { buildWithListRuns, commandsWithJoinedRuns, type WithRunLines } from "../../cdk/run-lines";
@@ -96,33 +97,50 @@ export class Template extends template.Template {
 }
 
 /**
+ * The local `files[].source` paths of a construct with a `files` block
+ * (Provisioner, Volume): each packaged as an asset, and the paths that could
+ * not be packaged reported by the construct's synth validation.
+ */
+class LocalFiles {
+  private problems: readonly string[] = [];
+
+  /** Registers `construct`'s synth validation, which includes the packaging problems. */
+  public constructor(
+    private readonly construct: ValidatedConstruct,
+    config: object,
+    attributes: () => Record<string, unknown>,
+  ) {
+    addProviderValidation(construct, config, attributes, RUNTIME, () => this.problems);
+  }
+
+  /** `files` with each local `source` replaced by its asset's path. */
+  public packaged<T>(files: T): T {
+    const packaged = packageFileSources(this.construct, files, RUNTIME);
+    this.problems = packaged.problems;
+    return packaged.value;
+  }
+}
+
+/**
  * A provisioner (`sandboxiac_provisioner`). A `files[].source` is a local path,
  * relative to the directory of `cdktf.json` (else the working directory); it is
  * copied into the stack as an asset so `terraform apply` finds it.
  */
 export class Provisioner extends provisioner.Provisioner {
-  private fileProblems: readonly string[] = [];
+  private readonly localFiles: LocalFiles;
 
   /** Declares the provisioner; invalid literal props fail synth validation. */
   public constructor(scope: Construct, id: string, config: ProvisionerConfig) {
     const { commands, ...rest } = config;
     super(scope, id, rest);
+    this.localFiles = new LocalFiles(this, config, () => this.synthesizeAttributes());
     if (commands !== undefined) this.putCommands(commands);
     if (config.files !== undefined) this.putFiles(config.files);
-    addProviderValidation(
-      this,
-      config,
-      () => this.synthesizeAttributes(),
-      RUNTIME,
-      () => this.fileProblems,
-    );
   }
 
   /** Sets `files`, packaging each local `source` as an asset. */
   public override putFiles(value: provisioner.ProvisionerFiles[] | cdktf.IResolvable): void {
-    const packaged = packageFileSources(this, value, RUNTIME);
-    this.fileProblems = packaged.problems;
-    super.putFiles(packaged.value);
+    super.putFiles(this.localFiles.packaged(value));
   }
 
   /** Sets `commands`; a `run` list is handed to the binding as its joined line. */
@@ -163,26 +181,18 @@ export class SandboxReader extends sandboxReader.SandboxReader {
  * it is copied into the stack as an asset so `terraform apply` finds it.
  */
 export class Volume extends volume.Volume {
-  private fileProblems: readonly string[] = [];
+  private readonly localFiles: LocalFiles;
 
   /** Declares the volume; invalid literal props fail synth validation. */
   public constructor(scope: Construct, id: string, config: volume.VolumeConfig) {
     super(scope, id, config);
+    this.localFiles = new LocalFiles(this, config, () => this.synthesizeAttributes());
     if (config.files !== undefined) this.putFiles(config.files);
-    addProviderValidation(
-      this,
-      config,
-      () => this.synthesizeAttributes(),
-      RUNTIME,
-      () => this.fileProblems,
-    );
   }
 
   /** Sets `files`, packaging each local `source` as an asset. */
   public override putFiles(value: volume.VolumeFiles[] | cdktf.IResolvable): void {
-    const packaged = packageFileSources(this, value, RUNTIME);
-    this.fileProblems = packaged.problems;
-    super.putFiles(packaged.value);
+    super.putFiles(this.localFiles.packaged(value));
   }
 }
 

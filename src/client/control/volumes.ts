@@ -9,7 +9,14 @@ import { z } from "zod";
 import { invalidArgument } from "../../errors";
 import { VOLUME_NAME_PATTERN } from "../../wire/ids";
 import { checkId } from "./args";
-import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
+import {
+  type AttemptInit,
+  type CallContext,
+  type CallOptions,
+  callSpec,
+  invoke,
+  type RawResult,
+} from "./call";
 import type { OperationName } from "./operations";
 import {
   type Volume,
@@ -134,10 +141,12 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
     const volumeID = checkId(call.op, "volumeID", vol?.volumeID);
     const checked = { path: parseArgs(ContentPath, { path }, call.op).path, ...query() };
     const spec = callSpec(call.op, [call.success], call.schema, volumeID);
+    const callOptions = withToken(vol, call.op, options);
+    const params = { path: { volumeID }, query: checked };
     return {
-      spec,
-      options: withToken(vol, call.op, options),
-      params: { path: { volumeID }, query: checked },
+      /** Sends the call (`send` makes one attempt with the checked `params`), retried as its operation allows. */
+      send: (send: (p: typeof params, init: AttemptInit) => Promise<RawResult>) =>
+        invoke(ctx, spec, callOptions, (init) => send(params, init)),
     };
   };
 
@@ -173,75 +182,48 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
       );
     },
     async statVolumePath(vol, path, options) {
-      const c = content(
-        { op: "volumes.stat", success: 200, schema: VolumeEntryStatSchema },
-        vol,
-        path,
-        options,
-      );
-      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
-        ctx.api.GET("/volumecontent/{volumeID}/path", { params: c.params, ...init }),
+      const call = { op: "volumes.stat", success: 200, schema: VolumeEntryStatSchema } as const;
+      const { data } = await content(call, vol, path, options).send((params, init) =>
+        ctx.api.GET("/volumecontent/{volumeID}/path", { params, ...init }),
       );
       return data;
     },
     async listVolumeDir(vol, path, depth, options) {
       const op = "volumes.listDir";
-      const c = content(
-        { op, success: 200, schema: z.array(VolumeEntryStatSchema) },
-        vol,
-        path,
-        options,
-        () => parseArgs(Depth, { depth }, op),
-      );
-      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
-        ctx.api.GET("/volumecontent/{volumeID}/dir", { params: c.params, ...init }),
-      );
+      const call = { op, success: 200, schema: z.array(VolumeEntryStatSchema) } as const;
+      const { data } = await content(call, vol, path, options, () =>
+        parseArgs(Depth, { depth }, op),
+      ).send((params, init) => ctx.api.GET("/volumecontent/{volumeID}/dir", { params, ...init }));
       return data;
     },
     async makeVolumeDir(vol, path, create, options) {
       const op = "volumes.makeDir";
-      const c = content(
-        { op, success: 201, schema: VolumeEntryStatSchema },
-        vol,
-        path,
-        options,
-        () => parseArgs(CreateArgs, create ?? {}, op),
-      );
-      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
-        ctx.api.POST("/volumecontent/{volumeID}/dir", { params: c.params, ...init }),
-      );
+      const call = { op, success: 201, schema: VolumeEntryStatSchema } as const;
+      const { data } = await content(call, vol, path, options, () =>
+        parseArgs(CreateArgs, create ?? {}, op),
+      ).send((params, init) => ctx.api.POST("/volumecontent/{volumeID}/dir", { params, ...init }));
       return data;
     },
     async updateVolumePath(vol, path, change, options) {
       const op = "volumes.updatePath";
       const c = content({ op, success: 200, schema: VolumeEntryStatSchema }, vol, path, options);
       const body = parseArgs(ChangeArgs, change, op);
-      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
-        ctx.api.PATCH("/volumecontent/{volumeID}/path", { params: c.params, body, ...init }),
+      const { data } = await c.send((params, init) =>
+        ctx.api.PATCH("/volumecontent/{volumeID}/path", { params, body, ...init }),
       );
       return data;
     },
     async removeVolumePath(vol, path, options) {
-      const c = content(
-        { op: "volumes.removePath", success: 204, schema: undefined },
-        vol,
-        path,
-        options,
-      );
-      await invoke(ctx, c.spec, c.options, (init) =>
-        ctx.api.DELETE("/volumecontent/{volumeID}/path", { params: c.params, ...init }),
+      const call = { op: "volumes.removePath", success: 204, schema: undefined } as const;
+      await content(call, vol, path, options).send((params, init) =>
+        ctx.api.DELETE("/volumecontent/{volumeID}/path", { params, ...init }),
       );
     },
     async readVolumeFile(vol, path, options) {
-      const c = content(
-        { op: "volumes.readFile", success: 200, schema: undefined },
-        vol,
-        path,
-        options,
-      );
-      const { response } = await invoke(ctx, c.spec, c.options, (init) =>
+      const call = { op: "volumes.readFile", success: 200, schema: undefined } as const;
+      const { response } = await content(call, vol, path, options).send((params, init) =>
         ctx.api.GET("/volumecontent/{volumeID}/file", {
-          params: c.params,
+          params,
           parseAs: "stream",
           ...init,
         }),
@@ -260,9 +242,9 @@ export function volumeMethods(ctx: CallContext): VolumeMethods {
       );
       if (!streamed && typeof body !== "string" && !(body instanceof Uint8Array))
         throw invalidArgument(op, "body", typeof body, "a string, Uint8Array or ReadableStream");
-      const { data } = await invoke(ctx, c.spec, c.options, (init) =>
+      const { data } = await c.send((params, init) =>
         ctx.api.PUT("/volumecontent/{volumeID}/file", {
-          params: c.params,
+          params,
           body: body as unknown as string,
           bodySerializer: (b: unknown) => b,
           headers: { ...init.headers, "Content-Type": "application/octet-stream" },

@@ -9,7 +9,7 @@ import { invalidArgument } from "../../errors";
 import { CONTENT_TYPES, ENVD_ROUTES } from "../../wire/envd";
 import { COMPOSE_FIELDS, HTTP_HEADERS, OPS } from "./constants";
 import { effectiveUser, type SandboxContext } from "./context";
-import type { WrittenFile } from "./files-transfer";
+import type { WrittenFile } from "./transfer-options";
 import { httpRequest, readJson } from "./http";
 import { checkPath, checkTimeoutMs, checkUser } from "./validate";
 

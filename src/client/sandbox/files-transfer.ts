@@ -14,6 +14,7 @@ import { CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import { GZIP, HTTP_HEADERS, OPS } from "./constants";
 import { effectiveUser, type SandboxContext } from "./context";
 import { uploadFilesBatch, type UploadEntry } from "./files-upload-batch";
+import type { TransferOptions, WrittenFile } from "./transfer-options";
 import { httpRequest, readJson } from "./http";
 import { retryIdempotent } from "./idempotent";
 import { checkPath, checkTimeoutMs, checkUser } from "./validate";
@@ -23,26 +24,6 @@ import { checkPath, checkTimeoutMs, checkUser } from "./validate";
  * throughput in per-chunk overhead (fetch body, web-stream bridging, writev).
  */
 const STREAM_CHUNK_BYTES = 1 << 20;
-
-/** What envd reports for each written file. */
-export interface WrittenFile {
-  /** Absolute path inside the sandbox. */
-  path: string;
-  /** Base name. */
-  name: string;
-  /** Always `file`. */
-  type: string;
-}
-
-/** Options shared by transfers. */
-export interface TransferOptions {
-  /** Act as this user (owner of written files, base of relative paths). @default the client's user, else the sandbox's default user */
-  user?: string | undefined;
-  /** Aborts the transfer. @default none */
-  signal?: AbortSignal | undefined;
-  /** Deadline for the whole transfer in milliseconds; 0 means none. @default 0 for uploadFile/downloadFile, the client's timeoutMs otherwise */
-  timeoutMs?: number | undefined;
-}
 
 /** Options of {@link FilesTransferApi.uploadFile}. */
 export interface UploadFileOptions extends TransferOptions {

@@ -9,7 +9,7 @@ import { invalidArgument, SandboxIacError } from "../../errors";
 import { ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import { OPS } from "./constants";
 import { effectiveUser, type SandboxContext } from "./context";
-import type { TransferOptions, WrittenFile } from "./files-transfer";
+import type { TransferOptions, WrittenFile } from "./transfer-options";
 import { httpRequest, readJson } from "./http";
 import { checkPath, checkTimeoutMs, checkUser } from "./validate";
 

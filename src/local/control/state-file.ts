@@ -8,6 +8,8 @@
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import type { z } from "zod";
+import { SandboxIacError } from "../../errors";
 
 /** How {@link writeFileAtomic} and {@link JsonStateWriter} write. */
 export interface WriteOptions {
@@ -68,6 +70,37 @@ export async function readJsonFile(file: string): Promise<unknown> {
     throw err;
   }
   return JSON.parse(text) as unknown;
+}
+
+/**
+ * Reads a JSON file the service wrote, through `schema`, the one schema of
+ * that file (kept in the module that owns it); `undefined` when the file does
+ * not exist. A file that is not JSON, or whose content does not match (a
+ * hand edit, a file of another version), fails with an error naming the file
+ * and the first field that is wrong, before anything is built on it.
+ */
+export async function readStateFile<T>(file: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  let raw: unknown;
+  try {
+    raw = await readJsonFile(file);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    throw corruptState(file, `is not JSON (${err.message})`);
+  }
+  if (raw === undefined) return undefined;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join(".") : "(the document)";
+  throw corruptState(file, `has a bad field ${field}: ${issue?.message ?? "invalid"}`, field);
+}
+
+function corruptState(file: string, what: string, field?: string): SandboxIacError {
+  return new SandboxIacError(
+    "internal",
+    `the service's state file ${file} ${what}: restore it from a backup, or move it aside to start without what it recorded`,
+    { operation: "local.readState", resourceId: file, ...(field !== undefined ? { field } : {}) },
+  );
 }
 
 /**

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { SandboxMetricMeasures } from "../../wire/sandbox-metric";
 import type { NetworkRules } from "../../wire/egress-transforms";
 import type { LayerCompression } from "./image-layers";
 import type { CaptureOptions } from "./layers";
@@ -88,22 +89,9 @@ export interface EgressRules {
 }
 
 /** Resource usage sampled from the cgroup and the writable layer. */
-export interface SandboxStats {
+export interface SandboxStats extends SandboxMetricMeasures {
   /** Unix seconds when sampled. */
   timestampUnix: number;
-  cpuCount: number;
-  /** CPU use since the previous sample, 0..100 x cpuCount normalised to 0..100. */
-  cpuUsedPct: number;
-  /** Bytes of memory used (cgroup usage minus page cache). */
-  memUsed: number;
-  /** Bytes of memory allowed (the cgroup limit). */
-  memTotal: number;
-  /** Bytes of page cache charged to the sandbox. */
-  memCache: number;
-  /** Bytes written to the sandbox's writable layer. */
-  diskUsed: number;
-  /** Bytes available to the sandbox's disk. */
-  diskTotal: number;
 }
 
 /** A started sandbox. */

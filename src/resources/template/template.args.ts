@@ -11,7 +11,7 @@ import type { ChangeRule } from "../core/lifecycle";
 import { normaliseTemplateName } from "../../wire/template-names";
 import { tagSchema, templateNameSchema } from "../core/fields";
 import { normaliseRunLines, runLinesSchema } from "../core/run-lines";
-import { dockerfileProblem } from "./template.dockerfile";
+import { dockerfileProblem } from "./template.dockerfile-check";
 
 const nonEmpty = (what: string) => z.string().min(1, { error: `must be a non-empty ${what}` });
 

@@ -12,6 +12,7 @@
  */
 import { DockerfileParser, type Instruction } from "dockerfile-ast";
 import type { TemplateStepInput } from "./template.args";
+import { dockerfileProblem } from "./template.dockerfile-check";
 
 /** The build a Dockerfile makes. */
 export interface DockerfileBuild {
@@ -30,17 +31,6 @@ const DOCKERFILE_READY_CMD = "sleep 20";
 
 const values = (instruction: Instruction): string[] =>
   (instruction.getArguments() ?? []).map((a) => a.getValue());
-
-/** Why `content` cannot be built (the SDK's two refusals), or undefined. */
-export function dockerfileProblem(content: string): string | undefined {
-  const froms = DockerfileParser.parse(content)
-    .getInstructions()
-    .filter((i) => i.getKeyword() === "FROM").length;
-  if (froms > 1)
-    return `is a multi-stage Dockerfile (${froms} FROM instructions), which E2B templates do not support: keep one FROM, or build the image elsewhere and use fromImage`;
-  if (froms === 0) return "has no FROM instruction: start it with FROM <image>";
-  return undefined;
-}
 
 /** The variables of an ENV or ARG instruction, as the SDK's `handleEnvInstruction` reads them. */
 function envVars(keyword: string, args: string[]): Record<string, string> {

@@ -22,6 +22,7 @@ import {
   AGENT_RUN_DIR_IN_SANDBOX,
   AGENT_SOCKET_IN_SANDBOX,
 } from "../../../src/wire/sandbox-paths";
+import { shellWord } from "../../../src/wire/shell-word";
 
 /** A running test sandbox. */
 export interface TestSandbox {
@@ -122,7 +123,7 @@ export async function startTestSandbox(): Promise<TestSandbox> {
     "--socket",
     AGENT_SOCKET_IN_SANDBOX,
   ];
-  const quoted = bwrap.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const quoted = bwrap.map(shellWord).join(" ");
   const script = `mount -t overlay overlay -o lowerdir=${lower},upperdir=${upper},workdir=${work} ${merged} && exec ${quoted}`;
   const child: ChildProcess = spawn(
     "unshare",

@@ -46,7 +46,7 @@ export async function bootSandbox(
   record: SandboxRecord,
   opts: BootOptions,
 ): Promise<RuntimeSandbox> {
-  const rt =
+  const processes =
     opts.started ??
     (await opts.runtime.start({
       sandboxID: record.sandboxID,
@@ -61,9 +61,9 @@ export async function bootSandbox(
     // A warm-pool member started without rules: they are dynamic, so set them now.
     const n = record.network;
     if (opts.started && n && (n.allowOut?.length || n.denyOut?.length || n.rules)) {
-      await rt.setNetwork(n);
+      await processes.setNetwork(n);
     }
-    await agentInit(rt.agentSocket, {
+    await agentInit(processes.agentSocket, {
       // The sandbox's own variables win over the egress CA's (EDGE_TRUST_ENV).
       envVars: { ...EDGE_TRUST_ENV, ...record.initEnv },
       ...(opts.token ? { accessToken: opts.token } : {}),
@@ -71,15 +71,15 @@ export async function bootSandbox(
       ...(record.defaultWorkdir ? { defaultWorkdir: record.defaultWorkdir } : {}),
     });
     if (record.startCmd) {
-      await agentStartBackground(rt.agentSocket, record.startCmd, {
+      await agentStartBackground(processes.agentSocket, record.startCmd, {
         tag: START_CMD_TAG,
         ...(opts.token ? { accessToken: opts.token } : {}),
       });
     }
-    if (opts.readyCmd) await waitReady(rt, record, opts.readyCmd, opts.token);
-    return rt;
+    if (opts.readyCmd) await waitReady(processes, record, opts.readyCmd, opts.token);
+    return processes;
   } catch (err) {
-    await rt.stop().catch(() => undefined);
+    await processes.stop().catch(() => undefined);
     throw err;
   }
 }
@@ -87,13 +87,13 @@ export async function bootSandbox(
 /** The record's volume mounts whose volume still exists (a deleted one is not mounted again). */
 function presentBinds(record: SandboxRecord): SandboxBind[] {
   return (record.volumeMounts ?? [])
-    .filter((m) => existsSync(m.source))
-    .map((m) => ({ source: m.source, target: m.path }));
+    .filter((mount) => existsSync(mount.source))
+    .map((mount) => ({ source: mount.source, target: mount.path }));
 }
 
 /** Runs the ready command every 200 ms until it exits 0, for at most 60 s. */
 async function waitReady(
-  rt: RuntimeSandbox,
+  processes: RuntimeSandbox,
   record: SandboxRecord,
   readyCmd: string,
   token: string | undefined,
@@ -102,7 +102,7 @@ async function waitReady(
   let last = "";
   for (;;) {
     try {
-      const res = await agentRun(rt.agentSocket, readyCmd, {
+      const res = await agentRun(processes.agentSocket, readyCmd, {
         timeoutMs: READY_RUN_TIMEOUT_MS,
         ...(token ? { accessToken: token } : {}),
       });

@@ -9,8 +9,9 @@ import { serviceError } from "../http";
 import { bootSandbox } from "./boot";
 import { newSandboxID } from "./ids";
 import { appendLog } from "./logs";
-import type { CreateSandboxInput, TemplateLookup } from "./manager-contracts";
-import { newSandboxRecord } from "./new-record";
+import type { TemplateRegistry } from "../templates/lookup";
+import type { CreateSandboxInput } from "./create-input";
+import { newSandboxRecord } from "./initial-record";
 import type { SandboxRecord } from "./record";
 import type { WarmPool } from "./warm-pool";
 import { warmSpec } from "./warm-up";
@@ -18,7 +19,7 @@ import { warmSpec } from "./warm-up";
 /** What {@link startSandbox} needs of the manager. */
 export interface CreateContext {
   runtime: SandboxRuntime;
-  templates: TemplateLookup;
+  templates: TemplateRegistry;
   pool: WarmPool;
   /** The access token of a secure sandbox. */
   tokenOf(record: SandboxRecord): string | undefined;
@@ -32,22 +33,22 @@ export interface CreateContext {
 export async function startSandbox(
   ctx: CreateContext,
   input: CreateSandboxInput,
-): Promise<{ record: SandboxRecord; rt: RuntimeSandbox }> {
-  const tpl = ctx.templates.resolve(input.template);
-  if (!tpl) throw serviceError("not_found", `template '${input.template}' not found`);
+): Promise<{ record: SandboxRecord; processes: RuntimeSandbox }> {
+  const template = ctx.templates.resolve(input.template);
+  if (!template) throw serviceError("not_found", `template '${input.template}' not found`);
   // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
   // With none ready, a start of the pool's already under way is nearer than a new one.
   const started = input.volumeMounts?.length
     ? undefined
-    : await ctx.pool.claimSoon(warmSpec(tpl, input.allowInternetAccess));
+    : await ctx.pool.claimSoon(warmSpec(template, input.allowInternetAccess));
   const sandboxID = started?.sandboxID ?? newSandboxID();
-  const record = newSandboxRecord(sandboxID, tpl, input, Date.now());
-  let rt: RuntimeSandbox;
+  const record = newSandboxRecord(sandboxID, template, input, Date.now());
+  let processes: RuntimeSandbox;
   try {
-    rt = await bootSandbox(record, {
+    processes = await bootSandbox(record, {
       runtime: ctx.runtime,
       token: ctx.tokenOf(record),
-      readyCmd: tpl.readyCmd,
+      readyCmd: template.readyCmd,
       started,
     });
   } catch (err) {
@@ -55,7 +56,7 @@ export async function startSandbox(
     throw err;
   }
   record.endAt = new Date(Date.now() + input.timeoutSec * 1000).toISOString();
-  appendLog(record, "info", "sandbox created", { templateID: tpl.templateID });
-  ctx.templates.markSpawned(tpl.templateID);
-  return { record, rt };
+  appendLog(record, "info", "sandbox created", { templateID: template.templateID });
+  ctx.templates.markSpawned(template.templateID);
+  return { record, processes };
 }

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { CreateSandboxInput } from "./manager-contracts";
+import type { CreateSandboxInput } from "./create-input";
 import type { SandboxRecord } from "./record";
 
 /** Environment variables create sets per sandbox, never inherited by a fork. */
@@ -53,7 +53,7 @@ export const FORK_INHERITS: ForkInheritance = {
   envVars: (p) =>
     Object.fromEntries(Object.entries(p.initEnv).filter(([k]) => !OWN_ENV_KEYS.has(k))),
   // The parent's files include what it sees of its volumes, at the same paths.
-  volumeMounts: (p) => p.volumeMounts?.map((m) => ({ ...m })),
+  volumeMounts: (p) => p.volumeMounts?.map((mount) => ({ ...mount })),
 };
 
 /** The create request of a fork of `parent` from its checkpoint `templateID`. */

@@ -4,36 +4,40 @@
  *
  * @module
  */
-import type { Live } from "./live";
+import type { KnownSandbox } from "./known-sandbox";
 
 /** Node timers overflow above 2^31-1 ms; longer timeouts are re-armed. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Calls `onExpired` once `l.record.endAt` has passed (replacing any armed timer). */
-export function arm(l: Live, onExpired: (l: Live) => void): void {
-  disarm(l);
-  const delay = Math.max(0, Date.parse(l.record.endAt) - Date.now());
-  l.timer = setTimeout(
+/** Calls `onExpired` once `sandbox.record.endAt` has passed (replacing any armed timer). */
+export function arm(sandbox: KnownSandbox, onExpired: (sandbox: KnownSandbox) => void): void {
+  disarm(sandbox);
+  const delay = Math.max(0, Date.parse(sandbox.record.endAt) - Date.now());
+  sandbox.timer = setTimeout(
     () => {
-      l.timer = undefined;
-      if (Date.parse(l.record.endAt) > Date.now()) return arm(l, onExpired);
-      onExpired(l);
+      sandbox.timer = undefined;
+      if (Date.parse(sandbox.record.endAt) > Date.now()) return arm(sandbox, onExpired);
+      onExpired(sandbox);
     },
     Math.min(delay, MAX_TIMER_MS),
   );
-  l.timer.unref();
+  sandbox.timer.unref();
 }
 
-/** Cancels the armed timer of `l`, if any. */
-export function disarm(l: Live): void {
-  if (l.timer) clearTimeout(l.timer);
-  l.timer = undefined;
+/** Cancels the armed timer of `sandbox`, if any. */
+export function disarm(sandbox: KnownSandbox): void {
+  if (sandbox.timer) clearTimeout(sandbox.timer);
+  sandbox.timer = undefined;
 }
 
-/** Moves the end of `l` to `endMs` when that is later (never shortens). */
-export function extendTo(l: Live, endMs: number, onExpired: (l: Live) => void): void {
-  if (endMs > Date.parse(l.record.endAt)) {
-    l.record.endAt = new Date(endMs).toISOString();
-    arm(l, onExpired);
+/** Moves the end of `sandbox` to `endMs` when that is later (never shortens). */
+export function extendTo(
+  sandbox: KnownSandbox,
+  endMs: number,
+  onExpired: (sandbox: KnownSandbox) => void,
+): void {
+  if (endMs > Date.parse(sandbox.record.endAt)) {
+    sandbox.record.endAt = new Date(endMs).toISOString();
+    arm(sandbox, onExpired);
   }
 }

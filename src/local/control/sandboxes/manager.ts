@@ -9,7 +9,6 @@
  * @module
  */
 import { needsTrafficToken, type NetworkUpdate } from "./network";
-import type { RuntimeSandbox } from "../../runtime/types";
 import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
 import { envdAccessToken, trafficAccessToken } from "../tokens";
@@ -23,16 +22,15 @@ import { arm, extendTo } from "./lifetime";
 import {
   addConnection,
   lockedEntry,
-  newLive,
+  newKnownSandbox,
   notFound,
-  type Live,
+  type KnownSandbox,
   type ProxiedExchange,
-} from "./live";
-import type {
-  CreateSandboxInput,
-  SandboxManagerOptions,
-  SandboxManagerView,
-} from "./manager-contracts";
+  type ReachableSandbox,
+} from "./known-sandbox";
+import type { CreateSandboxInput } from "./create-input";
+import type { SandboxManagerOptions } from "./manager-options";
+import type { SandboxManagerView } from "./manager-view";
 import { MetricsStore } from "./metrics";
 import {
   attach,
@@ -44,29 +42,26 @@ import {
 } from "./pause-resume";
 import { sandboxView, type SandboxRecord } from "./record";
 import { removeOrphans, restoreRecords, sandboxesStateWriter } from "./restore";
-import { sampleLive, startSampling } from "./sampler";
+import { sampleSandbox, startSampling } from "./sampler";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
 import { stopForShutdown } from "./shutdown";
 import { WarmPool } from "./warm-pool";
 import { PRIMED_TEMPLATE, warmSpec, warmUpAgent } from "./warm-up";
 
-export type {
-  CreateSandboxInput,
-  SandboxManagerOptions,
-  TemplateLookup,
-} from "./manager-contracts";
-export { notFound } from "./live";
+export type { CreateSandboxInput } from "./create-input";
+export type { SandboxManagerOptions } from "./manager-options";
+export { notFound } from "./known-sandbox";
 export { SANDBOXES_STATE_FILE } from "./restore";
 
 /** Owns every sandbox of the service. */
 export class SandboxManager implements SandboxManagerView {
   /** Resource samples of running sandboxes. */
   readonly metrics = new MetricsStore();
-  private readonly live = new Map<string, Live>();
+  private readonly known = new Map<string, KnownSandbox>();
   private readonly writer: JsonStateWriter;
   private sampler: NodeJS.Timeout | undefined;
   private closed = false;
-  /** Started sandboxes waiting for a create; never part of `live`. */
+  /** Started sandboxes waiting for a create; never part of `known`. */
   private readonly pool: WarmPool;
   /** What the pause/resume state changes need of this manager. */
   private readonly ctx: PauseResumeContext;
@@ -84,17 +79,17 @@ export class SandboxManager implements SandboxManagerView {
       size: opts.warmPoolSize,
     });
     this.writer = sandboxesStateWriter(opts.dataDir, () =>
-      [...this.live.values()].map((l) => l.record),
+      [...this.known.values()].map((sandbox) => sandbox.record),
     );
     this.ctx = {
       runtime: opts.runtime,
       tokenOf: (record) => this.tokenOf(record),
       flush: () => this.writer.flush(),
-      arm: (l) => this.arm(l),
+      arm: (sandbox) => this.arm(sandbox),
     };
     this.concurrency = new ConcurrencyLimit(
       opts.maxSandboxesPerKey ?? opts.runtime.maxSandboxes,
-      () => [...this.live.values()].filter((l) => l.record.state === "running").length,
+      () => [...this.known.values()].filter((sandbox) => sandbox.record.state === "running").length,
     );
     this.createCtx = {
       runtime: opts.runtime,
@@ -109,23 +104,23 @@ export class SandboxManager implements SandboxManagerView {
    * the previous service, so they all come back `paused` on their kept layer.
    */
   static async open(opts: SandboxManagerOptions): Promise<SandboxManager> {
-    const m = new SandboxManager(opts);
+    const manager = new SandboxManager(opts);
     for (const record of await restoreRecords(opts.dataDir)) {
-      m.live.set(record.sandboxID, newLive(record));
+      manager.known.set(record.sandboxID, newKnownSandbox(record));
     }
-    await m.writer.flush();
+    await manager.writer.flush();
     await removeOrphans({
       dataDir: opts.dataDir,
       runtime: opts.runtime,
-      isKnown: (id) => m.live.has(id),
+      isKnown: (id) => manager.known.has(id),
       log: opts.log,
     });
-    m.sampler = startSampling(m.metrics, () => m.live.values());
+    manager.sampler = startSampling(manager.metrics, () => manager.known.values());
     // A deleted template or snapshot is never started ahead of time again.
-    opts.templates.onLayerRelease?.((layerId) => m.pool.forgetLayer(layerId));
+    opts.templates.onLayerRelease?.((layerId) => manager.pool.forgetLayer(layerId));
     const base = opts.templates.resolve(PRIMED_TEMPLATE);
-    if (base) m.pool.prime(warmSpec(base, true));
-    return m;
+    if (base) manager.pool.prime(warmSpec(base, true));
+    return manager;
   }
 
   /** Ids of warm-pool members (started, not sandboxes of the API until a create claims one). */
@@ -150,14 +145,17 @@ export class SandboxManager implements SandboxManagerView {
    * access): at once when it runs, at its next start when paused.
    */
   async updateNetwork(sandboxID: string, update: NetworkUpdate): Promise<void> {
-    await this.locked(sandboxID, async (l) => {
-      const r = l.record;
+    await this.locked(sandboxID, async (sandbox) => {
+      const r = sandbox.record;
       const rules = Object.keys(update.rules).length > 0 ? update.rules : undefined;
       r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut, rules };
       if (update.allowInternetAccess !== undefined)
         r.allowInternetAccess = update.allowInternetAccess;
-      if (l.rt && r.state === "running") {
-        await l.rt.setNetwork({ ...r.network, allowInternetAccess: r.allowInternetAccess });
+      if (sandbox.processes && r.state === "running") {
+        await sandbox.processes.setNetwork({
+          ...r.network,
+          allowInternetAccess: r.allowInternetAccess,
+        });
       }
       await this.writer.flush();
     });
@@ -168,23 +166,23 @@ export class SandboxManager implements SandboxManagerView {
    * (`GET /v2/sandboxes/:id/logs`); dropped when the sandbox is gone.
    */
   noteSandboxLog(sandboxID: string, message: string): void {
-    const record = this.live.get(sandboxID)?.record;
+    const record = this.known.get(sandboxID)?.record;
     if (record) appendLog(record, "warn", message, { source: "egress-edge" });
   }
 
   /** A sandbox's record, when it is running or paused. */
   get(sandboxID: string): SandboxRecord | undefined {
-    return this.live.get(sandboxID)?.record;
+    return this.known.get(sandboxID)?.record;
   }
 
   /** Every record. */
   all(): SandboxRecord[] {
-    return [...this.live.values()].map((l) => l.record);
+    return [...this.known.values()].map((sandbox) => sandbox.record);
   }
 
   /** {@inheritDoc SandboxManagerView.exists} */
   exists(sandboxID: string): boolean {
-    return this.live.has(sandboxID);
+    return this.known.has(sandboxID);
   }
 
   /** {@inheritDoc SandboxManagerView.isTemplateInUse} */
@@ -193,10 +191,17 @@ export class SandboxManager implements SandboxManagerView {
   }
 
   /** The running, unfrozen runtime sandbox the proxy may talk to. */
-  reachable(sandboxID: string): { record: SandboxRecord; rt: RuntimeSandbox } | undefined {
-    const l = this.live.get(sandboxID);
-    if (!l || l.gone || l.record.state !== "running" || !l.rt || l.frozen) return undefined;
-    return { record: l.record, rt: l.rt };
+  reachable(sandboxID: string): ReachableSandbox | undefined {
+    const sandbox = this.known.get(sandboxID);
+    if (
+      !sandbox ||
+      sandbox.gone ||
+      sandbox.record.state !== "running" ||
+      !sandbox.processes ||
+      sandbox.frozen
+    )
+      return undefined;
+    return { record: sandbox.record, processes: sandbox.processes };
   }
 
   /**
@@ -204,37 +209,37 @@ export class SandboxManager implements SandboxManagerView {
    * Returns the function that unregisters it (call it when the exchange ends).
    */
   trackConnection(sandboxID: string, exchange: ProxiedExchange): () => void {
-    const l = this.live.get(sandboxID);
-    if (!l) {
+    const sandbox = this.known.get(sandboxID);
+    if (!sandbox) {
       exchange.cut();
       return () => undefined;
     }
-    return addConnection(l, exchange);
+    return addConnection(sandbox, exchange);
   }
 
   /** Creates a sandbox; all-or-nothing. */
   async create(input: CreateSandboxInput): Promise<SandboxRecord> {
     this.assertOpen();
     const release = this.concurrency.admit();
-    let l: Live;
+    let sandbox: KnownSandbox;
     try {
-      const { record, rt } = await startSandbox(this.createCtx, input);
-      l = newLive(record);
-      attach(this.ctx, l, rt);
-      this.live.set(record.sandboxID, l);
+      const { record, processes } = await startSandbox(this.createCtx, input);
+      sandbox = newKnownSandbox(record);
+      attach(this.ctx, sandbox, processes);
+      this.known.set(record.sandboxID, sandbox);
     } finally {
       release();
     }
-    const record = l.record;
-    this.arm(l);
+    const record = sandbox.record;
+    this.arm(sandbox);
     // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
-    await Promise.all([this.writer.flush(), sampleLive(this.metrics, l)]);
+    await Promise.all([this.writer.flush(), sampleSandbox(this.metrics, sandbox)]);
     return record;
   }
 
   /** {@inheritDoc SandboxManagerView.createFork} */
   async createFork(parentID: string, templateID: string, timeoutSec: number): Promise<object> {
-    const parent = this.live.get(parentID)?.record;
+    const parent = this.known.get(parentID)?.record;
     if (!parent) {
       throw serviceError(
         "not_found",
@@ -247,30 +252,30 @@ export class SandboxManager implements SandboxManagerView {
 
   /** Kills a sandbox and deletes its writable layer. */
   async kill(sandboxID: string): Promise<void> {
-    await this.locked(sandboxID, (l) => this.killLocked(l));
+    await this.locked(sandboxID, (sandbox) => this.killLocked(sandbox));
   }
 
   /** Pauses a running sandbox; `memory: false` stops its processes instead of freezing them. */
   async pause(sandboxID: string, memory: boolean): Promise<void> {
-    await this.locked(sandboxID, async (l) => {
-      if (l.record.state === "paused")
+    await this.locked(sandboxID, async (sandbox) => {
+      if (sandbox.record.state === "paused")
         throw serviceError("conflict", `Sandbox ${sandboxID} is already paused`);
-      await pauseLocked(this.ctx, l, memory, "sandbox paused");
+      await pauseLocked(this.ctx, sandbox, memory, "sandbox paused");
     });
   }
 
   /** Resumes a paused sandbox (409 when running). */
   async resume(sandboxID: string, timeoutSec: number): Promise<SandboxRecord> {
-    return this.locked(sandboxID, async (l) => {
-      if (l.record.state === "running")
+    return this.locked(sandboxID, async (sandbox) => {
+      if (sandbox.record.state === "running")
         throw serviceError("conflict", `Sandbox ${sandboxID} is already running`);
       const release = this.concurrency.admit();
       try {
-        await resumeLocked(this.ctx, l, timeoutSec);
+        await resumeLocked(this.ctx, sandbox, timeoutSec);
       } finally {
         release();
       }
-      return l.record;
+      return sandbox.record;
     });
   }
 
@@ -279,41 +284,41 @@ export class SandboxManager implements SandboxManagerView {
     sandboxID: string,
     timeoutSec: number | undefined,
   ): Promise<{ record: SandboxRecord; resumed: boolean }> {
-    return this.locked(sandboxID, async (l) => {
-      if (l.record.state === "running") {
-        if (timeoutSec !== undefined) this.extendTo(l, Date.now() + timeoutSec * 1000);
+    return this.locked(sandboxID, async (sandbox) => {
+      if (sandbox.record.state === "running") {
+        if (timeoutSec !== undefined) this.extendTo(sandbox, Date.now() + timeoutSec * 1000);
         await this.writer.flush();
-        return { record: l.record, resumed: false };
+        return { record: sandbox.record, resumed: false };
       }
       const release = this.concurrency.admit();
       try {
-        await resumeLocked(this.ctx, l, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
+        await resumeLocked(this.ctx, sandbox, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
       } finally {
         release();
       }
-      return { record: l.record, resumed: true };
+      return { record: sandbox.record, resumed: true };
     });
   }
 
   /** Overwrites a running sandbox's end: now + `timeoutSec` (may shorten). */
   async setTimeout(sandboxID: string, timeoutSec: number): Promise<void> {
-    await this.locked(sandboxID, async (l) => {
-      if (l.record.state !== "running")
+    await this.locked(sandboxID, async (sandbox) => {
+      if (sandbox.record.state !== "running")
         throw serviceError(
           "conflict",
-          `Sandbox ${sandboxID} is not running (state '${l.record.state}'); resume it first`,
+          `Sandbox ${sandboxID} is not running (state '${sandbox.record.state}'); resume it first`,
         );
-      l.record.endAt = new Date(Date.now() + Math.max(0, timeoutSec) * 1000).toISOString();
-      this.arm(l);
+      sandbox.record.endAt = new Date(Date.now() + Math.max(0, timeoutSec) * 1000).toISOString();
+      this.arm(sandbox);
       await this.writer.flush();
     });
   }
 
   /** Extends a running sandbox's end to at least now + `durationSec`. */
   async refresh(sandboxID: string, durationSec: number): Promise<void> {
-    await this.locked(sandboxID, async (l) => {
-      if (l.record.state !== "running") return;
-      this.extendTo(l, Date.now() + durationSec * 1000);
+    await this.locked(sandboxID, async (sandbox) => {
+      if (sandbox.record.state !== "running") return;
+      this.extendTo(sandbox, Date.now() + durationSec * 1000);
       await this.writer.flush();
     });
   }
@@ -323,8 +328,8 @@ export class SandboxManager implements SandboxManagerView {
     sandboxID: string,
     fn: (templateID: string, buildID?: string) => Promise<T>,
   ): Promise<T> {
-    return this.locked(sandboxID, (l) =>
-      whileFrozen(l, () => fn(l.record.templateID, l.record.buildID)),
+    return this.locked(sandboxID, (sandbox) =>
+      whileFrozen(sandbox, () => fn(sandbox.record.templateID, sandbox.record.buildID)),
     );
   }
 
@@ -337,7 +342,7 @@ export class SandboxManager implements SandboxManagerView {
     this.closed = true;
     if (this.sampler) clearInterval(this.sampler);
     await this.pool.close();
-    await stopForShutdown(this.live.values(), this.opts.log);
+    await stopForShutdown(this.known.values(), this.opts.log);
     await this.writer.flush();
     await this.opts.runtime.close();
   }
@@ -350,43 +355,46 @@ export class SandboxManager implements SandboxManagerView {
       );
   }
 
-  private async locked<T>(sandboxID: string, fn: (l: Live) => Promise<T>): Promise<T> {
+  private async locked<T>(
+    sandboxID: string,
+    fn: (sandbox: KnownSandbox) => Promise<T>,
+  ): Promise<T> {
     this.assertOpen();
-    const l = this.live.get(sandboxID);
-    if (!l) throw notFound(sandboxID);
-    return lockedEntry(l, async () => {
-      if (l.gone) throw notFound(sandboxID);
-      return fn(l);
+    const sandbox = this.known.get(sandboxID);
+    if (!sandbox) throw notFound(sandboxID);
+    return lockedEntry(sandbox, async () => {
+      if (sandbox.gone) throw notFound(sandboxID);
+      return fn(sandbox);
     });
   }
 
-  /** Stops `l`, forgets it and deletes its writable layer; the caller holds its lock. */
-  private async killLocked(l: Live): Promise<void> {
-    const id = l.record.sandboxID;
-    await stopProcesses(l);
-    l.gone = true;
-    this.live.delete(id);
+  /** Stops `sandbox`, forgets it and deletes its writable layer; the caller holds its lock. */
+  private async killLocked(sandbox: KnownSandbox): Promise<void> {
+    const id = sandbox.record.sandboxID;
+    await stopProcesses(sandbox);
+    sandbox.gone = true;
+    this.known.delete(id);
     this.metrics.drop(id);
     await this.writer.flush();
     await this.opts.runtime.destroy(id);
   }
 
-  private arm(l: Live): void {
-    arm(l, (expired) => void this.onTimeout(expired));
+  private arm(sandbox: KnownSandbox): void {
+    arm(sandbox, (expired) => void this.onTimeout(expired));
   }
 
-  private extendTo(l: Live, endMs: number): void {
-    extendTo(l, endMs, (expired) => void this.onTimeout(expired));
+  private extendTo(sandbox: KnownSandbox, endMs: number): void {
+    extendTo(sandbox, endMs, (expired) => void this.onTimeout(expired));
   }
 
-  private async onTimeout(l: Live): Promise<void> {
+  private async onTimeout(sandbox: KnownSandbox): Promise<void> {
     await expire(
       {
         pause: (x, reason, memory) => pauseLocked(this.ctx, x, memory, reason),
         kill: (x) => this.killLocked(x),
         log: this.opts.log,
       },
-      l,
+      sandbox,
     );
   }
 }

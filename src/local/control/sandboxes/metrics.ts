@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sandboxMetricMeasures } from "../../../wire/sandbox-metric";
 import type { SandboxStats } from "../../runtime/types";
 
 /** Seconds between two samples of a running sandbox. */
@@ -51,13 +52,7 @@ export function sandboxMetricView(s: SandboxStats): Record<string, unknown> {
   return {
     timestamp: new Date(s.timestampUnix * 1000).toISOString(),
     timestampUnix: s.timestampUnix,
-    cpuCount: s.cpuCount,
-    cpuUsedPct: s.cpuUsedPct,
-    memUsed: s.memUsed,
-    memTotal: s.memTotal,
-    memCache: s.memCache,
-    diskUsed: s.diskUsed,
-    diskTotal: s.diskTotal,
+    ...sandboxMetricMeasures(s),
   };
 }
 

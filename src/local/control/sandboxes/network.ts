@@ -152,7 +152,7 @@ export function needsTrafficToken(record: SandboxRecord): boolean {
 
 /** `PUT /sandboxes/:sandboxID/network`. */
 export function networkRoutes(
-  m: NetworkManager,
+  manager: NetworkManager,
   idParam: (req: ControlRequest) => string,
 ): Route[] {
   return [
@@ -164,7 +164,7 @@ export function networkRoutes(
         const raw: unknown = await req.json();
         refuseUnsupported(raw, "body");
         const body = parseWith(networkUpdateSchema, raw ?? {}, "body");
-        await m.updateNetwork(id, {
+        await manager.updateNetwork(id, {
           allowOut: body.allowOut ?? [],
           denyOut: body.denyOut ?? [],
           rules: body.rules ?? {},

@@ -8,7 +8,7 @@
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
 import { bootSandbox } from "./boot";
 import { disarm } from "./lifetime";
-import { dropConnections, type Live } from "./live";
+import { dropConnections, type KnownSandbox } from "./known-sandbox";
 import { appendLog } from "./logs";
 import type { SandboxRecord } from "./record";
 
@@ -20,92 +20,102 @@ export interface PauseResumeContext {
   /** Writes the state file. */
   flush(): Promise<void>;
   /** Arms the timeout of a running sandbox on its `endAt`. */
-  arm(l: Live): void;
+  arm(sandbox: KnownSandbox): void;
 }
 
-/** Makes `rt` the processes of `l`, watching for them to die on their own. */
-export function attach(ctx: PauseResumeContext, l: Live, rt: RuntimeSandbox): void {
-  l.rt = rt;
-  l.frozen = false;
+/** Attaches `processes` (just started) to `sandbox`, watching for them to die on their own. */
+export function attach(
+  ctx: PauseResumeContext,
+  sandbox: KnownSandbox,
+  processes: RuntimeSandbox,
+): void {
+  sandbox.processes = processes;
+  sandbox.frozen = false;
   // A sandbox whose init dies on its own (OOM, crash) keeps its layer: report it paused.
-  void rt.exited.then(() => {
-    if (l.rt !== rt || l.gone) return;
-    l.rt = undefined;
-    dropConnections(l);
-    if (l.record.state === "running") {
-      l.record.state = "paused";
-      l.record.endAt = new Date().toISOString();
-      appendLog(l.record, "warn", "sandbox processes exited unexpectedly; sandbox paused", {});
-      disarm(l);
+  void processes.exited.then(() => {
+    if (sandbox.processes !== processes || sandbox.gone) return;
+    sandbox.processes = undefined;
+    dropConnections(sandbox);
+    if (sandbox.record.state === "running") {
+      sandbox.record.state = "paused";
+      sandbox.record.endAt = new Date().toISOString();
+      appendLog(
+        sandbox.record,
+        "warn",
+        "sandbox processes exited unexpectedly; sandbox paused",
+        {},
+      );
+      disarm(sandbox);
       void ctx.flush().catch(() => undefined);
     }
   });
 }
 
-/** Stops the processes of `l` (its layer stays) and cuts its connections. */
-export async function stopProcesses(l: Live): Promise<void> {
-  disarm(l);
-  dropConnections(l);
-  const rt = l.rt;
-  l.rt = undefined;
-  if (!rt) return;
+/** Stops the processes of `sandbox` (its layer stays) and cuts its connections. */
+export async function stopProcesses(sandbox: KnownSandbox): Promise<void> {
+  disarm(sandbox);
+  dropConnections(sandbox);
+  const processes = sandbox.processes;
+  sandbox.processes = undefined;
+  if (!processes) return;
   // Frozen tasks cannot die until thawed.
-  if (l.frozen) await rt.thaw().catch(() => undefined);
-  l.frozen = false;
-  await rt.stop();
+  if (sandbox.frozen) await processes.thaw().catch(() => undefined);
+  sandbox.frozen = false;
+  await processes.stop();
 }
 
-/** Pauses `l`: freezes its processes when `memory`, else stops them; logs `message`. */
+/** Pauses `sandbox`: freezes its processes when `memory`, else stops them; logs `message`. */
 export async function pauseLocked(
   ctx: PauseResumeContext,
-  l: Live,
+  sandbox: KnownSandbox,
   memory: boolean,
   message: string,
 ): Promise<void> {
-  disarm(l);
-  dropConnections(l);
-  if (memory && l.rt) {
-    await l.rt.freeze();
-    l.frozen = true;
-  } else await stopProcesses(l);
-  l.record.state = "paused";
-  l.record.endAt = new Date().toISOString();
-  appendLog(l.record, "info", message, {});
+  disarm(sandbox);
+  dropConnections(sandbox);
+  if (memory && sandbox.processes) {
+    await sandbox.processes.freeze();
+    sandbox.frozen = true;
+  } else await stopProcesses(sandbox);
+  sandbox.record.state = "paused";
+  sandbox.record.endAt = new Date().toISOString();
+  appendLog(sandbox.record, "info", message, {});
   await ctx.flush();
 }
 
-/** Resumes `l` (thaws or boots it again) with its end at now + `timeoutSec`. */
+/** Resumes `sandbox` (thaws or boots it again) with its end at now + `timeoutSec`. */
 export async function resumeLocked(
   ctx: PauseResumeContext,
-  l: Live,
+  sandbox: KnownSandbox,
   timeoutSec: number,
 ): Promise<void> {
-  if (l.rt && l.frozen) {
-    await l.rt.thaw();
-    l.frozen = false;
+  if (sandbox.processes && sandbox.frozen) {
+    await sandbox.processes.thaw();
+    sandbox.frozen = false;
   } else {
-    const rt = await bootSandbox(l.record, {
+    const processes = await bootSandbox(sandbox.record, {
       runtime: ctx.runtime,
-      token: ctx.tokenOf(l.record),
+      token: ctx.tokenOf(sandbox.record),
     });
-    attach(ctx, l, rt);
+    attach(ctx, sandbox, processes);
   }
   const now = Date.now();
-  l.record.state = "running";
-  l.record.startedAt = new Date(now).toISOString();
-  l.record.endAt = new Date(now + timeoutSec * 1000).toISOString();
-  appendLog(l.record, "info", "sandbox resumed", {});
-  ctx.arm(l);
+  sandbox.record.state = "running";
+  sandbox.record.startedAt = new Date(now).toISOString();
+  sandbox.record.endAt = new Date(now + timeoutSec * 1000).toISOString();
+  appendLog(sandbox.record, "info", "sandbox resumed", {});
+  ctx.arm(sandbox);
   await ctx.flush();
 }
 
-/** Runs `fn` with `l` frozen when it runs (a consistent copy of its layer); the caller holds its lock. */
-export async function whileFrozen<T>(l: Live, fn: () => Promise<T>): Promise<T> {
-  const rt = l.record.state === "running" && !l.frozen ? l.rt : undefined;
-  if (rt) await rt.freeze();
+/** Runs `fn` with `sandbox` frozen when it runs (a consistent copy of its layer); the caller holds its lock. */
+export async function whileFrozen<T>(sandbox: KnownSandbox, fn: () => Promise<T>): Promise<T> {
+  const processes =
+    sandbox.record.state === "running" && !sandbox.frozen ? sandbox.processes : undefined;
+  if (processes) await processes.freeze();
   try {
     return await fn();
   } finally {
-    if (rt) await rt.thaw();
+    if (processes) await processes.thaw();
   }
 }

@@ -6,23 +6,99 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
+import { z } from "zod";
 import { SANDBOXES_DIR } from "../../runtime/constants";
 import { removeFilesInUpper } from "../../runtime/disk";
 import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
 import { NEW_SANDBOX_ID_PATTERN } from "../../../wire/ids";
-import { JsonStateWriter, readJsonFile } from "../state-file";
+import { JsonStateWriter, readStateFile } from "../state-file";
 import { appendLog } from "./logs";
 import type { SandboxRecord } from "./record";
 
 /** Relative path of the state file in the data dir. */
 export const SANDBOXES_STATE_FILE = path.join("control", "sandboxes.json");
 
+const optionalText = z.string().optional();
+const textMap = z.record(z.string(), z.string());
+
+const sandboxRecordSchema = z.looseObject({
+  sandboxID: z.string(),
+  templateID: z.string(),
+  buildID: optionalText,
+  alias: optionalText,
+  clientID: z.string(),
+  startedAt: z.string(),
+  endAt: z.string(),
+  state: z.enum(["running", "paused"]),
+  cpuCount: z.number(),
+  memoryMB: z.number(),
+  diskSizeMB: z.number(),
+  envdVersion: z.string(),
+  secure: z.boolean(),
+  allowInternetAccess: z.boolean(),
+  network: z
+    .looseObject({
+      allowOut: z.array(z.string()).optional(),
+      denyOut: z.array(z.string()).optional(),
+      allowPublicTraffic: z.boolean().optional(),
+      rules: z
+        .record(
+          z.string(),
+          z.array(
+            z.looseObject({
+              transform: z.looseObject({ headers: textMap.exactOptional() }).optional(),
+            }),
+          ),
+        )
+        .optional(),
+    })
+    .optional(),
+  autoPause: z.boolean(),
+  autoPauseMemory: z.boolean().optional(),
+  autoResume: z.boolean(),
+  metadata: textMap,
+  initEnv: textMap,
+  layers: z.array(z.string()),
+  defaultUser: z.string(),
+  defaultWorkdir: optionalText,
+  startCmd: optionalText,
+  volumeMounts: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        path: z.string(),
+        volumeID: z.string(),
+        source: z.string(),
+      }),
+    )
+    .optional(),
+  logs: z.array(
+    z.looseObject({
+      timestamp: z.string(),
+      level: z.enum(["debug", "info", "warn", "error"]),
+      message: z.string(),
+      fields: textMap,
+    }),
+  ),
+});
+
 /**
- * The records of the state file. Sandboxes recorded there lost their
- * processes with the previous service, so they all come back `paused` on
- * their kept layer.
+ * control/sandboxes.json as it is read back: {@link SandboxRecord}s, checked.
+ * Objects keep keys the schema does not name, so a field a newer service
+ * added is not dropped by a restart.
  */
+const sandboxesStateSchema: z.ZodType<{ version: 1; sandboxes: SandboxRecord[] }> = z.looseObject({
+  version: z.literal(1),
+  sandboxes: z.array(sandboxRecordSchema),
+});
+
+/** The records of the state file (none before the first write). */
+async function readRecords(dataDir: string): Promise<SandboxRecord[]> {
+  const state = await readStateFile(path.join(dataDir, SANDBOXES_STATE_FILE), sandboxesStateSchema);
+  return state?.sandboxes ?? [];
+}
+
 /**
  * The writer of the state file, holding `records()`. No fsync: a create or
  * kill waited 8 ms (p50) to 150 ms (max) for one on a busy disk. The renamed
@@ -46,16 +122,17 @@ export function sandboxesStateWriter(
  * paused or stopped alike): layers a clean-up must keep.
  */
 export async function recordedLayers(dataDir: string): Promise<string[]> {
-  const state = (await readJsonFile(path.join(dataDir, SANDBOXES_STATE_FILE))) as
-    { sandboxes?: Pick<SandboxRecord, "layers">[] } | undefined;
-  return (state?.sandboxes ?? []).flatMap((r) => r.layers ?? []);
+  return (await readRecords(dataDir)).flatMap((r) => r.layers);
 }
 
+/**
+ * The records of the state file. Sandboxes recorded there lost their
+ * processes with the previous service, so they all come back `paused` on
+ * their kept layer.
+ */
 export async function restoreRecords(dataDir: string): Promise<SandboxRecord[]> {
-  const state = (await readJsonFile(path.join(dataDir, SANDBOXES_STATE_FILE))) as
-    { sandboxes?: SandboxRecord[] } | undefined;
   const now = new Date().toISOString();
-  const records = state?.sandboxes ?? [];
+  const records = await readRecords(dataDir);
   for (const record of records) {
     if (record.state === "running") {
       await removeAgentTempFiles(dataDir, record.sandboxID);

@@ -5,26 +5,29 @@
  *
  * @module
  */
-import type { Live } from "./live";
+import type { KnownSandbox } from "./known-sandbox";
 import { METRICS_INTERVAL_MS, type MetricsStore } from "./metrics";
 
-/** Adds one sample of `l` when it runs unfrozen; a sandbox stopping meanwhile is skipped. */
-export async function sampleLive(metrics: MetricsStore, l: Live): Promise<void> {
-  const rt = l.rt;
-  if (!rt || l.frozen || l.record.state !== "running") return;
+/** Adds one sample of `sandbox` when it runs unfrozen; a sandbox stopping meanwhile is skipped. */
+export async function sampleSandbox(metrics: MetricsStore, sandbox: KnownSandbox): Promise<void> {
+  const processes = sandbox.processes;
+  if (!processes || sandbox.frozen || sandbox.record.state !== "running") return;
   try {
-    metrics.add(l.record.sandboxID, await rt.stats());
+    metrics.add(sandbox.record.sandboxID, await processes.stats());
   } catch {
     // A sandbox stopping between the check and the read has no stats; the next sample will tell.
   }
 }
 
-/** Samples every sandbox `lives()` yields, periodically; returns the timer to clear. */
-export function startSampling(metrics: MetricsStore, lives: () => Iterable<Live>): NodeJS.Timeout {
+/** Samples every sandbox `sandboxes()` yields, periodically; returns the timer to clear. */
+export function startSampling(
+  metrics: MetricsStore,
+  sandboxes: () => Iterable<KnownSandbox>,
+): NodeJS.Timeout {
   const timer = setInterval(() => {
     void (async () => {
       // Sequential: one cgroup read at a time is plenty every 5 s.
-      for (const l of [...lives()]) await sampleLive(metrics, l);
+      for (const sandbox of [...sandboxes()]) await sampleSandbox(metrics, sandbox);
     })();
   }, METRICS_INTERVAL_MS);
   timer.unref();

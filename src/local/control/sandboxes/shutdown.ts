@@ -4,27 +4,27 @@
  *
  * @module
  */
-import { lockedEntry, type Live } from "./live";
+import { lockedEntry, type KnownSandbox } from "./known-sandbox";
 import { appendLog } from "./logs";
 import { stopProcesses } from "./pause-resume";
 
-/** Stops the processes of every sandbox in `lives`, recording the running ones as paused now. */
+/** Stops the processes of every sandbox in `sandboxes`, recording the running ones as paused now. */
 export async function stopForShutdown(
-  lives: Iterable<Live>,
+  sandboxes: Iterable<KnownSandbox>,
   log: (line: string) => void,
 ): Promise<void> {
   const now = new Date().toISOString();
   // Sequential on purpose: each stop unmounts and kills a cgroup; the number of sandboxes is unbounded.
-  for (const l of lives) {
-    await lockedEntry(l, async () => {
-      await stopProcesses(l);
-      if (l.record.state === "running") {
-        l.record.state = "paused";
-        l.record.endAt = now;
-        appendLog(l.record, "info", "sandbox paused: the service stopped", {});
+  for (const sandbox of sandboxes) {
+    await lockedEntry(sandbox, async () => {
+      await stopProcesses(sandbox);
+      if (sandbox.record.state === "running") {
+        sandbox.record.state = "paused";
+        sandbox.record.endAt = now;
+        appendLog(sandbox.record, "info", "sandbox paused: the service stopped", {});
       }
     }).catch((err: unknown) =>
-      log(`stopping sandbox ${l.record.sandboxID} failed: ${String(err)}`),
+      log(`stopping sandbox ${sandbox.record.sandboxID} failed: ${String(err)}`),
     );
   }
 }

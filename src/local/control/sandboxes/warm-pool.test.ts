@@ -8,8 +8,8 @@ import {
   SandboxManager,
   type CreateSandboxInput,
   type SandboxManagerOptions,
-  type TemplateLookup,
 } from "./manager";
+import type { TemplateRegistry } from "../templates/lookup";
 import { eventually } from "../../../../test/support/eventually";
 
 jest.setTimeout(120_000);
@@ -17,9 +17,11 @@ jest.setTimeout(120_000);
 const SECRET = "test-token-secret-0123456789abcdef";
 
 /** Two templates on the base layer that differ in their memory limit (so in their pool key). */
-function templates(baseLayer: string): TemplateLookup {
-  const tpl = (templateID: string, memoryMB: number) => ({
+function templates(baseLayer: string): TemplateRegistry {
+  const template = (templateID: string, memoryMB: number) => ({
     templateID,
+    buildID: `${templateID}-build`,
+    names: [templateID],
     layers: [baseLayer],
     envs: { FROM_TEMPLATE: templateID },
     defaultUser: "user",
@@ -30,7 +32,7 @@ function templates(baseLayer: string): TemplateLookup {
   });
   return {
     resolve: (id) =>
-      id === "base" ? tpl("base", 256) : id === "big" ? tpl("big", 320) : undefined,
+      id === "base" ? template("base", 256) : id === "big" ? template("big", 320) : undefined,
     markSpawned: () => undefined,
   };
 }
@@ -122,10 +124,10 @@ describe("the warm pool", () => {
       [a, "a"],
       [b, "b"],
     ] as const) {
-      const rt = m!.reachable(rec.sandboxID)!.rt;
+      const processes = m!.reachable(rec.sandboxID)!.processes;
       const token = m!.tokenOf(rec)!;
       const res = await agentRun(
-        rt.agentSocket,
+        processes.agentSocket,
         'echo "$(hostname) $HOSTNAME $E2B_SANDBOX_ID $MINE $FROM_TEMPLATE"',
         { accessToken: token },
       );
@@ -138,7 +140,7 @@ describe("the warm pool", () => {
     }
     const other = m!.tokenOf(a)!;
     await expect(
-      agentRun(m!.reachable(b.sandboxID)!.rt.agentSocket, "true", { accessToken: other }),
+      agentRun(m!.reachable(b.sandboxID)!.processes.agentSocket, "true", { accessToken: other }),
     ).rejects.toThrow(SandboxIacError);
     expect(
       m!

@@ -56,7 +56,7 @@ export interface WarmPoolOptions {
    * shell) is not paid by a create. A failure discards the member.
    * @default nothing is run
    */
-  warmUp?: ((rt: RuntimeSandbox) => Promise<void>) | undefined;
+  warmUp?: ((processes: RuntimeSandbox) => Promise<void>) | undefined;
   /**
    * Ready members kept per key while it is quiet; 0 disables the pool.
    * @default 2
@@ -91,7 +91,7 @@ export interface WarmPoolOptions {
 }
 
 interface Member {
-  rt: RuntimeSandbox;
+  processes: RuntimeSandbox;
   /** Set when its processes exited while waiting in the pool. */
   dead: boolean;
 }
@@ -131,7 +131,7 @@ function warmKey(spec: WarmSpec): string {
 }
 
 function alive(slot: Slot): number {
-  return slot.ready.filter((m) => !m.dead).length;
+  return slot.ready.filter((member) => !member.dead).length;
 }
 
 /** Pre-started sandboxes, claimed by create. */
@@ -174,7 +174,7 @@ export class WarmPool {
   claim(spec: WarmSpec): RuntimeSandbox | undefined {
     const taken = this.take(spec);
     this.refill();
-    return taken?.member?.rt;
+    return taken?.member?.processes;
   }
 
   /**
@@ -188,7 +188,7 @@ export class WarmPool {
     const taken = this.take(spec);
     if (!taken || taken.member) {
       this.refill();
-      return taken?.member?.rt;
+      return taken?.member?.processes;
     }
     const { slot } = taken;
     const waiting =
@@ -196,7 +196,7 @@ export class WarmPool {
         ? new Promise<Member | undefined>((resolve) => slot.waiters.push(resolve))
         : undefined;
     this.refill();
-    return (await waiting)?.rt;
+    return (await waiting)?.processes;
   }
 
   /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
@@ -240,7 +240,7 @@ export class WarmPool {
     // A member being started on the layer is discarded when its start ends,
     // as its key is gone; waiting for it keeps the layer unmounted.
     await Promise.all([...this.starts]);
-    for (const m of dropped) await this.discard(m);
+    for (const member of dropped) await this.discard(member);
   }
 
   /** Ready members, over every key (for tests and logs). */
@@ -253,7 +253,7 @@ export class WarmPool {
   /** Ids of the ready members (they are no sandbox of the API yet). */
   readyIds(): string[] {
     return [...this.slots.values()].flatMap((s) =>
-      s.ready.filter((m) => !m.dead).map((m) => m.rt.sandboxID),
+      s.ready.filter((member) => !member.dead).map((member) => member.processes.sandboxID),
     );
   }
 
@@ -267,7 +267,7 @@ export class WarmPool {
     const members = [...this.slots.values()].flatMap((s) => s.ready);
     this.slots.clear();
     // Sequential: bounded by maxSize x maxKeys, and each stop is a handful of cgroup writes.
-    for (const m of members) await this.discard(m);
+    for (const member of members) await this.discard(member);
   }
 
   private touch(spec: WarmSpec): Slot {
@@ -289,7 +289,7 @@ export class WarmPool {
       const [oldKey, old] = this.slots.entries().next().value as [string, Slot];
       this.slots.delete(oldKey);
       releaseWaiters(old);
-      for (const m of old.ready) this.discardLater(m);
+      for (const member of old.ready) this.discardLater(member);
     }
     return slot;
   }
@@ -332,12 +332,12 @@ export class WarmPool {
 
   private async startOne(slot: Slot): Promise<void> {
     const id = this.opts.newId();
-    let rt: RuntimeSandbox | undefined;
+    let processes: RuntimeSandbox | undefined;
     try {
-      rt = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
-      await this.opts.warmUp?.(rt);
+      processes = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
+      await this.opts.warmUp?.(processes);
     } catch (err) {
-      await rt?.stop().catch(() => undefined);
+      await processes?.stop().catch(() => undefined);
       slot.failed = true;
       this.opts.log(
         `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
@@ -347,15 +347,15 @@ export class WarmPool {
       slot.waiters.shift()?.(undefined);
       return;
     }
-    const member: Member = { rt, dead: false };
-    void rt.exited.then(() => {
+    const member: Member = { processes, dead: false };
+    void processes.exited.then(() => {
       if (member.dead) return;
       member.dead = true;
       // Still waiting in the pool: nobody else will clean it up.
       const idx = slot.ready.indexOf(member);
       if (idx >= 0) {
         slot.ready.splice(idx, 1);
-        void this.opts.runtime.destroy(rt.sandboxID).catch(() => undefined);
+        void this.opts.runtime.destroy(processes.sandboxID).catch(() => undefined);
       }
     });
     if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
@@ -385,23 +385,25 @@ export class WarmPool {
       slot.target = this.size;
       // The oldest members go first: the newest have the warmest caches.
       const extra = slot.ready.length - slot.target;
-      if (extra > 0) for (const m of slot.ready.splice(0, extra)) this.discardLater(m);
+      if (extra > 0) for (const member of slot.ready.splice(0, extra)) this.discardLater(member);
     }
     this.scheduleShrink();
   }
 
-  private discardLater(m: Member): void {
-    const p = this.discard(m).finally(() => this.discarding.delete(p));
+  private discardLater(member: Member): void {
+    const p = this.discard(member).finally(() => this.discarding.delete(p));
     this.discarding.add(p);
   }
 
-  private async discard(m: Member): Promise<void> {
-    m.dead = true;
+  private async discard(member: Member): Promise<void> {
+    member.dead = true;
     try {
-      await m.rt.stop();
-      await this.opts.runtime.destroy(m.rt.sandboxID);
+      await member.processes.stop();
+      await this.opts.runtime.destroy(member.processes.sandboxID);
     } catch (err) {
-      this.opts.log(`warm pool: discarding sandbox ${m.rt.sandboxID} failed: ${String(err)}`);
+      this.opts.log(
+        `warm pool: discarding sandbox ${member.processes.sandboxID} failed: ${String(err)}`,
+      );
     }
   }
 }

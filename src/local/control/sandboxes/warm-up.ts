@@ -16,15 +16,15 @@ const WARM_UP_TIMEOUT_MS = 10_000;
 export const PRIMED_TEMPLATE = "base";
 
 /** Runs what a create's first command runs (`bash -l -c true`), so that its code paths are compiled and cached. */
-export async function warmUpAgent(rt: RuntimeSandbox): Promise<void> {
-  const res = await agentRun(rt.agentSocket, "true", { timeoutMs: WARM_UP_TIMEOUT_MS });
+export async function warmUpAgent(processes: RuntimeSandbox): Promise<void> {
+  const res = await agentRun(processes.agentSocket, "true", { timeoutMs: WARM_UP_TIMEOUT_MS });
   if (res.exitCode !== 0) {
     throw new SandboxIacError(
       "command_failed",
-      `warming up pool sandbox ${rt.sandboxID}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
+      `warming up pool sandbox ${processes.sandboxID}: \`bash -l -c true\` exited with ${res.exitCode} (stderr: ${res.stderr.slice(-200) || "none"}); check the template's /etc/profile`,
       {
         operation: "sandboxes.warmPool",
-        resourceId: rt.sandboxID,
+        resourceId: processes.sandboxID,
       },
     );
   }
@@ -32,13 +32,13 @@ export async function warmUpAgent(rt: RuntimeSandbox): Promise<void> {
 
 /** The warm-pool key fields of a template and a network choice. */
 export function warmSpec(
-  tpl: { layers: string[]; cpuCount: number; memoryMB: number },
+  template: { layers: string[]; cpuCount: number; memoryMB: number },
   allowInternetAccess: boolean,
 ): WarmSpec {
   return {
-    layers: tpl.layers,
-    cpuCount: tpl.cpuCount,
-    memoryMB: tpl.memoryMB,
+    layers: template.layers,
+    cpuCount: template.cpuCount,
+    memoryMB: template.memoryMB,
     allowInternetAccess,
   };
 }

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import { z } from "zod";
 import { serviceError } from "../http";
-import { JsonStateWriter, readJsonFile } from "../state-file";
+import { JsonStateWriter, readStateFile } from "../state-file";
 import { SecretCipher } from "./cipher";
 import {
   NAME_MAX_LENGTH as SECRET_NAME_MAX,
@@ -64,10 +64,8 @@ export class SecretStore {
   static async open(dataDir: string): Promise<SecretStore> {
     const file = path.join(dataDir, "secrets.json");
     const store = new SecretStore(file, await SecretCipher.open(dataDir));
-    const raw = await readJsonFile(file);
-    if (raw !== undefined) {
-      for (const s of fileSchema.parse(raw).secrets) store.secrets.set(s.secretID, s);
-    }
+    const saved = await readStateFile(file, fileSchema);
+    for (const s of saved?.secrets ?? []) store.secrets.set(s.secretID, s);
     return store;
   }
 

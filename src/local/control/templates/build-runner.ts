@@ -22,7 +22,7 @@ import {
   READY_CMD_TIMEOUT_MS,
 } from "./constants";
 import type { BuildOutput, BuildRecord, LogLevel, TemplateRecord } from "./model";
-import type { ResolvedTemplate } from "./registry";
+import type { ResolvedTemplate } from "./lookup";
 import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
 import { SandboxIacError } from "../../../errors";
 import { E2B_BASE_IMAGE, prepareImageBase, type ImageSource } from "./image-source";

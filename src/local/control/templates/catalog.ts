@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { layerExists } from "../../runtime/layers";
 import type { SandboxRuntime } from "../../runtime/types";
 import { ENVD_VERSION, DEFAULT_USER } from "../../../wire/envd";
-import { JsonStateWriter } from "../state-file";
+import { JsonStateWriter, readStateFile } from "../state-file";
 import { BuildLogStore } from "./build-logs";
 import {
   BASE_TEMPLATE_ID,
@@ -22,6 +22,7 @@ import {
   TEMPLATES_DIR,
 } from "./constants";
 import {
+  catalogFileSchema,
   newTemplateRecord,
   type BuildRecord,
   type CatalogFile,
@@ -29,7 +30,7 @@ import {
 } from "./model";
 import { newBuildID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
-import type { ResolvedTemplate } from "./registry";
+import type { ResolvedTemplate } from "./lookup";
 import { SandboxIacError } from "../../../errors";
 import { LayerCollector, type CollectionResult } from "./layer-gc";
 import { StepCache, type StepCacheLimits } from "./step-cache";
@@ -99,12 +100,7 @@ export class TemplateCatalog {
     await fs.mkdir(path.join(dir, BUILD_LOGS_DIR), { recursive: true });
     const cache = await StepCache.open(dir, cacheLimits);
     const catalog = new TemplateCatalog(dir, dataDir, runtime, log, cache);
-    let file: CatalogFile | undefined;
-    try {
-      file = JSON.parse(await fs.readFile(path.join(dir, CATALOG_FILE), "utf8")) as CatalogFile;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
+    const file = await readStateFile(path.join(dir, CATALOG_FILE), catalogFileSchema);
     for (const t of file?.templates ?? []) catalog.templates.set(t.templateID, t);
     catalog.ensureBase();
     await catalog.recoverInterruptedBuilds();

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { components } from "../../../gen/control.gen";
 
 /** `TemplateBuildStatus` (docs/control-api.md#enums). */
@@ -112,3 +113,56 @@ export interface CatalogFile {
   version: 1;
   templates: TemplateRecord[];
 }
+
+const buildOutputSchema = z.looseObject({
+  layers: z.array(z.string()),
+  envs: z.record(z.string(), z.string()),
+  defaultUser: z.string(),
+  defaultWorkdir: z.string().exactOptional(),
+  startCmd: z.string().exactOptional(),
+  readyCmd: z.string().exactOptional(),
+});
+
+const buildRecordSchema = z.looseObject({
+  buildID: z.string(),
+  status: z.enum(["building", "waiting", "ready", "error"]),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().exactOptional(),
+  cpuCount: z.number(),
+  memoryMB: z.number(),
+  envdVersion: z.string(),
+  imageDigest: z.string().exactOptional(),
+  minFreeDiskMb: z.number().exactOptional(),
+  output: buildOutputSchema.exactOptional(),
+  failure: z.looseObject({ message: z.string(), step: z.string().exactOptional() }).exactOptional(),
+  parentLayers: z.array(z.string()).exactOptional(),
+  buildSandboxId: z.string().exactOptional(),
+});
+
+const templateRecordSchema = z.looseObject({
+  templateID: z.string(),
+  name: z.string().exactOptional(),
+  kind: z.enum(["template", "snapshot"]),
+  sourceSandboxID: z.string().exactOptional(),
+  public: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  lastSpawnedAt: z.string().nullable(),
+  spawnCount: z.number(),
+  builds: z.array(buildRecordSchema),
+  tags: z.record(
+    z.string(),
+    z.array(z.looseObject({ buildID: z.string(), createdAt: z.string() })),
+  ),
+});
+
+/**
+ * The catalog file as it is read back: {@link CatalogFile}, checked. Objects
+ * keep keys the schema does not name, so a field a newer service added is
+ * not dropped by a restart.
+ */
+export const catalogFileSchema: z.ZodType<CatalogFile> = z.looseObject({
+  version: z.literal(1),
+  templates: z.array(templateRecordSchema),
+});

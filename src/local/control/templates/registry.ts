@@ -1,7 +1,7 @@
 /**
  * The templates side's entry points for the rest of the local service:
- * {@link createTemplateRegistry} (what sandboxes start from) and the routes in
- * routes.ts.
+ * {@link createTemplateRegistry} (what sandboxes start from; its interface is
+ * in lookup.ts) and the routes in routes.ts.
  *
  * @module
  */
@@ -9,41 +9,10 @@ import * as path from "node:path";
 import type { SandboxRuntime } from "../../runtime/types";
 import { SandboxIacError } from "../../../errors";
 import { TemplateCatalog } from "./catalog";
-import type { BuildOutput } from "./model";
+import type { TemplateRegistry } from "./lookup";
 import { TEMPLATE_FILES_DIR } from "./constants";
 import { TemplateFileStore } from "./file-store";
 import { BuildRunner } from "./build-runner";
-
-/** A ready template build, as sandboxes need it. */
-export interface ResolvedTemplate extends BuildOutput {
-  templateID: string;
-  buildID: string;
-  /** The template's name (`ns/alias` or `alias`), when it has one. */
-  alias?: string;
-  names: string[];
-  cpuCount: number;
-  memoryMB: number;
-  diskSizeMB: number;
-  envdVersion: string;
-}
-
-/** What the sandboxes side asks of templates. */
-export interface TemplateRegistry {
-  /**
-   * Resolves a template id, `alias`, `alias:tag`, `ns/alias[:tag]` or snapshot
-   * id to its ready build; undefined when unknown or not built yet.
-   */
-  resolve(idOrName: string): ResolvedTemplate | undefined;
-  /** Records that a sandbox was started from the template (spawn count, last spawn). */
-  markSpawned(templateID: string): void;
-  /**
-   * Registers `listener`, awaited before a layer no template uses any more is
-   * deleted (a template or snapshot was deleted): whoever keeps sandboxes
-   * started on it ahead of time must let go of them first.
-   * @default no listener
-   */
-  onLayerRelease?(listener: (layerId: string) => Promise<void>): void;
-}
 
 /** Options of {@link createTemplateRegistry}. */
 export interface TemplateRegistryOptions {

@@ -7,7 +7,7 @@
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { UPLOAD_ROUTE_PREFIX } from "./constants";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { FILES_HASH_RE } from "./file-store";
 import { LOG_LEVELS } from "../../../wire/control-requests";
 import type { BuildRecord, TemplateRecord } from "./model";

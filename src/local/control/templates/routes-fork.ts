@@ -13,7 +13,7 @@ import { z } from "zod";
 import { SandboxIacError } from "../../../errors";
 import { failureAnswer, serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import { int32 } from "../../../wire/control-requests";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { internalsOf } from "./registry";
 import { captureSnapshot } from "./routes-snapshots";
 import { snapshotId } from "./views";

@@ -9,13 +9,14 @@ import { ENVD_VERSION } from "../../../wire/envd";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { TemplateCatalog } from "./catalog";
 import { BASE_TEMPLATE_ID } from "./constants";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
 import { newBuildID, newTemplateID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import { requireTemplateName } from "./names";
 import { paginate } from "./responses";
-import { internalsOf, type ResolvedTemplate } from "./registry";
+import type { ResolvedTemplate } from "./lookup";
+import { internalsOf } from "./registry";
 import { PageQuery, queryObject, SnapshotRequest } from "./schemas";
 import { snapshotId, snapshotView } from "./views";
 

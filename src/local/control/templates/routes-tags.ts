@@ -6,7 +6,7 @@
  */
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import { DEFAULT_TAG } from "../../../wire/template-names";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { isBuildID } from "../../../wire/ids";
 import { requireTag, requireTemplateName } from "./names";
 import { internalsOf } from "./registry";

@@ -9,7 +9,7 @@ import { serviceError, parseWith, type ControlRequest, type Route } from "../htt
 import type { TemplateCatalog } from "./catalog";
 import { DEFAULT_TAG } from "../../../wire/template-names";
 import { BASE_TEMPLATE_ID, DEFAULT_CPU_COUNT, DEFAULT_MEMORY_MB } from "./constants";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { newTemplateRecord, type BuildRecord, type TemplateRecord } from "./model";
 import { newBuildID, newTemplateID } from "../../../wire/ids";
 import { requireTag, requireTemplateName } from "./names";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Route } from "../http";
-import type { TemplateRouteDeps } from "./deps";
+import type { TemplateRouteDeps } from "./route-deps";
 import { buildRoutes } from "./routes-builds";
 import { forkRoutes } from "./routes-fork";
 import { snapshotRoutes } from "./routes-snapshots";

@@ -23,7 +23,8 @@
  */
 import { createHash } from "node:crypto";
 import * as path from "node:path";
-import { JsonStateWriter, readJsonFile } from "../state-file";
+import { z } from "zod";
+import { JsonStateWriter, readStateFile } from "../state-file";
 import type { TemplateStep } from "./build-steps";
 
 /** Bump when what a step produces for the same key changes, so old entries stop matching. */
@@ -80,6 +81,24 @@ interface StepCacheFile {
   entries: Record<string, StepCacheEntry>;
 }
 
+/** step-cache.json as it is read back; objects keep keys it does not name. */
+const stepCacheFileSchema: z.ZodType<StepCacheFile> = z.looseObject({
+  version: z.literal(1),
+  entries: z.record(
+    z.string(),
+    z.looseObject({
+      layers: z.array(z.string()),
+      envs: z.record(z.string(), z.string()),
+      user: z.string(),
+      workdir: z.string().exactOptional(),
+      layer: z.string().exactOptional(),
+      bytes: z.number(),
+      createdAt: z.string(),
+      lastUsedAt: z.string(),
+    }),
+  ),
+});
+
 /** The key of the state a build starts from (its base: a template's build or an image). */
 export function baseKey(base: StepState): string {
   return hash(["base", base.layers, base.envs, base.user, base.workdir ?? null]);
@@ -123,7 +142,7 @@ export class StepCache {
       maxBytes: limits.maxBytes ?? DEFAULT_STEP_CACHE_MAX_BYTES,
       maxEntries: limits.maxEntries ?? DEFAULT_STEP_CACHE_MAX_ENTRIES,
     });
-    const saved = (await readJsonFile(file)) as StepCacheFile | undefined;
+    const saved = await readStateFile(file, stepCacheFileSchema);
     for (const [key, entry] of Object.entries(saved?.entries ?? {})) cache.entries.set(key, entry);
     if (cache.evict(undefined) > 0) await cache.save();
     return cache;

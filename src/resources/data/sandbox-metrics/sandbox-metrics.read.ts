@@ -4,6 +4,7 @@
  * @module
  */
 import { createControlClient } from "../../../client/control";
+import { sandboxMetricMeasures } from "../../../wire/sandbox-metric";
 import type { ResourceContext } from "../../core/lifecycle";
 import type { SandboxMetricsDataArgs, SandboxMetricsDataResult } from "./sandbox-metrics.args";
 
@@ -19,13 +20,7 @@ export async function readSandboxMetrics(
     metrics: samples.map((s) => ({
       timestampUnix: s.timestampUnix,
       timestamp: s.timestamp,
-      cpuCount: s.cpuCount,
-      cpuUsedPct: s.cpuUsedPct,
-      memUsed: s.memUsed,
-      memTotal: s.memTotal,
-      memCache: s.memCache,
-      diskUsed: s.diskUsed,
-      diskTotal: s.diskTotal,
+      ...sandboxMetricMeasures(s),
     })),
   };
 }

@@ -4,11 +4,8 @@
  * @module
  */
 import type { SandboxRuntime } from "../../runtime/types";
-import type { SandboxManagerView } from "../sandboxes/manager-contracts";
-import type { TemplateRegistry } from "./registry";
-
-/** The sandboxes side as the templates side needs it (the manager's own view). */
-type SandboxesView = SandboxManagerView;
+import type { SandboxManagerView } from "../sandboxes/manager-view";
+import type { TemplateRegistry } from "./lookup";
 
 /** Dependencies of {@link templateRoutes}. */
 export interface TemplateRouteDeps {
@@ -17,7 +14,7 @@ export interface TemplateRouteDeps {
   /** The runtime that captures snapshot layers. */
   runtime: SandboxRuntime;
   /** The sandboxes side. */
-  sandboxes: SandboxesView;
+  sandboxes: SandboxManagerView;
   /** The service's base URL, e.g. `http://127.0.0.1:41234`, for upload links. */
   publicUrl: () => string;
   /**

@@ -86,13 +86,13 @@ function noMounts(raw: NewSandboxBody["volumeMounts"]): ResolvedVolumeMount[] {
 
 /** The lifecycle routes. */
 export function lifecycleRoutes(
-  m: SandboxManager,
+  manager: SandboxManager,
   resolveMounts: (raw: NewSandboxBody["volumeMounts"]) => ResolvedVolumeMount[] = noMounts,
 ): Route[] {
   const create = (alwaysSecure: boolean) => async (req: ControlRequest) => {
     const body = parseWith(newSandboxSchema, await requiredBody(req), "body");
     const volumeMounts = resolveMounts(body.volumeMounts);
-    const record = await m.create({
+    const record = await manager.create({
       template: body.templateID || DEFAULT_TEMPLATE,
       timeoutSec: positiveTimeout(body.timeout),
       secure: alwaysSecure || body.secure === true,
@@ -107,7 +107,7 @@ export function lifecycleRoutes(
     });
     return {
       status: 201,
-      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+      body: sandboxView(record, manager.tokenOf(record), manager.trafficTokenOf(record)),
     };
   };
 
@@ -117,10 +117,10 @@ export function lifecycleRoutes(
       ? parseWith(connectV2Schema, await optionalBody(req), "body")
       : parseWith(connectSchema, await requiredBody(req), "body");
     // Without a timeout, a running sandbox keeps its end (connect never shortens it).
-    const { record, resumed } = await m.connect(id, body.timeout ?? (v2 ? undefined : 0));
+    const { record, resumed } = await manager.connect(id, body.timeout ?? (v2 ? undefined : 0));
     return {
       status: resumed ? 201 : 200,
-      body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+      body: sandboxView(record, manager.tokenOf(record), manager.trafficTokenOf(record)),
     };
   };
 
@@ -131,7 +131,7 @@ export function lifecycleRoutes(
       method: "DELETE",
       pattern: "/sandboxes/:sandboxID",
       handler: async (req) => {
-        await m.kill(idParam(req));
+        await manager.kill(idParam(req));
         return { status: 204 };
       },
     },
@@ -141,7 +141,7 @@ export function lifecycleRoutes(
       handler: async (req) => {
         const id = idParam(req);
         const body = parseWith(pauseSchema, await optionalBody(req), "body");
-        await m.pause(id, body.memory ?? true);
+        await manager.pause(id, body.memory ?? true);
         return { status: 204 };
       },
     },
@@ -151,10 +151,10 @@ export function lifecycleRoutes(
       handler: async (req) => {
         const id = idParam(req);
         const body = parseWith(resumeSchema, await optionalBody(req), "body");
-        const record = await m.resume(id, positiveTimeout(body.timeout));
+        const record = await manager.resume(id, positiveTimeout(body.timeout));
         return {
           status: 201,
-          body: sandboxView(record, m.tokenOf(record), m.trafficTokenOf(record)),
+          body: sandboxView(record, manager.tokenOf(record), manager.trafficTokenOf(record)),
         };
       },
     },
@@ -169,7 +169,7 @@ export function lifecycleRoutes(
         const raw = await req.json();
         const timeout =
           raw === undefined ? DEFAULT_TIMEOUT_SEC : parseWith(timeoutSchema, raw, "body").timeout;
-        await m.setTimeout(id, Math.max(0, timeout));
+        await manager.setTimeout(id, Math.max(0, timeout));
         return { status: 204 };
       },
     },
@@ -179,10 +179,10 @@ export function lifecycleRoutes(
       handler: async (req) => {
         const id = idParam(req);
         const body = parseWith(refreshSchema, await optionalBody(req), "body");
-        await m.refresh(id, Math.max(MIN_REFRESH_SEC, body.duration ?? 0));
+        await manager.refresh(id, Math.max(MIN_REFRESH_SEC, body.duration ?? 0));
         return { status: 204 };
       },
     },
-    ...networkRoutes(m, idParam),
+    ...networkRoutes(manager, idParam),
   ];
 }

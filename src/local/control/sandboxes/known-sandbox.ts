@@ -20,10 +20,10 @@ export interface ProxiedExchange {
 }
 
 /** One sandbox known to the manager (running or paused). */
-export interface Live {
+export interface KnownSandbox {
   record: SandboxRecord;
   /** The started processes; undefined while stopped. */
-  rt: RuntimeSandbox | undefined;
+  processes: RuntimeSandbox | undefined;
   /** True while paused with its memory kept (cgroup frozen). */
   frozen: boolean;
   timer: NodeJS.Timeout | undefined;
@@ -34,11 +34,17 @@ export interface Live {
   gone: boolean;
 }
 
+/** A running, unfrozen sandbox as the proxy reaches it: its record and its processes. */
+export interface ReachableSandbox {
+  record: SandboxRecord;
+  processes: RuntimeSandbox;
+}
+
 /** The state of a sandbox with no processes started yet. */
-export function newLive(record: SandboxRecord): Live {
+export function newKnownSandbox(record: SandboxRecord): KnownSandbox {
   return {
     record,
-    rt: undefined,
+    processes: undefined,
     frozen: false,
     timer: undefined,
     connections: new Set(),
@@ -47,11 +53,11 @@ export function newLive(record: SandboxRecord): Live {
   };
 }
 
-/** Runs `fn` after every state change queued before it on `l`. */
-export async function lockedEntry<T>(l: Live, fn: () => Promise<T>): Promise<T> {
-  const prev = l.lock;
+/** Runs `fn` after every state change queued before it on `sandbox`. */
+export async function lockedEntry<T>(sandbox: KnownSandbox, fn: () => Promise<T>): Promise<T> {
+  const prev = sandbox.lock;
   let release!: () => void;
-  l.lock = new Promise<void>((r) => (release = r));
+  sandbox.lock = new Promise<void>((r) => (release = r));
   await prev;
   try {
     return await fn();
@@ -61,18 +67,18 @@ export async function lockedEntry<T>(l: Live, fn: () => Promise<T>): Promise<T> 
 }
 
 /**
- * Registers an exchange on `l`. Returns the function that unregisters it
+ * Registers an exchange on `sandbox`. Returns the function that unregisters it
  * (called when the exchange ends).
  */
-export function addConnection(l: Live, exchange: ProxiedExchange): () => void {
-  l.connections.add(exchange);
-  return () => void l.connections.delete(exchange);
+export function addConnection(sandbox: KnownSandbox, exchange: ProxiedExchange): () => void {
+  sandbox.connections.add(exchange);
+  return () => void sandbox.connections.delete(exchange);
 }
 
-/** Cuts every proxied exchange of `l`. */
-export function dropConnections(l: Live): void {
-  const exchanges = [...l.connections];
-  l.connections.clear();
+/** Cuts every proxied exchange of `sandbox`. */
+export function dropConnections(sandbox: KnownSandbox): void {
+  const exchanges = [...sandbox.connections];
+  sandbox.connections.clear();
   for (const e of exchanges) e.cut();
 }
 

@@ -4,30 +4,31 @@
  *
  * @module
  */
-import type { CreateSandboxInput, ResolvedTemplate } from "./manager-contracts";
+import type { ResolvedTemplate } from "../templates/lookup";
+import type { CreateSandboxInput } from "./create-input";
 import { newClientID } from "./ids";
 import type { SandboxRecord } from "./record";
 
 /** A `running` record for `sandboxID`, started at `now` (ms), with no logs yet. */
 export function newSandboxRecord(
   sandboxID: string,
-  tpl: ResolvedTemplate,
+  template: ResolvedTemplate,
   input: CreateSandboxInput,
   now: number,
 ): SandboxRecord {
   return {
     sandboxID,
-    templateID: tpl.templateID,
-    buildID: tpl.buildID,
-    alias: tpl.alias,
+    templateID: template.templateID,
+    buildID: template.buildID,
+    alias: template.alias,
     clientID: newClientID(),
     startedAt: new Date(now).toISOString(),
     endAt: new Date(now + input.timeoutSec * 1000).toISOString(),
     state: "running",
-    cpuCount: tpl.cpuCount,
-    memoryMB: tpl.memoryMB,
-    diskSizeMB: tpl.diskSizeMB,
-    envdVersion: tpl.envdVersion,
+    cpuCount: template.cpuCount,
+    memoryMB: template.memoryMB,
+    diskSizeMB: template.diskSizeMB,
+    envdVersion: template.envdVersion,
     secure: input.secure,
     allowInternetAccess: input.allowInternetAccess,
     ...(input.network ? { network: input.network } : {}),
@@ -36,16 +37,16 @@ export function newSandboxRecord(
     autoResume: input.autoResume,
     metadata: input.metadata,
     initEnv: {
-      ...tpl.envs,
+      ...template.envs,
       ...input.envVars,
       E2B_SANDBOX: "true",
       E2B_SANDBOX_ID: sandboxID,
-      E2B_TEMPLATE_ID: tpl.templateID,
+      E2B_TEMPLATE_ID: template.templateID,
     },
-    layers: tpl.layers,
-    defaultUser: tpl.defaultUser,
-    defaultWorkdir: tpl.defaultWorkdir,
-    startCmd: tpl.startCmd,
+    layers: template.layers,
+    defaultUser: template.defaultUser,
+    defaultWorkdir: template.defaultWorkdir,
+    startCmd: template.startCmd,
     ...(input.volumeMounts?.length ? { volumeMounts: input.volumeMounts } : {}),
     logs: [],
   };

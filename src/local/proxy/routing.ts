@@ -9,9 +9,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import { ENVD_HEADERS, ENVD_PORT, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
-import type { RuntimeSandbox } from "../runtime/types";
-import type { SandboxManager } from "./sandboxes/manager";
-import type { SandboxRecord } from "./sandboxes/record";
+import type { SandboxManager } from "../control/sandboxes/manager";
+import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
 import { filesSignature } from "../../wire/files-signature";
 import { SANDBOX_HOST_PATTERN } from "../../wire/ids";
 import { safeEqual } from "../../wire/safe-equal";
@@ -47,7 +46,7 @@ export function isUnroutedFilesRequest(req: IncomingMessage): boolean {
 
 /** The result of resolving an unrouted `/files` request. */
 export type FilesResolution =
-  | { kind: "found"; target: { record: SandboxRecord; rt: RuntimeSandbox } }
+  | { kind: "found"; target: ReachableSandbox }
   | { kind: "error"; status: 400 | 401 | 502; message: string };
 
 /**
@@ -55,17 +54,17 @@ export type FilesResolution =
  * `X-Access-Token`, by its signature, or the only running sandbox when the
  * request is unsigned.
  */
-export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): FilesResolution {
+export function resolveFilesTarget(manager: SandboxManager, req: IncomingMessage): FilesResolution {
   const url = new URL(req.url ?? "/", "http://localhost");
-  const running = m
+  const running = manager
     .all()
-    .map((r) => m.reachable(r.sandboxID))
-    .filter((t): t is { record: SandboxRecord; rt: RuntimeSandbox } => t !== undefined);
+    .map((r) => manager.reachable(r.sandboxID))
+    .filter((t): t is ReachableSandbox => t !== undefined);
   const token = req.headers[ENVD_HEADERS.accessToken.toLowerCase()];
   const signature = url.searchParams.get(FILES_QUERY.signature);
   if (typeof token === "string" && token !== "") {
     const found = running.find((t) => {
-      const own = m.tokenOf(t.record);
+      const own = manager.tokenOf(t.record);
       return own !== undefined && safeEqual(own, token);
     });
     if (found) return { kind: "found", target: found };
@@ -82,7 +81,7 @@ export function resolveFilesTarget(m: SandboxManager, req: IncomingMessage): Fil
     const username = url.searchParams.get(FILES_QUERY.username) ?? "";
     const expiration = url.searchParams.get(FILES_QUERY.signatureExpiration) ?? undefined;
     const found = running.find((t) => {
-      const own = m.tokenOf(t.record);
+      const own = manager.tokenOf(t.record);
       return (
         own !== undefined &&
         safeEqual(

@@ -7,7 +7,7 @@
 import { CONTROL_HEADERS } from "../../../wire/control";
 import { serviceError, type ControlRequest, type Route } from "../http";
 import { parseSandboxID } from "./ids";
-import { idParam } from "./lifecycle-routes";
+import { idParam } from "./routes-lifecycle";
 import {
   matchesMetadata,
   paginate,
@@ -41,9 +41,9 @@ function queryInt(
   return n;
 }
 
-function recordOf(m: SandboxManager, req: ControlRequest): SandboxRecord {
+function recordOf(manager: SandboxManager, req: ControlRequest): SandboxRecord {
   const id = idParam(req);
-  const r = m.get(id);
+  const r = manager.get(id);
   if (!r) throw notFound(id);
   return r;
 }
@@ -62,14 +62,14 @@ function parseDateQuery(raw: string | null, name: string): number | undefined {
 }
 
 /** The read routes. */
-export function queryRoutes(m: SandboxManager): Route[] {
+export function queryRoutes(manager: SandboxManager): Route[] {
   return [
     {
       method: "GET",
       pattern: "/sandboxes/:sandboxID",
       handler: async (req) => {
-        const r = recordOf(m, req);
-        return { status: 200, body: detailView(r, m.tokenOf(r)) };
+        const r = recordOf(manager, req);
+        return { status: 200, body: detailView(r, manager.tokenOf(r)) };
       },
     },
     {
@@ -77,7 +77,9 @@ export function queryRoutes(m: SandboxManager): Route[] {
       pattern: "/sandboxes",
       handler: async (req) => {
         const filter = parseMetadataFilter(req.query.get("metadata"));
-        const running = m.all().filter((r) => r.state === "running" && matchesMetadata(r, filter));
+        const running = manager
+          .all()
+          .filter((r) => r.state === "running" && matchesMetadata(r, filter));
         return { status: 200, body: sortRecords(running, "desc").map(listedView) };
       },
     },
@@ -93,7 +95,7 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const startedAfter = parseDateQuery(req.query.get("startedAfter"), "startedAfter");
         const startedBefore = parseDateQuery(req.query.get("startedBefore"), "startedBefore");
         const template = req.query.get("template");
-        const matching = m
+        const matching = manager
           .all()
           .filter(
             (r) =>
@@ -145,8 +147,8 @@ export function queryRoutes(m: SandboxManager): Route[] {
         const sandboxes: Record<string, unknown> = {};
         for (const rawId of ids) {
           const id = parseSandboxID(rawId);
-          const latest = m.metrics.latest(id);
-          if (latest && m.exists(id)) sandboxes[id] = sandboxMetricView(latest);
+          const latest = manager.metrics.latest(id);
+          if (latest && manager.exists(id)) sandboxes[id] = sandboxMetricView(latest);
         }
         return { status: 200, body: { sandboxes } };
       },
@@ -155,7 +157,7 @@ export function queryRoutes(m: SandboxManager): Route[] {
       method: "GET",
       pattern: "/sandboxes/:sandboxID/metrics",
       handler: async (req) => {
-        const r = recordOf(m, req);
+        const r = recordOf(manager, req);
         const start = queryInt(req, "start") ?? 0;
         const end = queryInt(req, "end") ?? Math.floor(Date.now() / 1000) + 1;
         if (start > end)
@@ -165,7 +167,7 @@ export function queryRoutes(m: SandboxManager): Route[] {
           );
         return {
           status: 200,
-          body: m.metrics.range(r.sandboxID, start, end).map(sandboxMetricView),
+          body: manager.metrics.range(r.sandboxID, start, end).map(sandboxMetricView),
         };
       },
     },
@@ -173,7 +175,7 @@ export function queryRoutes(m: SandboxManager): Route[] {
       method: "GET",
       pattern: "/sandboxes/:sandboxID/logs",
       handler: async (req) => {
-        const r = recordOf(m, req);
+        const r = recordOf(manager, req);
         return {
           status: 200,
           body: v1LogsBody(r, queryInt(req, "start"), queryInt(req, "limit") ?? 1000),
@@ -184,7 +186,7 @@ export function queryRoutes(m: SandboxManager): Route[] {
       method: "GET",
       pattern: "/v2/sandboxes/:sandboxID/logs",
       handler: async (req) => {
-        const r = recordOf(m, req);
+        const r = recordOf(manager, req);
         const direction = req.query.get("direction") ?? "forward";
         if (direction !== "forward" && direction !== "backward") {
           throw serviceError(

@@ -9,10 +9,10 @@
 import * as http from "node:http";
 import { ENVD_HEADERS, ENVD_ROUTES } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
-import { CORS_HEADERS } from "./cors";
-import type { SandboxManager } from "./sandboxes/manager";
-import type { SandboxRecord } from "./sandboxes/record";
-import { envdMetricsView } from "./sandboxes/metrics";
+import { CORS_HEADERS } from "../control/cors";
+import type { SandboxManager } from "../control/sandboxes/manager";
+import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
+import { envdMetricsView } from "../control/sandboxes/metrics";
 import { safeEqual } from "../../wire/safe-equal";
 import { SandboxIacError } from "../../errors";
 
@@ -72,24 +72,24 @@ export function sendSandboxNotFound(res: http.ServerResponse, sandboxID: string)
  * else through the agent.
  */
 export async function serveSandboxRequest(
-  m: SandboxManager,
-  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  manager: SandboxManager,
+  target: ReachableSandbox,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
   const pathname = (req.url ?? "/").split("?")[0];
   if (pathname === ENVD_ROUTES.metrics && req.method === "GET")
-    return serveMetrics(m, target, req, res);
-  pipeToAgent(m, target, req, res);
+    return serveMetrics(manager, target, req, res);
+  pipeToAgent(manager, target, req, res);
 }
 
 async function serveMetrics(
-  m: SandboxManager,
-  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  manager: SandboxManager,
+  target: ReachableSandbox,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
-  const token = m.tokenOf(target.record);
+  const token = manager.tokenOf(target.record);
   if (token) {
     const given = req.headers[ENVD_HEADERS.accessToken.toLowerCase()];
     if (typeof given !== "string" || !safeEqual(given, token)) {
@@ -97,7 +97,7 @@ async function serveMetrics(
     }
   }
   try {
-    const stats = await target.rt.stats();
+    const stats = await target.processes.stats();
     sendSandboxJson(res, 200, envdMetricsView(stats));
   } catch (err) {
     sendSandboxJson(res, 500, {
@@ -133,8 +133,8 @@ const upstreamAgents = new WeakMap<RuntimeSandbox, http.Agent>();
  * request, and that write fails with EPIPE although the answer arrived.
  * The pool dies with the sandbox: its sockets close when the agent exits.
  */
-function upstreamAgentFor(rt: RuntimeSandbox): http.Agent {
-  let agent = upstreamAgents.get(rt);
+function upstreamAgentFor(processes: RuntimeSandbox): http.Agent {
+  let agent = upstreamAgents.get(processes);
   if (!agent) {
     // Passed through to each socket the pool opens (net.createConnection).
     const options: http.AgentOptions & {
@@ -147,8 +147,8 @@ function upstreamAgentFor(rt: RuntimeSandbox): http.Agent {
       writableHighWaterMark: RELAY_HIGH_WATER_MARK,
     };
     agent = new http.Agent(options);
-    upstreamAgents.set(rt, agent);
-    void rt.exited.then(() => agent?.destroy());
+    upstreamAgents.set(processes, agent);
+    void processes.exited.then(() => agent?.destroy());
   }
   return agent;
 }
@@ -167,18 +167,18 @@ function upstreamAgentFor(rt: RuntimeSandbox): http.Agent {
  * and out, which Node cannot avoid without splice(2).
  */
 function pipeToAgent(
-  m: SandboxManager,
-  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  manager: SandboxManager,
+  target: ReachableSandbox,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
   const sandboxID = target.record.sandboxID;
   const upstream = http.request({
-    socketPath: target.rt.agentSocket,
+    socketPath: target.processes.agentSocket,
     method: req.method,
     path: req.url,
     headers: stripHopByHop(req.headers),
-    agent: upstreamAgentFor(target.rt),
+    agent: upstreamAgentFor(target.processes),
   });
   upstream.on("response", (up) => {
     const headers = { ...stripHopByHop(up.headers), ...CORS_HEADERS };
@@ -194,7 +194,7 @@ function pipeToAgent(
     if (!res.headersSent) sendSandboxNotFound(res, sandboxID);
     else res.destroy();
   });
-  const untrack = m.trackConnection(sandboxID, {
+  const untrack = manager.trackConnection(sandboxID, {
     cut() {
       upstream.destroy();
       // Not answered yet: the edge proxy's 502, as for any request that reaches
@@ -229,7 +229,7 @@ function sendPortClosed(res: http.ServerResponse, sandboxID: string, port: numbe
  * own link: the only way in from outside, as E2B's edge proxy is.
  */
 export function servePortRequest(
-  target: { record: SandboxRecord; rt: RuntimeSandbox },
+  target: ReachableSandbox,
   port: number,
   trafficToken: string | undefined,
   req: http.IncomingMessage,
@@ -250,7 +250,7 @@ export function servePortRequest(
     return sendPortClosed(res, sandboxID, port);
   }
   const upstream = http.request({
-    host: target.rt.address,
+    host: target.processes.address,
     port,
     method: req.method,
     path: req.url,
@@ -275,7 +275,7 @@ export function servePortRequest(
   res.on("close", () => {
     if (!res.writableFinished) upstream.destroy();
   });
-  void target.rt.exited.then(() => upstream.destroy());
+  void target.processes.exited.then(() => upstream.destroy());
   req.pipe(upstream);
 }
 

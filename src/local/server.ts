@@ -6,19 +6,19 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ENVD_PORT } from "../../wire/envd";
-import { answerPreflight, isPreflight } from "./cors";
-import type { Route } from "./http";
+import { ENVD_PORT } from "../wire/envd";
+import { answerPreflight, isPreflight } from "./control/cors";
+import type { Route } from "./control/http";
 import {
   sendSandboxJson,
   sendSandboxNotFound,
   servePortRequest,
   serveSandboxRequest,
-} from "./proxy";
-import { createRouter } from "./router";
-import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./sandbox-routing";
-import { accessTokenRoutes } from "./access-tokens";
-import type { SandboxManager } from "./sandboxes/manager";
+} from "./proxy/forward";
+import { createRouter } from "./control/router";
+import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./proxy/routing";
+import { accessTokenRoutes } from "./control/access-tokens";
+import type { SandboxManager } from "./control/sandboxes/manager";
 
 /** What the handler serves. */
 export interface ServiceHandlerOptions {
@@ -38,7 +38,7 @@ export function createServiceHandler(
     opts.apiKey,
     opts.log,
   );
-  const m = opts.manager;
+  const manager = opts.manager;
   return (req, res) => {
     const done = (err: unknown): void => {
       opts.log(
@@ -52,18 +52,24 @@ export function createServiceHandler(
       if (isPreflight(req)) return answerPreflight(req, res);
       const address = sandboxAddress(req);
       if (address) {
-        const target = m.reachable(address.sandboxID);
+        const target = manager.reachable(address.sandboxID);
         if (!target) return sendSandboxNotFound(res, address.sandboxID);
         if (address.port !== ENVD_PORT)
-          return servePortRequest(target, address.port, m.trafficTokenOf(target.record), req, res);
-        serveSandboxRequest(m, target, req, res).catch(done);
+          return servePortRequest(
+            target,
+            address.port,
+            manager.trafficTokenOf(target.record),
+            req,
+            res,
+          );
+        serveSandboxRequest(manager, target, req, res).catch(done);
         return;
       }
       if (isUnroutedFilesRequest(req)) {
-        const found = resolveFilesTarget(m, req);
+        const found = resolveFilesTarget(manager, req);
         if (found.kind === "error")
           return sendSandboxJson(res, found.status, { code: found.status, message: found.message });
-        serveSandboxRequest(m, found.target, req, res).catch(done);
+        serveSandboxRequest(manager, found.target, req, res).catch(done);
         return;
       }
       control(req, res).catch(done);
