@@ -15,7 +15,6 @@
  */
 import { kindOf, unknownKeyReason, unknownKeysIn } from "../resources/core/unknown-keys";
 import { defaultCatalog } from "./catalog";
-import { coreInputs, inputAttributes, type TfObject } from "./provider/state";
 import type { TfAttribute } from "./schema/model";
 import {
   type AttributeName,
@@ -26,6 +25,7 @@ import {
   propertyPathText,
   renamedFields,
 } from "./schema/naming";
+import { type TfObject, blockCodec } from "./values/block-codec";
 import { UNKNOWN, isUnknown, type TfValue } from "./values/dynamic-value";
 
 /** A construct of a provider resource, as its CDK entry point sees it at synth. */
@@ -96,7 +96,8 @@ export function constructProblems(construct: ConstructUnderCheck): string[] {
   const { terraformType, knownKeys, config, isLate } = construct;
   const entry = defaultCatalog().resources.get(terraformType);
   if (!entry) throw new Error(`sandbox-iac: no resource type ${terraformType} in the provider`);
-  const inputs = inputAttributes(entry.block);
+  const codec = blockCodec(entry.block);
+  const inputs = codec.inputs;
   const name = constructNaming(inputs, knownKeys);
   const topLevel = Object.entries(config)
     .filter(([key]) => !knownKeys.includes(key))
@@ -105,7 +106,7 @@ export function constructProblems(construct: ConstructUnderCheck): string[] {
     .filter((k) => k.steps.length > 1)
     .map((k) => `${k.path}: ${k.reason}`);
   const attributes = asTerraformValue(construct.attributes, isLate) as TfObject;
-  const result = entry.descriptor.lifecycle.check(coreInputs(entry.block, attributes), {
+  const result = entry.descriptor.lifecycle.check(codec.configObject(attributes)?.inputs ?? {}, {
     isUnknown,
   });
   const renames = renamedFields(inputs, name);

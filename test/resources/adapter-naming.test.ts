@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { check as pulumiCheck } from "../../src/pulumi/provider-runtime";
 import { type PathStep, stepsText, unknownKeysIn } from "../../src/resources/core/unknown-keys";
 import { defaultCatalog } from "../../src/terraform/catalog";
-import { inputAttributes } from "../../src/terraform/provider/state";
+import { inputAttributes } from "../../src/terraform/schema/model";
 import type { TfAttribute, TfType } from "../../src/terraform/schema/model";
 import {
   type AttributeName,

@@ -260,6 +260,36 @@ describe("terraform provider over gRPC (no terraform)", () => {
     expect(replace.requiresReplace.map((r) => r.steps[0]?.selector.value)).toEqual(["name"]);
   });
 
+  it("applies an in-place update as planned, calling the service only when the plan's change says so", async () => {
+    // GIVEN a name the core compares lower-cased: Terraform sees an update, the core no change.
+    const config = templateConfig("TF-Proto", ["v1"]);
+    const plan = await p.provider.planResourceChange({
+      typeName: "sandboxiac_template",
+      priorState: encodeDynamic(state),
+      proposedNewState: encodeDynamic({ ...state, name: "TF-Proto" }),
+      config: encodeDynamic(config),
+    });
+    expect(plan.requiresReplace).toEqual([]);
+    const apply = {
+      typeName: "sandboxiac_template",
+      priorState: encodeDynamic(state),
+      plannedState: plan.plannedState,
+      config: encodeDynamic(config),
+    };
+    const before = svc.requests.length;
+    const applied = await p.provider.applyResourceChange({
+      ...apply,
+      plannedPrivate: plan.plannedPrivate,
+    });
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(svc.requests.slice(before)).toEqual([]);
+    expect(decodeDynamic(applied.newState)).toEqual({ ...state, name: "TF-Proto" });
+
+    const unplanned = await p.provider.applyResourceChange(apply);
+    expect(errors(unplanned.diagnostics).join("\n")).toContain("carries no change record");
+    expect(decodeDynamic(unplanned.newState)).toEqual(state);
+  });
+
   it("reads the resource back, and imports it from its id alone", async () => {
     const read = await p.provider.readResource({
       typeName: "sandboxiac_template",

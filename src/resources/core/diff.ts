@@ -50,6 +50,15 @@ export function changedPaths(prev: unknown, next: unknown, at: string): string[]
 }
 
 /**
+ * The rule of input `key`: a field missing from `rules` counts as `replace`,
+ * so forgetting a rule errs on the safe side. Every adapter reads rules
+ * through here.
+ */
+export function changeRuleOf(rules: Readonly<Record<string, ChangeRule>>, key: string): ChangeRule {
+  return rules[key] ?? "replace";
+}
+
+/**
  * Compares old outputs with new inputs field by field and classifies each
  * changed field by its rule. A field missing from `rules` counts as `replace`,
  * so forgetting a rule errs on the safe side.
@@ -64,7 +73,7 @@ export function diffByRules<I extends object>(
   const updates: string[] = [];
   const keys = new Set([...Object.keys(rules), ...Object.keys(news)]) as Set<keyof I & string>;
   for (const key of keys) {
-    const rule: ChangeRule = rules[key] ?? "replace";
+    const rule = changeRuleOf(rules, key);
     if (rule === "ignore") continue;
     const next = (news as Record<string, unknown>)[key];
     const prev = (olds as Record<string, unknown>)[key];

@@ -1,30 +1,30 @@
 /**
  * Validating and planning a resource: `check` on the configuration, then the
- * core's `diff` translated into Terraform's planned state and requires_replace.
+ * core's planned change written as Terraform's planned state,
+ * requires_replace and the private record apply acts on.
  *
  * @module
  */
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import {
+  type Diagnostic,
   type PlanResourceChange_Request,
   PlanResourceChange_ResponseSchema,
-  type ValidateResourceConfig_Request,
-  ValidateResourceConfig_ResponseSchema,
 } from "../../gen/terraform/tfplugin6_pb";
-import { recomputedBy } from "../../resources/core/descriptor";
+import {
+  type PlanningOptions,
+  outputKnownAfter,
+  outputRuleOf,
+  planChange,
+  planTimeOutputs,
+} from "../../resources/core/planned-change";
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
-import { UNKNOWN, encodeDynamic, isUnknown } from "../values/dynamic-value";
-import { containsUnknown, objectToTerraform, topLevelPath } from "../values/convert";
+import { topLevelPath } from "../values/attribute-path";
+import { type DecodedObject, type TfObject, blockCodec } from "../values/block-codec";
+import { UNKNOWN, isUnknown } from "../values/dynamic-value";
+import { encodePlannedChange } from "../values/planned-private";
 import type { ProviderRuntime } from "./runtime";
-import {
-  type TfObject,
-  decodeObject,
-  computedOnlyAttributes,
-  coreInputs,
-  coreOutputs,
-  inputAttributes,
-} from "./state";
 import { failureDiagnostics } from "./validate";
 
 type Init<S extends DescMessage> = MessageInitShape<S>;
@@ -32,97 +32,74 @@ type Init<S extends DescMessage> = MessageInitShape<S>;
 /** ValidateResourceConfig: `check` on the configuration, unknown values skipped. */
 export function validateResource(
   entry: CatalogResource,
-  req: ValidateResourceConfig_Request,
-): Init<typeof ValidateResourceConfig_ResponseSchema> {
-  const config = decodeObject(req.config);
-  const result = entry.descriptor.lifecycle.check(coreInputs(entry.block, config), {
-    isUnknown,
-  });
-  return { diagnostics: failureDiagnostics(inputAttributes(entry.block), result.failures) };
+  config: DecodedObject | null,
+): Diagnostic[] {
+  const result = entry.descriptor.lifecycle.check(config?.inputs ?? {}, { isUnknown });
+  return failureDiagnostics(blockCodec(entry.block).inputs, result.failures);
 }
 
-/** Fills plan-time outputs (content hashes of local files) into `planned` when the inputs are known. */
+/** Fills plan-time outputs (content hashes of local files) into `planned`. */
 async function withPlanOutputs(
   entry: CatalogResource,
   planned: TfObject,
   news: Record<string, unknown>,
-  baseDir: string,
+  options: PlanningOptions,
 ): Promise<TfObject> {
-  const lifecycle = entry.descriptor.lifecycle;
-  if (!lifecycle.planOutputs || containsUnknown(news)) return planned;
-  const values = (await lifecycle.planOutputs(news, { baseDir })) as Record<string, unknown>;
-  const out = { ...planned };
-  for (const attr of computedOnlyAttributes(entry.block)) {
-    if (attr.coreName in values) {
-      out[attr.name] = objectToTerraform([attr], values)[attr.name] ?? null;
-    }
+  const codec = blockCodec(entry.block);
+  const values = await planTimeOutputs(entry.descriptor.lifecycle, news, options);
+  for (const attr of codec.computedOnly) {
+    if (attr.coreName in values) planned[attr.name] = codec.value(attr, values[attr.coreName]);
   }
-  return out;
+  return planned;
 }
 
 /**
- * PlanResourceChange. Create: outputs unknown, plan-time hashes filled. Update:
- * the core's `diff` (unknown inputs count as changed by their change rule);
- * replace-rule changes become `requires_replace`; recomputed outputs unknown,
- * stable ones kept.
+ * PlanResourceChange. Create: outputs unknown, plan-time hashes filled.
+ * Update: the core's planned change; replace-rule changes become
+ * `requires_replace`; outputs the change recomputes are unknown, the others
+ * kept; the change goes to apply in `plannedPrivate`.
  */
 export async function planResource(
   entry: CatalogResource,
   req: PlanResourceChange_Request,
   runtime: ProviderRuntime,
 ): Promise<Init<typeof PlanResourceChange_ResponseSchema>> {
-  const prior = decodeObject(req.priorState);
-  const proposed = decodeObject(req.proposedNewState);
-  const config = decodeObject(req.config);
-  if (proposed === null) return { plannedState: encodeDynamic(null) };
   const { descriptor, block } = entry;
-  const news = coreInputs(block, config);
+  const codec = blockCodec(block);
+  const config = codec.config(req.config);
+  const prior = codec.read(req.priorState);
+  // The proposed state is only written back: Terraform's object, not read into core values.
+  const proposed = codec.decode(req.proposedNewState);
+  if (proposed === null) return { plannedState: codec.encode(null) };
+  const news = config?.inputs ?? {};
+  const options = { baseDir: runtime.baseDir, isUnknown };
   const planned: TfObject = { ...proposed };
 
   if (prior === null) {
     for (const attr of block.attributes) {
       if (!attr.computed) continue;
       const computedOnly = !attr.required && !attr.optional;
-      if (computedOnly || config?.[attr.name] === null) planned[attr.name] = UNKNOWN;
+      if (computedOnly || config?.terraform[attr.name] === null) planned[attr.name] = UNKNOWN;
     }
-    return {
-      plannedState: encodeDynamic(await withPlanOutputs(entry, planned, news, runtime.baseDir)),
-    };
+    return { plannedState: codec.encode(await withPlanOutputs(entry, planned, news, options)) };
   }
 
-  const olds = coreOutputs(block, prior);
-  const unknownInputs = inputAttributes(block).filter((a) => containsUnknown(config?.[a.name]));
-  const known = { ...news };
-  for (const attr of unknownInputs) known[attr.coreName] = olds[attr.coreName];
-  const diff = await descriptor.lifecycle.diff(olds, known, {
-    baseDir: runtime.baseDir,
-    isUnknown,
-  });
-  const replaces = new Set(diff.replaces);
-  const updates = new Set(diff.updates);
-  for (const attr of unknownInputs) {
-    const rule = descriptor.changeRules[attr.coreName] ?? "replace";
-    if (rule === "replace") replaces.add(attr.coreName);
-    else if (rule === "update") updates.add(attr.coreName);
+  const change = await planChange(descriptor, prior.outputs, news, options);
+  const plannedPrivate = encodePlannedChange(change);
+  if (change.replaces.length === 0 && change.updates.length === 0) {
+    return { plannedState: codec.encode(planned), plannedPrivate };
   }
-  if (replaces.size === 0 && updates.size === 0) return { plannedState: encodeDynamic(planned) };
-
-  for (const attr of computedOnlyAttributes(block)) {
-    if (attr.name === ID_ATTRIBUTE) {
-      if (replaces.size > 0) planned[attr.name] = UNKNOWN;
-      continue;
-    }
-    const rule = descriptor.outputRules[attr.coreName] ?? "recomputed";
-    // A stable output keeps the value it has; one it does not have yet (e.g. a kept
-    // sandbox killed out of band, provisioned again by this update) is not known yet.
-    const unset = planned[attr.name] === null || planned[attr.name] === undefined;
-    if (replaces.size > 0 || recomputedBy(rule, updates) || unset) planned[attr.name] = UNKNOWN;
+  for (const attr of codec.computedOnly) {
+    // The id names the object in the service: it changes with a replacement only.
+    const rule = attr.name === ID_ATTRIBUTE ? "stable" : outputRuleOf(descriptor, attr.coreName);
+    if (!outputKnownAfter(rule, change, planned[attr.name])) planned[attr.name] = UNKNOWN;
   }
-  const requiresReplace = inputAttributes(block)
-    .filter((a) => replaces.has(a.coreName))
+  const requiresReplace = codec.inputs
+    .filter((a) => change.replaces.includes(a.coreName))
     .map((a) => topLevelPath(a.name));
   return {
-    plannedState: encodeDynamic(await withPlanOutputs(entry, planned, news, runtime.baseDir)),
+    plannedState: codec.encode(await withPlanOutputs(entry, planned, news, options)),
     requiresReplace,
+    plannedPrivate,
   };
 }

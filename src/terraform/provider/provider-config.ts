@@ -11,9 +11,9 @@ import { SandboxIacError } from "../../errors";
 import { checkWithSchema } from "../../resources/core/check";
 import type { TfBlock } from "../schema/model";
 import { type ProviderConfigInput, providerConfigSchema } from "../schema/provider-config";
-import { containsUnknown, objectToCore } from "../values/convert";
-import { type TfValue, isUnknown } from "../values/dynamic-value";
-import { attributePath } from "../values/convert";
+import { holdsUnknown } from "../../resources/core/planned-change";
+import { attributePath } from "../values/attribute-path";
+import { isUnknown } from "../values/dynamic-value";
 import { errorDiagnostic } from "./diagnostics";
 import { failureDiagnostics } from "./validate";
 
@@ -23,12 +23,17 @@ const TERRAFORM_OPTION_NAMES = {
   apiUrl: "api_url in the provider block",
 };
 
-/** Problems in the provider block (values still unknown are checked at configure time). */
-export function validateProviderConfig(block: TfBlock, config: TfValue): Diagnostic[] {
-  const core = objectToCore(block.attributes, config as Record<string, TfValue> | null);
+/**
+ * Problems in the provider block, read as core values (values still unknown
+ * are checked at configure time).
+ */
+export function validateProviderConfig(
+  block: TfBlock,
+  core: Record<string, unknown>,
+): Diagnostic[] {
   const checked = checkWithSchema(providerConfigSchema, core, { isUnknown });
   if (checked.failures.length > 0) return failureDiagnostics(block.attributes, checked.failures);
-  if (containsUnknown(core)) return [];
+  if (holdsUnknown(core, isUnknown)) return [];
   const resolved = resolve(block, core, () => undefined, false);
   return "diagnostics" in resolved ? resolved.diagnostics : [];
 }

@@ -19,25 +19,18 @@ import {
 import { resourceLabel } from "../../resources/core/log-label";
 import type { CatalogResource } from "../schema/catalog";
 import { ID_ATTRIBUTE } from "../schema/blocks";
-import { decodeJson, encodeDynamic } from "../values/dynamic-value";
-import { objectToTerraform, storedObject } from "../values/convert";
+import { blockCodec } from "../values/block-codec";
+import { decodePlannedChange } from "../values/planned-private";
 import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
 import type { ProviderRuntime } from "./runtime";
-import {
-  type TfObject,
-  coreInputs,
-  coreOutputs,
-  decodeObject,
-  stateId,
-  withOutputs,
-} from "./state";
 
 type Init<S extends DescMessage> = MessageInitShape<S>;
 
 /**
  * ApplyResourceChange: create, update or delete. A failed create stores
  * nothing (the core's create is all-or-nothing); a failed update or delete
- * keeps the prior state.
+ * keeps the prior state. An update reaches the service only when the plan's
+ * change says so (`plannedPrivate`, see values/planned-private.ts).
  */
 export async function applyResource(
   entry: CatalogResource,
@@ -45,46 +38,33 @@ export async function applyResource(
   runtime: ProviderRuntime,
   signal: AbortSignal,
 ): Promise<Init<typeof ApplyResourceChange_ResponseSchema>> {
-  const prior = decodeObject(req.priorState);
-  const planned = decodeObject(req.plannedState);
-  const config = decodeObject(req.config);
   const { descriptor, block, typeName } = entry;
+  const codec = blockCodec(block);
+  const config = codec.config(req.config);
+  const prior = codec.read(req.priorState);
+  const planned = codec.read(req.plannedState);
   const lifecycle = descriptor.lifecycle;
   const described = planned ?? prior;
-  const ctx = runtime.context(
-    signal,
-    resourceLabel(
-      typeName,
-      described ? coreOutputs(block, described) : {},
-      prior ? stateId(prior) : undefined,
-    ),
-  );
+  const ctx = runtime.context(signal, resourceLabel(typeName, described?.outputs ?? {}, prior?.id));
   try {
     if (planned === null) {
-      if (prior !== null) await lifecycle.delete(stateId(prior), coreOutputs(block, prior), ctx);
-      return { newState: encodeDynamic(null) };
+      if (prior !== null) await lifecycle.delete(prior.id, prior.outputs, ctx);
+      return { newState: codec.encode(null) };
     }
-    const news = coreInputs(block, config);
+    const news = config?.inputs ?? {};
     if (prior === null) {
       const { id, outputs } = await lifecycle.create(news, ctx);
-      return {
-        newState: encodeDynamic(
-          withOutputs(block, planned, outputs as Record<string, unknown>, id),
-        ),
-      };
+      return { newState: codec.encode(codec.withOutputs(planned.terraform, outputs, id)) };
     }
-    const olds = coreOutputs(block, prior);
-    const diff = await lifecycle.diff(olds, news, { baseDir: runtime.baseDir });
-    const outputs = diff.changes ? await lifecycle.update(stateId(prior), olds, news, ctx) : olds;
-    return {
-      newState: encodeDynamic(
-        withOutputs(block, planned, outputs as Record<string, unknown>, stateId(prior)),
-      ),
-    };
+    const { changes } = decodePlannedChange(req.plannedPrivate, typeName);
+    const outputs = changes
+      ? await lifecycle.update(prior.id, prior.outputs, news, ctx)
+      : prior.outputs;
+    return { newState: codec.encode(codec.withOutputs(planned.terraform, outputs, prior.id)) };
   } catch (err) {
     const verb = planned === null ? "delete" : prior === null ? "create" : "update";
     return {
-      newState: encodeDynamic(prior),
+      newState: codec.encode(prior?.terraform ?? null),
       diagnostics: [failureDiagnostic(`${typeName} ${verb}`, err, ctx.logTail)],
     };
   }
@@ -97,29 +77,21 @@ export async function readResource(
   runtime: ProviderRuntime,
   signal: AbortSignal,
 ): Promise<Init<typeof ReadResource_ResponseSchema>> {
-  const current = decodeObject(req.currentState);
-  if (current === null) return { newState: encodeDynamic(null) };
-  const { descriptor, block, typeName } = entry;
-  const ctx = runtime.context(
-    signal,
-    resourceLabel(typeName, coreOutputs(block, current), stateId(current)),
-  );
+  const codec = blockCodec(entry.block);
+  const current = codec.read(req.currentState);
+  if (current === null) return { newState: codec.encode(null) };
+  const { descriptor, typeName } = entry;
+  const ctx = runtime.context(signal, resourceLabel(typeName, current.outputs, current.id));
   try {
-    const found = await descriptor.lifecycle.read(
-      stateId(current),
-      coreOutputs(block, current),
-      ctx,
-    );
-    if (!found) return { newState: encodeDynamic(null) };
+    const found = await descriptor.lifecycle.read(current.id, current.outputs, ctx);
+    if (!found) return { newState: codec.encode(null) };
     return {
-      newState: encodeDynamic(
-        withOutputs(block, current, found.outputs as Record<string, unknown>, found.id),
-      ),
+      newState: codec.encode(codec.withOutputs(current.terraform, found.outputs, found.id)),
       private: req.private,
     };
   } catch (err) {
     return {
-      newState: encodeDynamic(current),
+      newState: codec.encode(current.terraform),
       diagnostics: [failureDiagnostic(`${typeName} read`, err, ctx.logTail)],
     };
   }
@@ -147,11 +119,9 @@ export async function importResource(
         ],
       };
     }
-    const state = objectToTerraform(block.attributes, {
-      ...(found.outputs as Record<string, unknown>),
-      [ID_ATTRIBUTE]: found.id,
-    });
-    return { importedResources: [{ typeName, state: encodeDynamic(state) }] };
+    const codec = blockCodec(block);
+    const state = codec.fromCore({ ...found.outputs, [ID_ATTRIBUTE]: found.id });
+    return { importedResources: [{ typeName, state: codec.encode(state) }] };
   } catch (err) {
     return { diagnostics: [failureDiagnostic(`${typeName} import`, err, ctx.logTail)] };
   }
@@ -178,7 +148,6 @@ export function upgradeResource(
       ],
     };
   }
-  const raw = req.rawState?.json ? decodeJson(req.rawState.json) : null;
-  if (raw === null) return { upgradedState: encodeDynamic(null) };
-  return { upgradedState: encodeDynamic(storedObject(block.attributes, raw as TfObject)) };
+  const codec = blockCodec(block);
+  return { upgradedState: codec.encode(codec.upgrade(req.rawState?.json ?? new Uint8Array())) };
 }

@@ -23,12 +23,11 @@ import {
   type Diagnostic,
 } from "../../gen/terraform/tfplugin6_pb";
 import { type PathStep, type UnknownKey, unknownKeysIn } from "../../resources/core/unknown-keys";
-import type { TfBlock } from "../schema/model";
+import { type TfBlock, inputAttributes } from "../schema/model";
 import { namedShape, terraformName } from "../schema/naming";
 import { dynamicToPlain } from "../values/dynamic-attribute";
 import { type TfValue, isUnknown } from "../values/dynamic-value";
 import { errorDiagnostic } from "./diagnostics";
-import { inputAttributes } from "./state";
 
 /** HashiCorp's HCL parser, compiled to WebAssembly. */
 const HCL_PARSER = "@cdktf/hcl2json";

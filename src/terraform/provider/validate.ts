@@ -8,7 +8,7 @@ import type { Diagnostic } from "../../gen/terraform/tfplugin6_pb";
 import type { CheckFailure } from "../../resources/core/lifecycle";
 import type { TfAttribute } from "../schema/model";
 import { inAdapterNames, propertyPathText, renamedFields, terraformName } from "../schema/naming";
-import { attributePath } from "../values/convert";
+import { attributePath } from "../values/attribute-path";
 import { errorDiagnostic } from "./diagnostics";
 
 /** The Terraform spelling of a core property path: `build.steps.2.run` -> `build.steps[2].run`. */

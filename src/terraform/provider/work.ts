@@ -9,10 +9,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { Provider, type Diagnostic } from "../../gen/terraform/tfplugin6_pb";
 import type { Catalog, CatalogDataSource, CatalogResource } from "../schema/catalog";
-import { decodeDynamic } from "../values/dynamic-value";
-import { objectToCore } from "../values/convert";
 import type { ProviderConfigInput } from "../schema/provider-config";
-import type { TfValue } from "../values/dynamic-value";
+import { blockCodec } from "../values/block-codec";
 import { readDataSource, validateDataSource } from "./data-sources";
 import { errorDiagnostic, failureDiagnostic } from "./diagnostics";
 import { resolve, validateProviderConfig } from "./provider-config";
@@ -21,7 +19,6 @@ import { applyResource, importResource, readResource, upgradeResource } from "./
 import type { ProviderRuntime } from "./runtime";
 import { sourceKeyDiagnostics } from "./source-keys";
 import { unfollowedRefDiagnostics } from "./source-refs";
-import { decodeObject } from "./state";
 
 function unknownType(kind: string, typeName: string, known: Iterable<string>): Diagnostic {
   return errorDiagnostic(
@@ -78,50 +75,56 @@ export function workHandlers(
 ): WorkHandlers {
   return {
     validateProviderConfig(req) {
-      return { diagnostics: validateProviderConfig(catalog.provider, decodeDynamic(req.config)) };
+      const core = blockCodec(catalog.provider).read(req.config)?.inputs ?? {};
+      return { diagnostics: validateProviderConfig(catalog.provider, core) };
     },
     configureProvider(req) {
-      const core = objectToCore(
-        catalog.provider.attributes,
-        decodeDynamic(req.config) as Record<string, TfValue> | null,
-      ) as ProviderConfigInput;
+      const core = (blockCodec(catalog.provider).read(req.config)?.inputs ??
+        {}) as ProviderConfigInput;
       const resolved = resolve(catalog.provider, core, log);
       if ("diagnostics" in resolved) return { diagnostics: resolved.diagnostics };
       runtime.configure(resolved.config);
       return {};
     },
     validateResourceConfig: (req) =>
-      withResource(catalog, req.typeName, async (entry) => ({
-        diagnostics: [
-          ...(await sourceKeyDiagnostics(
-            "resource",
-            entry.typeName,
-            entry.block,
-            decodeObject(req.config),
-            runtime.baseDir,
-          )),
-          ...(await unfollowedRefDiagnostics(
-            entry.typeName,
-            entry.block,
-            decodeObject(req.config),
-            runtime.baseDir,
-          )),
-          ...(validateResource(entry, req).diagnostics ?? []),
-        ],
-      })),
+      withResource(catalog, req.typeName, async (entry) => {
+        const config = blockCodec(entry.block).config(req.config);
+        const written = config?.terraform ?? null;
+        return {
+          diagnostics: [
+            ...(await sourceKeyDiagnostics(
+              "resource",
+              entry.typeName,
+              entry.block,
+              written,
+              runtime.baseDir,
+            )),
+            ...(await unfollowedRefDiagnostics(
+              entry.typeName,
+              entry.block,
+              written,
+              runtime.baseDir,
+            )),
+            ...validateResource(entry, config),
+          ],
+        };
+      }),
     validateDataResourceConfig: (req) =>
-      withDataSource(catalog, req.typeName, async (entry) => ({
-        diagnostics: [
-          ...(await sourceKeyDiagnostics(
-            "data",
-            entry.typeName,
-            entry.block,
-            decodeObject(req.config),
-            runtime.baseDir,
-          )),
-          ...(validateDataSource(entry, req).diagnostics ?? []),
-        ],
-      })),
+      withDataSource(catalog, req.typeName, async (entry) => {
+        const config = blockCodec(entry.block).config(req.config);
+        return {
+          diagnostics: [
+            ...(await sourceKeyDiagnostics(
+              "data",
+              entry.typeName,
+              entry.block,
+              config?.terraform ?? null,
+              runtime.baseDir,
+            )),
+            ...validateDataSource(entry, config),
+          ],
+        };
+      }),
     upgradeResourceState: (req) =>
       withResource(catalog, req.typeName, (entry) => upgradeResource(entry, req)),
     planResourceChange: (req) =>

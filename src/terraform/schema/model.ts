@@ -47,6 +47,16 @@ export interface TfBlock {
   readonly attributes: readonly TfAttribute[];
 }
 
+/** Attributes the user writes (required or optional, computed or not). */
+export function inputAttributes(block: TfBlock): TfAttribute[] {
+  return block.attributes.filter((a) => a.required || a.optional);
+}
+
+/** Attributes only the provider sets. */
+export function computedOnlyAttributes(block: TfBlock): TfAttribute[] {
+  return block.attributes.filter((a) => a.computed && !a.required && !a.optional);
+}
+
 /** cty's JSON type notation, as in `GetProviderSchema`'s `type` bytes and `providers schema -json`. */
 export type CtyTypeJson = string | [string, CtyTypeJson] | ["object", Record<string, CtyTypeJson>];
 

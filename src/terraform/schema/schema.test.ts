@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { ResourceDescriptor } from "../../resources/core/descriptor";
 import { UNKNOWN, decodeDynamic, encodeDynamic } from "../values/dynamic-value";
-import { attributePath, objectToCore, objectToTerraform } from "../values/convert";
+import { attributePath } from "../values/attribute-path";
+import { blockCodec } from "../values/block-codec";
 import { buildCatalog } from "./catalog";
 import { providerSchemaJson } from "./schema-json";
 import { snakeCase } from "./names";
@@ -90,28 +91,30 @@ describe("provider schema from zod", () => {
   });
 
   it("converts values both ways, keeping map keys and widening a single run string to a list", () => {
-    const block = catalog.resources.get("sandboxiac_template")!.block;
-    const core = objectToCore(block.attributes, {
-      id: null,
-      name: "t",
-      cpu_count: 2,
-      api_token: null,
-      build: {
-        from_template: "base",
-        steps: [
-          { run: UNKNOWN, env: null },
-          { run: null, env: { APP_HOME: "/opt" } },
-        ],
-      },
-      template_id: null,
-      names: null,
-    });
+    const codec = blockCodec(catalog.resources.get("sandboxiac_template")!.block);
+    const core = codec.read(
+      encodeDynamic({
+        id: null,
+        name: "t",
+        cpu_count: 2,
+        api_token: null,
+        build: {
+          from_template: "base",
+          steps: [
+            { run: UNKNOWN, env: null },
+            { run: null, env: { APP_HOME: "/opt" } },
+          ],
+        },
+        template_id: null,
+        names: null,
+      }),
+    )!.outputs;
     expect(core).toEqual({
       name: "t",
       cpuCount: 2,
       build: { fromTemplate: "base", steps: [{ run: UNKNOWN }, { env: { APP_HOME: "/opt" } }] },
     });
-    const back = objectToTerraform(block.attributes, {
+    const back = codec.fromCore({
       name: "t",
       build: { fromTemplate: "base", steps: [{ run: "echo" }] },
     });
