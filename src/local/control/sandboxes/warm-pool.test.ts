@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../../errors";
 import { createTestRuntime, type TestRuntime } from "../../../../test/support/runtime";
-import { agentRun } from "../agent-client";
+import { agentClient } from "../agent-client";
 import {
   SANDBOXES_STATE_FILE,
   SandboxManager,
@@ -124,12 +124,12 @@ describe("the warm pool", () => {
     ] as const) {
       const rt = m!.reachable(rec.sandboxID)!.rt;
       const token = m!.tokenOf(rec)!;
-      const res = await agentRun(
-        rt.agentSocket,
-        'echo "$(hostname) $HOSTNAME $E2B_SANDBOX_ID $MINE $FROM_TEMPLATE"',
-        { accessToken: token },
-      );
-      expect(res).toEqual({
+      const res = await (
+        await agentClient(rt, { accessToken: token }).start(
+          'echo "$(hostname) $HOSTNAME $E2B_SANDBOX_ID $MINE $FROM_TEMPLATE"',
+        )
+      ).wait();
+      expect(res).toMatchObject({
         exitCode: 0,
         stdout: `${rec.sandboxID} ${rec.sandboxID} ${rec.sandboxID} ${mine} base\n`,
         stderr: "",
@@ -138,7 +138,7 @@ describe("the warm pool", () => {
     }
     const other = m!.tokenOf(a)!;
     await expect(
-      agentRun(m!.reachable(b.sandboxID)!.rt.agentSocket, "true", { accessToken: other }),
+      agentClient(m!.reachable(b.sandboxID)!.rt, { accessToken: other }).start("true"),
     ).rejects.toThrow(SandboxIacError);
     expect(
       m!

@@ -12,7 +12,7 @@ import { layerDiskBytes, layerIsEmpty } from "../../runtime/layers";
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
 import { randomID } from "../../../wire/ids";
 import { SandboxIacError } from "../../../errors";
-import { agentInit } from "../agent-client";
+import { agentClient, type AgentClient } from "../agent-client";
 import type { TemplateCatalog } from "./catalog";
 import type { BuildRecord } from "./model";
 import type { StepState } from "./step-cache";
@@ -26,6 +26,7 @@ export interface CapturedLayer {
 /** Starts, captures and disposes of a build's sandboxes, one at a time. */
 export class BuildSandbox {
   private current: RuntimeSandbox | undefined;
+  private agent: AgentClient | undefined;
   private currentID: string | undefined;
   private stopped = false;
 
@@ -37,9 +38,9 @@ export class BuildSandbox {
     private readonly log: (line: string) => void,
   ) {}
 
-  /** The running sandbox on `state`'s layers, started (and its agent set up) when none runs. */
-  async ensure(state: StepState): Promise<RuntimeSandbox> {
-    if (this.current && !this.stopped) return this.current;
+  /** The agent of the running sandbox on `state`'s layers, started (and set up) when none runs. */
+  async ensure(state: StepState): Promise<AgentClient> {
+    if (this.current && this.agent && !this.stopped) return this.agent;
     await this.dispose();
     const sandboxID = `b${randomID(20)}`;
     // Recorded first, so that a restart destroys what a crash left of it.
@@ -54,12 +55,14 @@ export class BuildSandbox {
       memoryMB: this.build.memoryMB,
       allowInternetAccess: true,
     });
-    await agentInit(this.current.agentSocket, {
+    const agent = agentClient(this.current);
+    await agent.init({
       envVars: state.envs,
       defaultUser: state.user,
-      ...(state.workdir ? { defaultWorkdir: state.workdir } : {}),
+      defaultWorkdir: state.workdir,
     });
-    return this.current;
+    this.agent = agent;
+    return agent;
   }
 
   /**
@@ -101,6 +104,7 @@ export class BuildSandbox {
     await this.stop().catch((e: unknown) => this.report(`stopping ${id}`, e));
     await this.runtime.destroy(id).catch((e: unknown) => this.report(`destroying ${id}`, e));
     this.current = undefined;
+    this.agent = undefined;
     this.currentID = undefined;
     delete this.build.buildSandboxId;
   }
