@@ -59,12 +59,27 @@ function build(
   });
 }
 
+/**
+ * Whether `err` (or a cause of it) is a failed `connect` system call: nothing
+ * listens where the sandbox should be. connect-node reads only some of these
+ * as unavailable (a Unix socket that is gone, ENOENT, it reads as internal);
+ * fetch reports them all as a failure to reach, as {@link fromFetchFailure} maps it.
+ */
+function failedToConnect(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === "object" && e !== null && depth < 8; depth++) {
+    if ((e as { syscall?: unknown }).syscall === "connect") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Maps anything thrown by a Connect call (or our own code) to a {@link SandboxIacError}. */
 export function fromRpcError(err: unknown, scope: ErrorScope): SandboxIacError {
   if (SandboxIacError.is(err)) return err;
   const ce = ConnectError.from(err);
-  const name = codeToString(ce.code);
-  return build(ce.code, `${name}: ${ce.rawMessage || "no message"}`, scope, { cause: err });
+  const code = failedToConnect(err) ? Code.Unavailable : ce.code;
+  const name = codeToString(code);
+  return build(code, `${name}: ${ce.rawMessage || "no message"}`, scope, { cause: err });
 }
 
 /**

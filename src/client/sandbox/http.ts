@@ -10,6 +10,13 @@ import type { SandboxContext } from "./context";
 import { fromFetchFailure, fromHttpStatus, type ErrorScope } from "./errors";
 import { mergeHeaders, type HeaderRecord } from "./headers";
 
+/**
+ * What a plain HTTP request needs of a client: its fetch, base URL and
+ * headers. The local service's agent client sends `/init` through it too.
+ * @internal
+ */
+export type HttpTarget = Pick<SandboxContext, "fetch" | "baseUrl" | "headers">;
+
 /** One plain HTTP request. @internal */
 export interface HttpRequestInput {
   method: "GET" | "POST";
@@ -60,7 +67,7 @@ function requestSignal(
  * accepted); otherwise reads the body and throws the mapped error. The caller
  * owns the returned body.
  */
-export async function httpRequest(ctx: SandboxContext, input: HttpRequestInput): Promise<Response> {
+export async function httpRequest(ctx: HttpTarget, input: HttpRequestInput): Promise<Response> {
   const signal = requestSignal(input.signal, input.timeoutMs);
   const scope = { ...input.scope, signal: input.signal };
   let res: Response;

@@ -29,6 +29,7 @@ export type {
   ProcessHandle,
   ProcessOutputEvent,
   ProcessResult,
+  WaitOptions,
 } from "./process-handle";
 export type { PtyOptions, PtySize } from "./pty";
 export { fileSignature } from "./signing";

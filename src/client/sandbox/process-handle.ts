@@ -43,6 +43,22 @@ export interface ProcessResult extends CommandResult {
   error: string | undefined;
 }
 
+/** Options of {@link ProcessHandle.wait}. */
+export interface WaitOptions {
+  /**
+   * Called with each piece of stdout (or terminal output) as it arrives,
+   * decoded as UTF-8 across chunk boundaries; the pieces add up to the result's `stdout`.
+   * @default none
+   */
+  onStdout?: ((text: string) => void) | undefined;
+  /**
+   * Called with each piece of stderr as it arrives, decoded as UTF-8; the
+   * pieces add up to the result's `stderr`.
+   * @default none
+   */
+  onStderr?: ((text: string) => void) | undefined;
+}
+
 /** A running (or just finished) process. */
 export interface ProcessHandle extends AsyncIterable<ProcessEvent> {
   /** The process id inside the sandbox. */
@@ -50,9 +66,11 @@ export interface ProcessHandle extends AsyncIterable<ProcessEvent> {
   /**
    * Waits for the end and returns the exit code and collected output. A
    * non-zero exit is a value here, not an error (`run()` turns it into one).
-   * Fails with `timeout` when the call's timeoutMs expired first.
+   * Fails with `timeout` when the call's timeoutMs expired first. Output
+   * callbacks need `wait()` to read the events itself: with them, it fails
+   * with `conflict` when the handle is already being iterated.
    */
-  wait(): Promise<ProcessResult>;
+  wait(options?: WaitOptions): Promise<ProcessResult>;
   /** Stops receiving events; the process keeps running (reattach with `connect`). */
   disconnect(): void;
 }
@@ -163,8 +181,22 @@ export async function openProcessHandle(
   return {
     pid,
     [Symbol.asyncIterator]: consume,
-    async wait() {
-      if (!consumed) {
+    async wait(options = {}) {
+      const { onStdout, onStderr } = options;
+      if (onStdout || onStderr) {
+        // Decoded per stream as it comes; the result decodes the collected bytes alike.
+        const live = { stdout: decoder(), stderr: decoder() };
+        const emit = (stream: "stdout" | "stderr", text: string) => {
+          if (text) (stream === "stdout" ? onStdout : onStderr)?.(text);
+        };
+        for await (const event of consume()) {
+          if (event.type === "end") continue;
+          const stream = event.type === "stderr" ? "stderr" : "stdout";
+          emit(stream, live[stream].decode(event.data, { stream: true }));
+        }
+        emit("stdout", live.stdout.decode());
+        emit("stderr", live.stderr.decode());
+      } else if (!consumed) {
         for await (const _ of consume()) {
           // Draining collects the output into stdout/stderr.
         }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SandboxClient } from "../../client/sandbox";
+import type { ProcessResult, SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { joinRunLines } from "../core/run-lines";
@@ -85,26 +85,12 @@ export async function runCommands(
     });
     const out = splitLines("  | ", log);
     const err = splitLines("  ! ", log);
-    const decoder = new TextDecoder();
-    let stdout = "";
-    let stderr = "";
-    let exitCode = 0;
-    let status: string | undefined;
+    let result: ProcessResult;
     try {
-      for await (const event of handle) {
-        if (event.type === "stdout" || event.type === "pty") {
-          const text = decoder.decode(event.data, { stream: true });
-          stdout += text;
-          out.push(text);
-        } else if (event.type === "stderr") {
-          const text = decoder.decode(event.data, { stream: true });
-          stderr += text;
-          err.push(text);
-        } else if (event.type === "end") {
-          exitCode = event.exitCode;
-          status = event.status;
-        }
-      }
+      result = await handle.wait({
+        onStdout: (text) => out.push(text),
+        onStderr: (text) => err.push(text),
+      });
     } catch (cause) {
       // Stopped (core/stop.ts): the command is killed, not left running in the
       // sandbox (envd keeps a process whose stream was dropped, as E2B's does).
@@ -113,7 +99,7 @@ export async function runCommands(
         throw cause;
       }
       // The client's timeout error speaks of `timeoutMs`; the user wrote `timeoutSeconds`.
-      if (SandboxIacError.hasCode(cause, "timeout") && !signal?.aborted) {
+      if (SandboxIacError.hasCode(cause, "timeout")) {
         throw new SandboxIacError(
           "timeout",
           `command ${JSON.stringify(shown)} ran longer than its timeoutSeconds (${timeoutSeconds}) in sandbox ${sandbox.sandboxID} and was killed: raise the command's timeoutSeconds (at most 86400) or make it finish sooner`,
@@ -124,17 +110,14 @@ export async function runCommands(
     }
     out.flush();
     err.flush();
+    const { exitCode } = result;
     if (exitCode !== 0) {
-      throw commandFailed(
-        shown,
-        { exitCode, stdout, stderr },
-        {
-          operation: "provisioner.commands",
-          sandboxID: sandbox.sandboxID,
-          pid: handle.pid,
-          status,
-        },
-      );
+      throw commandFailed(shown, result, {
+        operation: "provisioner.commands",
+        sandboxID: sandbox.sandboxID,
+        pid: handle.pid,
+        status: result.status,
+      });
     }
     outcomes.push({ exitCode });
   }

@@ -8,7 +8,7 @@
 import { SandboxIacError } from "../../../errors";
 import { existsSync } from "node:fs";
 import type { RuntimeSandbox, SandboxBind, SandboxRuntime } from "../../runtime/types";
-import { agentInit, agentRun, agentStartBackground } from "../agent-client";
+import { agentClient, type AgentClient } from "../agent-client";
 import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
 import { EDGE_TRUST_ENV } from "../../../wire/sandbox-paths";
@@ -63,20 +63,18 @@ export async function bootSandbox(
     if (opts.started && n && (n.allowOut?.length || n.denyOut?.length || n.rules)) {
       await processes.setNetwork(n);
     }
-    await agentInit(processes.agentSocket, {
+    const agent = agentClient(processes, { accessToken: opts.token });
+    await agent.init({
       // The sandbox's own variables win over the egress CA's (EDGE_TRUST_ENV).
       envVars: { ...EDGE_TRUST_ENV, ...record.initEnv },
-      ...(opts.token ? { accessToken: opts.token } : {}),
       defaultUser: record.defaultUser,
-      ...(record.defaultWorkdir ? { defaultWorkdir: record.defaultWorkdir } : {}),
+      defaultWorkdir: record.defaultWorkdir,
     });
     if (record.startCmd) {
-      await agentStartBackground(processes.agentSocket, record.startCmd, {
-        tag: START_CMD_TAG,
-        ...(opts.token ? { accessToken: opts.token } : {}),
-      });
+      // Left running in the background: the agent keeps a process whose client went away.
+      (await agent.start(record.startCmd, { tag: START_CMD_TAG })).disconnect();
     }
-    if (opts.readyCmd) await waitReady(processes, record, opts.readyCmd, opts.token);
+    if (opts.readyCmd) await waitReady(agent, record, opts.readyCmd);
     return processes;
   } catch (err) {
     await processes.stop().catch(() => undefined);
@@ -93,19 +91,15 @@ function presentBinds(record: SandboxRecord): SandboxBind[] {
 
 /** Runs the ready command every 200 ms until it exits 0, for at most 60 s. */
 async function waitReady(
-  processes: RuntimeSandbox,
+  agent: AgentClient,
   record: SandboxRecord,
   readyCmd: string,
-  token: string | undefined,
 ): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let last = "";
   for (;;) {
     try {
-      const res = await agentRun(processes.agentSocket, readyCmd, {
-        timeoutMs: READY_RUN_TIMEOUT_MS,
-        ...(token ? { accessToken: token } : {}),
-      });
+      const res = await (await agent.start(readyCmd, { timeoutMs: READY_RUN_TIMEOUT_MS })).wait();
       if (res.exitCode === 0) return;
       last = `exit code ${res.exitCode}${res.stderr ? `, stderr: ${res.stderr.slice(-200)}` : ""}`;
     } catch (err) {

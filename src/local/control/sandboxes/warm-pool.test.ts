@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../../errors";
 import { createTestRuntime, type TestRuntime } from "../../../../test/support/runtime";
-import { agentRun } from "../agent-client";
+import { agentClient } from "../agent-client";
 import {
   SANDBOXES_STATE_FILE,
   SandboxManager,
@@ -126,12 +126,12 @@ describe("the warm pool", () => {
     ] as const) {
       const processes = m!.reachable(rec.sandboxID)!.processes;
       const token = m!.tokenOf(rec)!;
-      const res = await agentRun(
-        processes.agentSocket,
-        'echo "$(hostname) $HOSTNAME $E2B_SANDBOX_ID $MINE $FROM_TEMPLATE"',
-        { accessToken: token },
-      );
-      expect(res).toEqual({
+      const res = await (
+        await agentClient(processes, { accessToken: token }).start(
+          'echo "$(hostname) $HOSTNAME $E2B_SANDBOX_ID $MINE $FROM_TEMPLATE"',
+        )
+      ).wait();
+      expect(res).toMatchObject({
         exitCode: 0,
         stdout: `${rec.sandboxID} ${rec.sandboxID} ${rec.sandboxID} ${mine} base\n`,
         stderr: "",
@@ -140,7 +140,7 @@ describe("the warm pool", () => {
     }
     const other = m!.tokenOf(a)!;
     await expect(
-      agentRun(m!.reachable(b.sandboxID)!.processes.agentSocket, "true", { accessToken: other }),
+      agentClient(m!.reachable(b.sandboxID)!.processes, { accessToken: other }).start("true"),
     ).rejects.toThrow(SandboxIacError);
     expect(
       m!

@@ -7,7 +7,7 @@
  */
 import { SandboxIacError } from "../../../errors";
 import type { RuntimeSandbox } from "../../runtime/types";
-import { agentRun } from "../agent-client";
+import { agentClient } from "../agent-client";
 import type { WarmSpec } from "./warm-pool";
 
 /** How long a pool member's warm-up command may take. */
@@ -17,7 +17,8 @@ export const PRIMED_TEMPLATE = "base";
 
 /** Runs what a create's first command runs (`bash -l -c true`), so that its code paths are compiled and cached. */
 export async function warmUpAgent(processes: RuntimeSandbox): Promise<void> {
-  const res = await agentRun(processes.agentSocket, "true", { timeoutMs: WARM_UP_TIMEOUT_MS });
+  const agent = agentClient(processes);
+  const res = await (await agent.start("true", { timeoutMs: WARM_UP_TIMEOUT_MS })).wait();
   if (res.exitCode !== 0) {
     throw new SandboxIacError(
       "command_failed",

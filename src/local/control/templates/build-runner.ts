@@ -10,8 +10,8 @@
  * @module
  */
 import { layerExists } from "../../runtime/layers";
-import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
-import { agentRun, agentStartBackground } from "../agent-client";
+import type { SandboxRuntime } from "../../runtime/types";
+import type { AgentClient } from "../agent-client";
 import type { TemplateCatalog } from "./catalog";
 import type { TemplateFileStore } from "./file-store";
 import {
@@ -247,7 +247,7 @@ export class BuildRunner {
         logLine("info", what, step);
         const currentStep = step;
         const buildState: BuildState = {
-          socket: "",
+          agent: undefined,
           envs: { ...state.envs },
           user: state.user,
           workdir: state.workdir,
@@ -257,7 +257,7 @@ export class BuildRunner {
         // ENV changes the build's state, not its files: no sandbox, no layer.
         const changesFiles = s.type.toUpperCase() !== "ENV";
         if (changesFiles) {
-          buildState.socket = (await box.ensure(state)).agentSocket;
+          buildState.agent = await box.ensure(state);
           checkCancelled();
         }
         await runStep(s, buildState);
@@ -279,9 +279,9 @@ export class BuildRunner {
       let layers = state.layers;
       if (plan.startCmd || plan.readyCmd) {
         // Not cached, as on E2B: what the start command leaves is the build's own top layer.
-        const sandbox = await box.ensure(state);
+        const agent = await box.ensure(state);
         checkCancelled();
-        await this.finalize(sandbox, state, plan, logLine);
+        await this.finalize(agent, state, plan, logLine);
         logLine("info", "Capturing the template filesystem", step);
         const made = await box.capture();
         if (made.layer) layers = [...layers, made.layer];
@@ -371,7 +371,7 @@ export class BuildRunner {
 
   /** Runs `startCmd` in the background and waits for `readyCmd`, as a sandbox start would. */
   private async finalize(
-    sandbox: RuntimeSandbox,
+    agent: AgentClient,
     state: StepState,
     plan: BuildPlan,
     logLine: (level: LogLevel, message: string, step?: string) => void,
@@ -383,16 +383,16 @@ export class BuildRunner {
     };
     if (plan.startCmd) {
       logLine("info", `Running start command: ${plan.startCmd}`, BUILD_STEP.finalize);
-      await agentStartBackground(sandbox.agentSocket, plan.startCmd, { ...opts, tag: "start_cmd" });
+      // Left running in the background: the agent keeps a process whose client went away.
+      (await agent.start(plan.startCmd, { ...opts, tag: "start_cmd" })).disconnect();
     }
     if (!plan.readyCmd) return;
     logLine("info", `Waiting for ready command: ${plan.readyCmd}`, BUILD_STEP.finalize);
     const deadline = Date.now() + READY_CMD_TIMEOUT_MS;
     for (;;) {
-      const r = await agentRun(sandbox.agentSocket, plan.readyCmd, {
-        ...opts,
-        timeoutMs: READY_CMD_TIMEOUT_MS,
-      });
+      const r = await (
+        await agent.start(plan.readyCmd, { ...opts, timeoutMs: READY_CMD_TIMEOUT_MS })
+      ).wait();
       if (r.exitCode === 0) return;
       if (Date.now() >= deadline) {
         throw new StepFailure(

@@ -12,7 +12,7 @@ import { layerDiskBytes, layerIsEmpty } from "../../runtime/layers";
 import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
 import { randomID } from "../../../wire/ids";
 import { SandboxIacError } from "../../../errors";
-import { agentInit } from "../agent-client";
+import { agentClient, type AgentClient } from "../agent-client";
 import type { TemplateCatalog } from "./catalog";
 import type { BuildRecord } from "./model";
 import type { StepState } from "./step-cache";
@@ -32,6 +32,7 @@ export interface CapturedLayer {
  */
 export class BuildSandbox {
   private current: RuntimeSandbox | undefined;
+  private agent: AgentClient | undefined;
   private currentID: string | undefined;
   /** The stop of {@link current}, once asked for: every caller awaits the same one. */
   private stopping: Promise<void> | undefined;
@@ -52,10 +53,10 @@ export class BuildSandbox {
     cancelled.addEventListener("abort", this.onCancel);
   }
 
-  /** The running sandbox on `state`'s layers, started (and its agent set up) when none runs. */
-  async ensure(state: StepState): Promise<RuntimeSandbox> {
+  /** The agent of the running sandbox on `state`'s layers, started (and set up) when none runs. */
+  async ensure(state: StepState): Promise<AgentClient> {
     this.throwIfCancelled();
-    if (this.current && !this.stopping) return this.current;
+    if (this.current && this.agent && !this.stopping) return this.agent;
     await this.dispose();
     this.throwIfCancelled();
     const sandboxID = `b${randomID(20)}`;
@@ -79,14 +80,16 @@ export class BuildSandbox {
     this.current = sandbox;
     // A cancel between the start's end and here found no sandbox to stop: the build's dispose() does.
     this.throwIfCancelled();
+    const agent = agentClient(sandbox);
     await this.untilCancelled(
-      agentInit(sandbox.agentSocket, {
+      agent.init({
         envVars: state.envs,
         defaultUser: state.user,
-        ...(state.workdir ? { defaultWorkdir: state.workdir } : {}),
+        defaultWorkdir: state.workdir,
       }),
     );
-    return sandbox;
+    this.agent = agent;
+    return agent;
   }
 
   /**
@@ -153,6 +156,7 @@ export class BuildSandbox {
     await this.stop().catch((e: unknown) => this.report(`stopping ${id}`, e));
     await this.runtime.destroy(id).catch((e: unknown) => this.report(`destroying ${id}`, e));
     this.current = undefined;
+    this.agent = undefined;
     this.currentID = undefined;
     this.stopping = undefined;
     delete this.build.buildSandboxId;

@@ -6,7 +6,8 @@
  * @module
  */
 import * as fs from "node:fs";
-import { agentExtract, agentRun } from "../agent-client";
+import { SandboxIacError } from "../../../errors";
+import type { AgentClient } from "../agent-client";
 import { randomID } from "../../../wire/ids";
 import { shellWord } from "../../../wire/shell-word";
 import { copyScript, ensureUserScript, workdirScript } from "./shell";
@@ -23,8 +24,8 @@ export interface TemplateStep {
 
 /** What the steps read and change while a build runs. */
 export interface BuildState {
-  /** The build sandbox's agent socket. */
-  socket: string;
+  /** The build sandbox's agent; none for steps that need no sandbox (`ENV`). */
+  agent: AgentClient | undefined;
   /** Accumulated environment (parent template plus `ENV` steps). */
   envs: Record<string, string>;
   /** The current user (parent default, then `USER` steps). */
@@ -67,6 +68,14 @@ export async function runStep(step: TemplateStep, state: BuildState): Promise<vo
   }
 }
 
+/** The build sandbox's agent; every step but `ENV` runs with one. */
+function agentOf(state: BuildState): AgentClient {
+  if (state.agent) return state.agent;
+  throw new SandboxIacError("internal", "a build step that changes files ran without a sandbox", {
+    operation: "templates.build",
+  });
+}
+
 /** Runs `cmd` as `user`, streaming its output lines into the build log. */
 async function exec(
   state: BuildState,
@@ -80,12 +89,20 @@ async function exec(
     pending[stream] = final ? "" : (lines.pop() ?? "");
     for (const line of lines) if (line.length > 0 || !final) state.log("info", line);
   };
-  const result = await agentRun(state.socket, cmd, {
+  const handle = await agentOf(state).start(cmd, {
     user,
     envs: state.envs,
-    ...(opts.cwd ? { cwd: opts.cwd } : {}),
-    ...(opts.logOutput ? { onOutput: (stream, text) => emit(stream, text, false) } : {}),
+    // An empty workdir means none, as the agent's default applies.
+    cwd: opts.cwd || undefined,
   });
+  const result = await handle.wait(
+    opts.logOutput
+      ? {
+          onStdout: (text) => emit("stdout", text, false),
+          onStderr: (text) => emit("stderr", text, false),
+        }
+      : {},
+  );
   if (opts.logOutput) {
     if (pending.stdout) emit("stdout", "", true);
     if (pending.stderr) emit("stderr", "", true);
@@ -133,7 +150,7 @@ async function copyFiles(step: TemplateStep, state: BuildState): Promise<void> {
   }
   const stage = `/tmp/.sandbox-iac-copy-${randomID(12)}`;
   await asRoot(state, "preparing the COPY staging folder", `mkdir -p -- ${shellWord(stage)}`);
-  await agentExtract(state.socket, stage, fs.createReadStream(archive), { user: ROOT });
+  await agentOf(state).extract(stage, fs.createReadStream(archive), ROOT);
   const owner = user || state.user;
   await asRoot(
     state,

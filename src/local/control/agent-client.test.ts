@@ -1,0 +1,87 @@
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Readable } from "node:stream";
+import { SandboxIacError } from "../../errors";
+import type { RuntimeSandbox } from "../runtime/types";
+import { createTestRuntime, sandboxSpec, type TestRuntime } from "../../../test/support/runtime";
+import { agentClient } from "./agent-client";
+
+jest.setTimeout(120_000);
+
+/** The code a rejected call failed with. */
+async function codeOf(call: Promise<unknown>): Promise<string> {
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!SandboxIacError.is(err)) throw new Error(`expected a SandboxIacError, got ${String(err)}`);
+  return err.code;
+}
+
+describe("agentClient()", () => {
+  it("fails with unavailable on /init, commands and extraction alike when nothing listens on the socket", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "agent-client-"));
+    try {
+      const agent = agentClient({ sandboxID: "igone", agentSocket: path.join(dir, "agent.sock") });
+      expect(await codeOf(agent.init({ envVars: {} }))).toBe("unavailable");
+      expect(await codeOf(agent.start("true"))).toBe("unavailable");
+      expect(await codeOf(agent.extract("/tmp", Readable.from([Buffer.alloc(512)])))).toBe(
+        "unavailable",
+      );
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe("with a running sandbox", () => {
+    const TOKEN = "agent-client-test-token-0123456789";
+    let t: TestRuntime;
+    let rt: RuntimeSandbox;
+
+    beforeAll(async () => {
+      t = await createTestRuntime();
+      rt = await t.runtime.start(sandboxSpec(t, "iagentclient"));
+      await agentClient(rt, { accessToken: TOKEN }).init({
+        envVars: { FROM_INIT: "yes" },
+        defaultUser: "root",
+      });
+    });
+    afterAll(async () => {
+      await rt?.stop();
+      await t?.dispose();
+    });
+
+    it("runs a command with /init's environment and default user, streaming its output as it comes", async () => {
+      const agent = agentClient(rt, { accessToken: TOKEN });
+      const seen = { stdout: [] as string[], stderr: [] as string[] };
+      let released: Promise<unknown> | undefined;
+      // The command ends only once the test has seen its first piece of output,
+      // which ends inside an 'é': the pieces must still decode whole.
+      const handle = await agent.start(
+        "printf '%s \\303' \"$FROM_INIT\"; until [ -e /tmp/go ]; do sleep 0.05; done; printf '\\251 %s\\n' \"$(id -un)\"; echo oops >&2; exit 3",
+      );
+      const result = await handle.wait({
+        onStdout: (text) => {
+          seen.stdout.push(text);
+          released ??= agent.start("touch /tmp/go").then((h) => h.wait());
+        },
+        onStderr: (text) => seen.stderr.push(text),
+      });
+      await released;
+      expect(result).toMatchObject({ exitCode: 3, stdout: "yes é root\n", stderr: "oops\n" });
+      expect(seen.stdout.length).toBeGreaterThan(1);
+      expect(seen.stdout.join("")).toBe(result.stdout);
+      expect(seen.stderr.join("")).toBe(result.stderr);
+    });
+
+    it("refuses a client without the sandbox's token with unauthenticated, on /init and on commands alike", async () => {
+      const stranger = agentClient(rt, { accessToken: "not-the-token-0123456789" });
+      expect(await codeOf(stranger.init({ envVars: {} }))).toBe("unauthenticated");
+      expect(await codeOf(stranger.start("true"))).toBe("unauthenticated");
+      // The refused /init changed nothing: the right token still works.
+      const again = await (await agentClient(rt, { accessToken: TOKEN }).start("true")).wait();
+      expect(again.exitCode).toBe(0);
+    });
+  });
+});
