@@ -153,7 +153,13 @@ export class SandboxManager implements SandboxManagerView {
     await this.locked(sandboxID, async (l) => {
       const r = l.record;
       const rules = Object.keys(update.rules).length > 0 ? update.rules : undefined;
-      r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut, rules };
+      r.network = {
+        ...r.network,
+        allowOut: update.allowOut,
+        denyOut: update.denyOut,
+        rules,
+        egressProxy: update.egressProxy,
+      };
       if (update.allowInternetAccess !== undefined)
         r.allowInternetAccess = update.allowInternetAccess;
       if (l.rt && r.state === "running") {
