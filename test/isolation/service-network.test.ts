@@ -121,11 +121,11 @@ describe("network rules through the API", () => {
     });
     expect(badPut.status).toBe(400);
     expect(JSON.stringify(badPut.body)).toContain("10.0.0.0/33");
-    const unsupported = await call(svc, "PUT", `/sandboxes/${sandboxID}/network`, {
+    const wrongShape = await call(svc, "PUT", `/sandboxes/${sandboxID}/network`, {
       egressProxy: { url: "http://proxy" },
     });
-    expect(unsupported.status).toBe(400);
-    expect(JSON.stringify(unsupported.body)).toContain("egressProxy is not supported");
+    expect(wrongShape.status).toBe(400);
+    expect(JSON.stringify(wrongShape.body)).toContain("body.egressProxy.address must be a string");
     const missing = await call(svc, "PUT", `/sandboxes/nosuchsandbox0/network`, { denyOut: [] });
     expect(missing.status).toBe(404);
   });

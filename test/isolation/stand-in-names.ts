@@ -6,7 +6,8 @@
  * the run. The servers answer `<http|https> <Host> <path>`, except on
  * `/headers`, where they answer the request's headers as JSON with
  * `authorization` replaced by `sha256:<hex>` of its value (so the test sees
- * what the server got without the value ever going back into a sandbox).
+ * what the server got without the value ever going back into a sandbox), and
+ * on `/peer`, where they answer the address the connection came from.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -35,6 +36,8 @@ export const NAMES = {
 export interface StandInNames {
   /** PEM of the CA that signed the HTTPS server's certificate. */
   caPem: string;
+  /** dnsmasq's log of the queries it answered so far (`query[A] <name> from <address>`). */
+  dnsLog(): string;
   close(): void;
 }
 
@@ -67,6 +70,8 @@ export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
         "--bind-interfaces",
         `--listen-address=${NAMES.otherAddress}`,
         "--pid-file=",
+        "--log-queries",
+        `--log-facility=${dir}/dnsmasq.log`,
         ...records,
       ],
       { stdio: "ignore" },
@@ -76,7 +81,7 @@ export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
 const fs = require("fs"), http = require("http"), https = require("https"), crypto = require("crypto");
 const sha = (v) => "sha256:" + crypto.createHash("sha256").update(v).digest("hex");
 const headers = (q) => JSON.stringify({ ...q.headers, ...(q.headers.authorization ? { authorization: sha(q.headers.authorization) } : {}) });
-const answer = (proto) => (q, s) => s.end(q.url === "/headers" ? headers(q) : proto + " " + q.headers.host + " " + q.url);
+const answer = (proto) => (q, s) => s.end(q.url === "/headers" ? headers(q) : q.url === "/peer" ? q.socket.remoteAddress : proto + " " + q.headers.host + " " + q.url);
 const tls = { key: fs.readFileSync("${dir}/server.key"), cert: fs.readFileSync("${dir}/server.pem") };
 http.createServer(answer("http")).listen(80, "0.0.0.0");
 https.createServer(tls, answer("https")).listen(443, "0.0.0.0", () => console.log("up"));`;
@@ -96,7 +101,9 @@ https.createServer(tls, answer("https")).listen(443, "0.0.0.0", () => console.lo
         }).includes(NAMES.otherAddress),
       { timeoutMs: 30_000 },
     );
-    return { caPem, close };
+    const dnsLog = () =>
+      fs.existsSync(`${dir}/dnsmasq.log`) ? fs.readFileSync(`${dir}/dnsmasq.log`, "utf8") : "";
+    return { caPem, dnsLog, close };
   } catch (err) {
     close();
     throw err;

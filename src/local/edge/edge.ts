@@ -16,6 +16,13 @@
  * terminates it (terminate.ts) and applies the rules; otherwise it is
  * spliced unchanged.
  *
+ * A sandbox with an `egressProxy` sends all its TCP here (after its
+ * address rules: what `denyOut` drops without a domain stays dropped), and
+ * each flow that passes is tunneled through the proxy (socks-upstream.ts):
+ * by name when it passed by name, else by address. When the proxy cannot be
+ * reached or refuses, the flow is reset and the sandbox's log says why:
+ * egress fails closed, never straight out.
+ *
  * Flows are told apart by their source address, the sandbox's own (forged
  * sources are dropped before they get here), and the policy of that address
  * is what {@link EgressEdge.setPolicy} last set.
@@ -29,7 +36,9 @@ import { ALWAYS_DENIED, cidrContains } from "../runtime/egress-rules";
 import type { EdgeCa } from "./edge-ca";
 import { createNameResolver, type NameResolver } from "./name-resolver";
 import { peekRequestedName, type PeekLimits } from "./requested-name";
+import { connectThroughProxy, ProxyFailure } from "./socks-upstream";
 import { createTerminator, type UpstreamAgents } from "./terminate";
+import type { EgressProxyConfig } from "../../wire/egress-proxy";
 import { transparentListener } from "./transparent-listener";
 
 /** What one sandbox may reach through the edge, and how its requests are transformed. */
@@ -43,6 +52,8 @@ interface EdgePolicy {
   denyCidrs: readonly string[];
   /** Its `network.rules`, keys lower-cased. */
   rules: NetworkRules;
+  /** Its `network.egressProxy`: every flow that passes is tunneled through it. */
+  proxy?: EgressProxyConfig | undefined;
 }
 
 /** The running edge of one service. */
@@ -95,22 +106,28 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
   const maxPending = options.maxPendingPerSandbox ?? 256;
   const resolver: NameResolver = createNameResolver(options.resolvers);
   const sandboxes = new Map<string, SandboxFlows>();
+  const log = options.sandboxLog ?? (() => undefined);
   const terminator = createTerminator({
     ca: options.ca,
     upstreamCa: options.upstreamCa,
     secret: options.secret ?? (() => undefined),
-    log: options.sandboxLog ?? (() => undefined),
+    log,
   });
   let listening: Promise<net.Server> | undefined;
 
-  async function allowed(policy: EdgePolicy, requested: string | undefined, dst: string) {
+  /** Whether a flow passes: by its address, by the name it asked for, or not at all. */
+  async function allowed(
+    policy: EdgePolicy,
+    requested: string | undefined,
+    dst: string,
+  ): Promise<"address" | "name" | false> {
     if (ALWAYS_DENIED.some((c) => cidrContains(c, dst))) return false;
     // Flows sent here for their rules may be allowed by address alone, as without the edge.
-    if (policy.allowCidrs.some((c) => cidrContains(c, dst))) return true;
-    if (!policy.denyCidrs.some((c) => cidrContains(c, dst))) return true;
+    if (policy.allowCidrs.some((c) => cidrContains(c, dst))) return "address";
+    if (!policy.denyCidrs.some((c) => cidrContains(c, dst))) return "address";
     if (requested === undefined) return false;
     if (matchDomainEntry(policy.domains, requested) === undefined) return false;
-    return resolver.resolvesTo(requested, dst);
+    return (await resolver.resolvesTo(requested, dst)) ? "name" : false;
   }
 
   async function onFlow(socket: net.Socket): Promise<void> {
@@ -125,7 +142,7 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
     flows.sockets.add(socket);
     socket.once("close", () => flows.sockets.delete(socket));
     flows.pending++;
-    let pass = false;
+    let pass: "address" | "name" | false = false;
     let head: Buffer[] = [];
     let requested: string | undefined;
     try {
@@ -143,15 +160,33 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
       if (!socket.destroyed) socket.resetAndDestroy();
       return;
     }
+    const proxy = flows.policy.proxy;
+    // Remote DNS for a flow allowed by its name: the proxy resolves the name, as on E2B.
+    const target = proxy && pass === "name" && requested !== undefined ? requested : dst;
     const ruleKey = ruleKeyFor(flows.policy, requested);
     if (ruleKey === undefined || requested === undefined) {
-      splice(socket, head, dst, dport, flows.sockets);
+      const upstream = proxy
+        ? connectThroughProxy(proxy, target, dport)
+        : Promise.resolve(
+            net.connect({ host: dst, port: dport, noDelay: true, allowHalfOpen: true }),
+          );
+      upstream.then(
+        (u) => splice(socket, head, u, flows.sockets),
+        (err: unknown) => {
+          if (err instanceof ProxyFailure) log(flows.policy.sandboxID, err.message);
+          if (!socket.destroyed) socket.resetAndDestroy();
+        },
+      );
       return;
     }
-    flows.agents ??= terminator.agents();
+    flows.agents ??= terminator.agents(
+      proxy,
+      proxy ? (err) => log(flows.policy.sandboxID, err.message) : undefined,
+    );
     terminator.serve(socket, head, head[0]?.[0] === 0x16, {
       name: requested,
       dst,
+      upstreamHost: target,
       dport,
       rulesNow: () => {
         const key = ruleKeyFor(flows.policy, requested);
@@ -180,8 +215,14 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
     setPolicy(address, policy) {
       const current = sandboxes.get(address);
       if (policy) {
-        if (current) current.policy = policy;
-        else sandboxes.set(address, { policy, pending: 0, sockets: new Set() });
+        if (current) {
+          // Pools tunneled through the old proxy (or none) must not serve the new one.
+          if (JSON.stringify(current.policy.proxy) !== JSON.stringify(policy.proxy)) {
+            current.agents?.destroy();
+            delete current.agents;
+          }
+          current.policy = policy;
+        } else sandboxes.set(address, { policy, pending: 0, sockets: new Set() });
         return;
       }
       sandboxes.delete(address);
@@ -196,15 +237,17 @@ export function createEgressEdge(options: EgressEdgeOptions): EgressEdge {
   };
 }
 
-/** Connects to the original destination, sends `head`, then relays both ways. */
+/** Sends `head` upstream (the original destination, or a tunnel to it), then relays both ways. */
 function splice(
   socket: net.Socket,
   head: Buffer[],
-  dst: string,
-  dport: number,
+  upstream: net.Socket,
   tracked: Set<net.Socket>,
 ): void {
-  const upstream = net.connect({ host: dst, port: dport, noDelay: true, allowHalfOpen: true });
+  if (socket.destroyed) {
+    upstream.destroy();
+    return;
+  }
   tracked.add(upstream);
   socket.setNoDelay(true);
   const closeBoth = () => {

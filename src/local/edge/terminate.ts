@@ -26,6 +26,8 @@ import { Duplex } from "node:stream";
 import * as tls from "node:tls";
 import { fillSecrets, type NetworkRule } from "../../wire/egress-transforms";
 import type { EdgeCa } from "./edge-ca";
+import type { EgressProxyConfig } from "../../wire/egress-proxy";
+import { proxiedAgents, type ProxyFailure } from "./socks-upstream";
 
 /** The host's bundle: what "the host's trust store" means for upstream connections. */
 const HOST_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
@@ -48,6 +50,8 @@ interface TerminatedFlow {
   name: string;
   /** The flow's original destination. */
   dst: string;
+  /** The host upstream requests name: `dst`, or the name when a proxy resolves it. */
+  upstreamHost: string;
   dport: number;
   /**
    * The `network.rules` key matching the name now, and its rules (in order);
@@ -80,8 +84,8 @@ export interface TerminatorOptions {
 
 /** Terminates flows handed to it. */
 export interface Terminator {
-  /** New pools for a sandbox's upstream connections. */
-  agents(): UpstreamAgents;
+  /** New pools for a sandbox's upstream connections (through `proxy` when given). */
+  agents(proxy?: EgressProxyConfig, onProxyFailure?: (err: ProxyFailure) => void): UpstreamAgents;
   /** Serves `socket` (paused, its first bytes in `head`) as `flow`; TLS when `tls`. */
   serve(socket: net.Socket, head: Buffer[], tlsFlow: boolean, flow: TerminatedFlow): void;
 }
@@ -194,7 +198,7 @@ export function createTerminator(options: TerminatorOptions): Terminator {
     }
     const secure = req.socket instanceof tls.TLSSocket;
     const common = {
-      host: flow.dst,
+      host: flow.upstreamHost,
       port: flow.dport,
       method: req.method,
       path: req.url,
@@ -223,9 +227,11 @@ export function createTerminator(options: TerminatorOptions): Terminator {
   server.on("clientError", (_err, socket: Duplex) => socket.destroy());
 
   return {
-    agents() {
-      const plain = new http.Agent({ keepAlive: true, maxSockets: 64, noDelay: true });
-      const secure = new https.Agent({ keepAlive: true, maxSockets: 64, noDelay: true });
+    agents(proxy, onProxyFailure) {
+      const pool = { keepAlive: true, maxSockets: 64, noDelay: true };
+      const { http: plain, https: secure } = proxy
+        ? proxiedAgents(proxy, onProxyFailure ?? (() => undefined))
+        : { http: new http.Agent(pool), https: new https.Agent(pool) };
       return {
         http: plain,
         https: secure,

@@ -7,6 +7,7 @@
  * @module
  */
 import * as http from "node:http";
+import { maskedHost } from "../../wire/egress-proxy";
 import { ENVD_HEADERS, ENVD_ROUTES } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
 import { CORS_HEADERS } from "../control/cors";
@@ -249,12 +250,14 @@ export function servePortRequest(
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     return sendPortClosed(res, sandboxID, port);
   }
+  const mask = target.record.network?.maskRequestHost;
   const upstream = http.request({
     host: target.processes.address,
     port,
     method: req.method,
     path: req.url,
-    headers: stripHopByHop(req.headers),
+    // E2B's maskRequestHost: the service in the sandbox sees this Host, not the sandbox's URL.
+    headers: { ...stripHopByHop(req.headers), ...(mask ? { host: maskedHost(mask, port) } : {}) },
     agent: false,
     timeout: PORT_CONNECT_TIMEOUT_MS,
   });

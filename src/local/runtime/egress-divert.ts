@@ -4,6 +4,9 @@
  * would drop, while its `allowOut` names domains, to the service's egress
  * edge (src/local/edge), which lets it through or resets it. Everything
  * else goes on to the forward hook and the sandbox's egress chain as before.
+ * With an `egressProxy`, every TCP flow its rules let out goes to the edge
+ * too (which tunnels it through the proxy); UDP (DNS, QUIC) leaves the usual
+ * way, as on E2B.
  *
  * TPROXY delivers a packet addressed elsewhere to a local socket, which
  * needs the packet routed locally: packets marked {@link EDGE_FWMARK} are
@@ -38,11 +41,13 @@ function hasRules(rules: EgressRules): boolean {
 
 /**
  * True when the rules need the edge: domains allowed and something denied,
- * or `network.rules` to apply.
+ * `network.rules` to apply, or an `egressProxy` to tunnel through.
  */
 export function needsEdge(rules: EgressRules): boolean {
   return (
-    (rules.internet && rules.allowDomains.length > 0 && rules.denyOut.length > 0) || hasRules(rules)
+    (rules.internet && rules.allowDomains.length > 0 && rules.denyOut.length > 0) ||
+    hasRules(rules) ||
+    (rules.internet && rules.egressProxy !== undefined)
   );
 }
 
@@ -71,11 +76,17 @@ export function divertStatements(
   // Web ports go to the edge whatever the address rules: it applies the rules and the same policy.
   if (hasRules(rules))
     lines.push(add(`meta nfproto ipv4 tcp dport { ${RULE_PORTS.join(", ")} } ${toEdge}`));
-  for (const cidr of rules.allowOut) lines.push(add(`ip daddr ${cidr} return`));
+  const tcpToEdge = `meta nfproto ipv4 meta l4proto tcp ${toEdge}`;
+  // With a proxy every TCP flow the rules let out goes through it, so through the edge.
+  for (const cidr of rules.allowOut)
+    lines.push(add(`ip daddr ${cidr} ${rules.egressProxy ? tcpToEdge : "return"}`));
   // Without domains, what denyOut drops stays dropped by the egress chain.
-  if (rules.allowDomains.length === 0) return lines;
-  for (const cidr of rules.denyOut) {
-    lines.push(add(`meta l4proto tcp ip daddr ${cidr} ${toEdge}`));
+  for (const cidr of rules.allowDomains.length === 0 ? [] : rules.denyOut) {
+    lines.push(add(`ip daddr ${cidr} ${tcpToEdge}`));
+  }
+  if (rules.egressProxy) {
+    for (const cidr of rules.denyOut) lines.push(add(`ip daddr ${cidr} return`));
+    lines.push(add(tcpToEdge));
   }
   return lines;
 }

@@ -236,6 +236,7 @@ function setEdgePolicy(net: HostNetwork, slot: Slot, rules: EgressRules, sandbox
           allowCidrs: rules.allowOut,
           denyCidrs: rules.denyOut,
           rules: rules.rules,
+          proxy: rules.egressProxy,
         }
       : undefined,
   );

@@ -98,6 +98,7 @@ function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network"
         ? denyOut
         : [...denyOut, ALL_TRAFFIC],
     rules: spec.network?.rules ?? {},
+    ...(spec.network?.egressProxy ? { egressProxy: spec.network.egressProxy } : {}),
   };
 }
 

@@ -19,6 +19,7 @@
  */
 import type { SandboxMetricMeasures } from "../../wire/sandbox-metric";
 import type { NetworkRules } from "../../wire/egress-transforms";
+import type { EgressProxyConfig } from "../../wire/egress-proxy";
 import type { LayerCompression } from "./image-layers";
 import type { CaptureOptions } from "./layers";
 
@@ -72,6 +73,8 @@ export interface NetworkSettings {
   denyOut?: string[] | undefined;
   /** `network.rules`, keys lower-cased (applied by the egress edge). @default none */
   rules?: NetworkRules | undefined;
+  /** The SOCKS5 proxy allowed outbound TCP is tunneled through (by the egress edge). @default none */
+  egressProxy?: EgressProxyConfig | undefined;
   /** @default the value the sandbox was started with */
   allowInternetAccess?: boolean | undefined;
 }
@@ -86,6 +89,8 @@ export interface EgressRules {
   denyOut: string[];
   /** `network.rules`, keys lower-cased: requests the egress edge transforms. */
   rules: NetworkRules;
+  /** The SOCKS5 proxy its allowed outbound TCP goes through; undefined: straight out. */
+  egressProxy?: EgressProxyConfig | undefined;
 }
 
 /** Resource usage sampled from the cgroup and the writable layer. */

@@ -29,16 +29,39 @@ export function controlFor(ctx: ResourceContext): ControlClient {
   return createControlClient({ config: ctx.config, log: ctx.log });
 }
 
-/** The create body's `network`, with only the fields given. */
-function networkOf(n: {
+/** A Provisioner's `network`, as its args give it. */
+interface WorkNetwork {
   allowOut?: string[] | undefined;
   denyOut?: string[] | undefined;
   allowPublicTraffic?: boolean | undefined;
-}): { allowOut?: string[]; denyOut?: string[]; allowPublicTraffic?: boolean } {
+  rules?: Record<string, Array<{ transform: { headers: Record<string, string> } }>> | undefined;
+  egressProxy?:
+    { address: string; username?: string | undefined; password?: string | undefined } | undefined;
+}
+
+/** The create body's `network`, with only the fields given. */
+function networkOf(n: WorkNetwork): {
+  allowOut?: string[];
+  denyOut?: string[];
+  allowPublicTraffic?: boolean;
+  rules?: Record<string, Array<{ transform: { headers: Record<string, string> } }>>;
+  egressProxy?: { address: string; username?: string; password?: string };
+} {
+  const proxy = n.egressProxy;
   return {
     ...(n.allowOut ? { allowOut: n.allowOut } : {}),
     ...(n.denyOut ? { denyOut: n.denyOut } : {}),
     ...(n.allowPublicTraffic !== undefined ? { allowPublicTraffic: n.allowPublicTraffic } : {}),
+    ...(n.rules ? { rules: n.rules } : {}),
+    ...(proxy
+      ? {
+          egressProxy: {
+            address: proxy.address,
+            ...(proxy.username ? { username: proxy.username } : {}),
+            ...(proxy.password ? { password: proxy.password } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -51,13 +74,7 @@ export async function createWorkSandbox(
     envs?: Record<string, string> | undefined;
     metadata?: Record<string, string> | undefined;
     volumeMounts?: Array<{ name: string; path: string }> | undefined;
-    network?:
-      | {
-          allowOut?: string[] | undefined;
-          denyOut?: string[] | undefined;
-          allowPublicTraffic?: boolean | undefined;
-        }
-      | undefined;
+    network?: WorkNetwork | undefined;
   },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);

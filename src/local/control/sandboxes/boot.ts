@@ -60,7 +60,11 @@ export async function bootSandbox(
   try {
     // A warm-pool member started without rules: they are dynamic, so set them now.
     const n = record.network;
-    if (opts.started && n && (n.allowOut?.length || n.denyOut?.length || n.rules)) {
+    if (
+      opts.started &&
+      n &&
+      (n.allowOut?.length || n.denyOut?.length || n.rules || n.egressProxy)
+    ) {
       await processes.setNetwork(n);
     }
     const agent = agentClient(processes, { accessToken: opts.token });

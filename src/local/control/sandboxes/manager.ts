@@ -148,7 +148,13 @@ export class SandboxManager implements SandboxManagerView {
     await this.locked(sandboxID, async (sandbox) => {
       const r = sandbox.record;
       const rules = Object.keys(update.rules).length > 0 ? update.rules : undefined;
-      r.network = { ...r.network, allowOut: update.allowOut, denyOut: update.denyOut, rules };
+      r.network = {
+        ...r.network,
+        allowOut: update.allowOut,
+        denyOut: update.denyOut,
+        rules,
+        egressProxy: update.egressProxy,
+      };
       if (update.allowInternetAccess !== undefined)
         r.allowInternetAccess = update.allowInternetAccess;
       if (sandbox.processes && r.state === "running") {

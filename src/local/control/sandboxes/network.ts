@@ -1,6 +1,7 @@
 /**
  * E2B's sandbox network options: `network` in the create body
- * (`allowOut`, `denyOut`, `allowPublicTraffic`, `rules`),
+ * (`allowOut`, `denyOut`, `allowPublicTraffic`, `rules`, `egressProxy`,
+ * `maskRequestHost`),
  * `PUT /sandboxes/:id/network` to change the outbound rules of a sandbox
  * (every field replaced, an omitted one cleared), and the traffic access
  * token the proxy then requires for the sandbox's ports.
@@ -11,6 +12,11 @@ import { z } from "zod";
 import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../../wire/egress-entries";
 import { DOMAIN_ENTRY_HELP, normalizeDomainEntry } from "../../../wire/egress-domains";
 import { headerProblem, RULE_LIMITS, type NetworkRules } from "../../../wire/egress-transforms";
+import {
+  checkEgressProxy,
+  maskRequestHostProblem,
+  type EgressProxyConfig,
+} from "../../../wire/egress-proxy";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { SandboxNetwork, SandboxRecord } from "./record";
 
@@ -32,7 +38,56 @@ const entryList = (field: "allowOut" | "denyOut") =>
     .nullish();
 
 /** Fields this service does not implement: refused rather than ignored. */
-const UNSUPPORTED = ["egressProxy", "maskRequestHost", "httpsPorts"] as const;
+const UNSUPPORTED = ["httpsPorts"] as const;
+
+/**
+ * `SandboxEgressProxyConfig` at `where`, checked as E2B checks it (400
+ * "Invalid egress proxy config: …"); null or absent: no proxy. Checked
+ * apart from the zod schemas, whose messages show the value they got: no
+ * message here shows the password.
+ */
+function parseEgressProxy(raw: unknown, where: string): EgressProxyConfig | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const cfg = raw as Record<string, unknown>;
+  const bad = (field: string, allowed: string) =>
+    serviceError("invalid_argument", `${where}.${field} must be ${allowed}`);
+  if (typeof raw !== "object" || Array.isArray(raw))
+    throw serviceError(
+      "invalid_argument",
+      `${where} must be an object { address, username?, password? }, or null for no proxy`,
+    );
+  if (typeof cfg.address !== "string")
+    throw bad("address", 'a string in host:port form, e.g. "proxy.example.com:1080"');
+  for (const field of ["username", "password"] as const) {
+    if (cfg[field] !== undefined && cfg[field] !== null && typeof cfg[field] !== "string")
+      throw bad(field, "a string of at most 255 bytes (RFC 1929)");
+  }
+  const checked = checkEgressProxy({
+    address: cfg.address,
+    username: typeof cfg.username === "string" ? cfg.username : undefined,
+    password: typeof cfg.password === "string" ? cfg.password : undefined,
+  });
+  if ("problem" in checked)
+    throw serviceError("invalid_argument", `Invalid egress proxy config: ${checked.problem}`);
+  const { host: _host, port: _port, ...proxy } = checked.proxy;
+  return proxy;
+}
+
+/** `raw` without `egressProxy` (checked by {@link parseEgressProxy}), for the zod schemas. */
+function withoutProxy(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null) return raw;
+  const { egressProxy: _proxy, ...rest } = raw as Record<string, unknown>;
+  return rest;
+}
+
+/** `maskRequestHost`: a host (optional `:port`, `${PORT}` allowed), ASCII. */
+const maskRequestHostSchema = z
+  .string()
+  .superRefine((mask, ctx) => {
+    const problem = maskRequestHostProblem(mask);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .nullish();
 
 /** One `SandboxNetworkRule`: `{ transform: { headers } }`, each header checked. */
 const ruleSchema = z.object({
@@ -94,6 +149,7 @@ const networkConfigSchema = z.object({
   allowOut: entryList("allowOut"),
   denyOut: entryList("denyOut"),
   rules: rulesSchema,
+  maskRequestHost: maskRequestHostSchema,
 });
 
 /** The body of `PUT /sandboxes/:id/network`. */
@@ -104,13 +160,15 @@ const networkUpdateSchema = z.object({
   allow_internet_access: z.boolean().nullish(),
 });
 
-function refuseUnsupported(raw: unknown, where: string): void {
+function refuseUnsupported(raw: unknown, where: string, also: readonly string[] = []): void {
   if (typeof raw !== "object" || raw === null) return;
-  for (const key of UNSUPPORTED) {
+  for (const key of [...UNSUPPORTED, ...also]) {
     if ((raw as Record<string, unknown>)[key] !== undefined) {
       throw serviceError(
         "invalid_argument",
-        `${where}.${key} is not supported by the local service: leave it out (allowOut, denyOut, rules and allowPublicTraffic are)`,
+        key === "maskRequestHost"
+          ? `${where}.maskRequestHost cannot be changed after create (as in E2B): leave it out`
+          : `${where}.${key} is not supported by the local service: leave it out (allowOut, denyOut, rules, egressProxy, maskRequestHost and allowPublicTraffic are)`,
       );
     }
   }
@@ -120,7 +178,11 @@ function refuseUnsupported(raw: unknown, where: string): void {
 export function parseCreateNetwork(raw: unknown): SandboxNetwork | undefined {
   if (raw === undefined || raw === null) return undefined;
   refuseUnsupported(raw, "network");
-  const n = parseWith(networkConfigSchema, raw, "network");
+  const egressProxy = parseEgressProxy(
+    (raw as { egressProxy?: unknown }).egressProxy,
+    "network.egressProxy",
+  );
+  const n = parseWith(networkConfigSchema, withoutProxy(raw), "network");
   return {
     ...(n.allowOut ? { allowOut: n.allowOut } : {}),
     ...(n.denyOut ? { denyOut: n.denyOut } : {}),
@@ -128,6 +190,8 @@ export function parseCreateNetwork(raw: unknown): SandboxNetwork | undefined {
     ...(typeof n.allowPublicTraffic === "boolean"
       ? { allowPublicTraffic: n.allowPublicTraffic }
       : {}),
+    ...(egressProxy ? { egressProxy } : {}),
+    ...(typeof n.maskRequestHost === "string" ? { maskRequestHost: n.maskRequestHost } : {}),
   };
 }
 
@@ -137,6 +201,8 @@ export interface NetworkUpdate {
   denyOut: string[];
   /** The new rules; empty when omitted (the update replaces every field). */
   rules: NetworkRules;
+  /** The new SOCKS5 proxy; undefined when omitted (the update replaces every field: no proxy). */
+  egressProxy?: EgressProxyConfig | undefined;
   allowInternetAccess?: boolean | undefined;
 }
 
@@ -162,12 +228,17 @@ export function networkRoutes(
       handler: async (req) => {
         const id = idParam(req);
         const raw: unknown = await req.json();
-        refuseUnsupported(raw, "body");
-        const body = parseWith(networkUpdateSchema, raw ?? {}, "body");
+        refuseUnsupported(raw, "body", ["maskRequestHost"]);
+        const egressProxy = parseEgressProxy(
+          (raw as { egressProxy?: unknown } | null)?.egressProxy,
+          "body.egressProxy",
+        );
+        const body = parseWith(networkUpdateSchema, withoutProxy(raw) ?? {}, "body");
         await manager.updateNetwork(id, {
           allowOut: body.allowOut ?? [],
           denyOut: body.denyOut ?? [],
           rules: body.rules ?? {},
+          ...(egressProxy ? { egressProxy } : {}),
           ...(typeof body.allow_internet_access === "boolean"
             ? { allowInternetAccess: body.allow_internet_access }
             : {}),

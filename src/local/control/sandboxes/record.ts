@@ -5,6 +5,7 @@
  * @module
  */
 import type { NetworkRules } from "../../../wire/egress-transforms";
+import { egressProxyView, type EgressProxyConfig } from "../../../wire/egress-proxy";
 import type { components } from "../../../gen/control.gen";
 import { PAUSED_CLIENT_ID } from "../../../wire/control";
 import type { ResolvedVolumeMount } from "../volumes/mounts";
@@ -37,6 +38,19 @@ export interface SandboxNetwork {
    * header values hold `${e2b.secrets.NAME}` placeholders, never values.
    */
   rules?: NetworkRules | undefined;
+  /**
+   * The SOCKS5 proxy the sandbox's allowed outbound TCP goes through (its
+   * password is kept for the edge and never shown: {@link networkView}).
+   */
+  egressProxy?: EgressProxyConfig | undefined;
+  /** The `Host` requests to the sandbox's ports arrive with (`${PORT}`: the port). */
+  maskRequestHost?: string | undefined;
+}
+
+/** `network` as `GET /sandboxes/:id` shows it: the proxy without its password, as E2B's. */
+function networkView(n: SandboxNetwork): Record<string, unknown> {
+  const { egressProxy, ...rest } = n;
+  return { ...rest, ...(egressProxy ? { egressProxy: egressProxyView(egressProxy) } : {}) };
 }
 
 /** Everything the service keeps about a sandbox; persisted in the state file. */
@@ -123,7 +137,7 @@ export function detailView(r: SandboxRecord, token: string | undefined): Record<
     ...listedView(r),
     ...(token ? { envdAccessToken: token } : {}),
     allowInternetAccess: r.allowInternetAccess,
-    ...(r.network ? { network: r.network } : {}),
+    ...(r.network ? { network: networkView(r.network) } : {}),
     domain: null,
     lifecycle: { autoResume: r.autoResume, onTimeout: r.autoPause ? "pause" : "kill" },
   };
