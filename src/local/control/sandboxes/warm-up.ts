@@ -10,8 +10,12 @@ import type { RuntimeSandbox } from "../../runtime/types";
 import { agentClient } from "../agent-client";
 import type { WarmSpec } from "./warm-pool";
 
-/** How long a pool member's warm-up command may take. */
-const WARM_UP_TIMEOUT_MS = 10_000;
+/**
+ * How long a pool member's warm-up command may take. Generous: a member is
+ * claimed only once warmed up, so a slow warm-up on a busy host (tens of
+ * seconds at load 30 on 2 cores) costs nothing, while giving up empties the pool.
+ */
+const WARM_UP_TIMEOUT_MS = 60_000;
 /** The template kept warm from the start. */
 export const PRIMED_TEMPLATE = "base";
 
