@@ -35,7 +35,7 @@ const TOKEN_BYTES = 16;
 const HEADER_BYTES = TOKEN_BYTES * 2 + 1;
 
 /** What the spawner needs to start a command (the program is always an absolute path). */
-export interface SpawnRequest {
+interface SpawnRequest {
   file: string;
   args: string[];
   env: Record<string, string>;
@@ -46,7 +46,7 @@ export interface SpawnRequest {
 }
 
 /** Callbacks of one command started through the spawner. */
-export interface SpawnerHandlers {
+interface SpawnerHandlers {
   /** A stdio stream arrived: fd 0 (stdin), 1 (stdout) or 2 (stderr). */
   onStream(fd: 0 | 1 | 2, socket: Socket): void;
   /** The command exited and was reaped (`null` when the spawner itself went away). */
@@ -54,7 +54,7 @@ export interface SpawnerHandlers {
 }
 
 /** A started command (its id for {@link Spawner.kill}), or the errno name it failed to start with. */
-export type SpawnResult = { id: string; pid: number } | { error: string };
+type SpawnResult = { id: string; pid: number } | { error: string };
 
 interface Entry {
   token: string;
