@@ -17,6 +17,11 @@
  * agent started with the flags the sandbox runs it with (AGENT_NODE_FLAGS,
  * which V8 checks), so it holds what a start compiles.
  *
+ * The agent's spawner (src/agent/process/spawner.c) is compiled here, static,
+ * to `dist/agent/native/spawner` with the C compiler node-pty's own build
+ * needs; without a compiler the build warns and the agent forks itself for
+ * each command as before (src/agent/process/spawner.ts).
+ *
  * The xattr addon of `@napi-rs/xattr` (prebuilt for this platform) is copied
  * to `dist/agent/native/xattr.node` and loaded by that path (src/agent/xattr.ts).
  */
@@ -55,6 +60,26 @@ function xattrAddon() {
     );
   }
   return candidates[0];
+}
+
+/**
+ * Compiles the spawner into `native/`: static, so that it needs none of the
+ * host's libraries inside the sandbox.
+ */
+function buildSpawner() {
+  const src = path.join(root, "src", "agent", "process", "spawner.c");
+  const out = path.join(nativeDest, "spawner");
+  fs.rmSync(out, { force: true });
+  const cc = process.env.CC || "cc";
+  const r = spawnSync(cc, ["-O2", "-Wall", "-Werror", "-static", "-o", out, src], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (r.status !== 0) {
+    console.warn(
+      `bundle-agent: warning: ${cc} could not build ${src} (${r.error?.message ?? `exit ${r.status}`}); ` +
+        "the agent will fork itself for each command (install a C compiler and the static libc, e.g. build-essential, and build again)",
+    );
+  }
 }
 
 /**
@@ -134,6 +159,7 @@ async function main() {
   // The xattr addon, loaded by its absolute path (src/agent/xattr.ts).
   fs.mkdirSync(nativeDest, { recursive: true });
   fs.copyFileSync(xattrAddon(), path.join(nativeDest, "xattr.node"));
+  buildSpawner();
   writeCodeCache();
 }
 

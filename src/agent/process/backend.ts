@@ -56,7 +56,7 @@ export interface Backend {
 const DIRECT_SHELLS = new Set(["/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"]);
 
 /** The program and arguments that run `spec`: the shell itself, or the wrapper around the command. */
-function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string[]] {
+export function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string[]] {
   if (DIRECT_SHELLS.has(spec.cmd)) {
     try {
       const st = fs.statSync(spec.cmd);
@@ -68,7 +68,13 @@ function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string[]] {
   return [SHELL_WRAPPER[0], [...SHELL_WRAPPER.slice(1), spec.cmd, ...spec.args]];
 }
 
-function emitChunks(kind: OutputKind, data: Buffer, max: number, events: BackendEvents): void {
+/** Reports `data` to `events` in chunks of at most `max` bytes. */
+export function emitChunks(
+  kind: OutputKind,
+  data: Buffer,
+  max: number,
+  events: BackendEvents,
+): void {
   for (let off = 0; off < data.length; off += max)
     events.onOutput(kind, data.subarray(off, off + max));
 }

@@ -85,7 +85,7 @@ export function processService(
 
     async *start(req, ctx) {
       const user = rpcUser(state, ctx);
-      const proc = startProcess(state, user, req);
+      const proc = await startProcess(state, user, req);
       registry.add(proc);
       const timeoutMs = ctx.timeoutMs();
       if (timeoutMs !== undefined && timeoutMs > 0) proc.killAfter(timeoutMs);

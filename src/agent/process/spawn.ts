@@ -13,6 +13,8 @@ import { globalEnv, type AgentState } from "../state";
 import type { SandboxUser } from "../users";
 import { spawnPipes, spawnPty, type SpawnSpec } from "./backend";
 import { ManagedProcess } from "./managed-process";
+import { agentSpawner } from "./spawner";
+import { spawnThroughSpawner } from "./spawner-backend";
 import { SandboxIacError } from "../../errors";
 
 /** The environment of a new process; later groups win. */
@@ -61,12 +63,16 @@ function refuseNul(field: string, values: string[]): void {
   }
 }
 
-/** Starts the process `req` describes as `user`. */
-export function startProcess(
+/**
+ * Starts the process `req` describes as `user`: with pipes through the
+ * agent's spawner (no fork of the agent), on a PTY through node-pty, or with
+ * child_process when this agent has no spawner.
+ */
+export async function startProcess(
   state: AgentState,
   user: SandboxUser,
   req: StartRequest,
-): ManagedProcess {
+): Promise<ManagedProcess> {
   const config = req.process;
   if (!config || config.cmd === "")
     throw new ConnectError("process.cmd is required", Code.InvalidArgument);
@@ -89,7 +95,14 @@ export function startProcess(
     onEnd: (end: Parameters<ManagedProcess["finish"]>[0]) => proc.finish(end),
   };
   try {
-    proc.attach(req.pty ? spawnPty({ ...spec, stdin: true }, events) : spawnPipes(spec, events));
+    const spawner = req.pty ? null : agentSpawner();
+    proc.attach(
+      req.pty
+        ? spawnPty({ ...spec, stdin: true }, events)
+        : spawner
+          ? await spawnThroughSpawner(spawner, spec, events)
+          : spawnPipes(spec, events),
+    );
   } catch (err) {
     throw new ConnectError(
       `failed to start process: ${SandboxIacError.from(err, { operation: "process.start" }).reason}`,
