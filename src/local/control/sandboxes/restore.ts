@@ -12,6 +12,7 @@ import { removeFilesInUpper } from "../../runtime/disk";
 import { sandboxPaths } from "../../runtime/paths";
 import type { SandboxRuntime } from "../../runtime/types";
 import { NEW_SANDBOX_ID_PATTERN } from "../../../wire/ids";
+import { logLevel } from "../../../wire/control-requests";
 import { JsonStateWriter, readStateFile } from "../state-file";
 import { appendLog } from "./logs";
 import type { SandboxRecord } from "./record";
@@ -76,7 +77,7 @@ const sandboxRecordSchema = z.looseObject({
   logs: z.array(
     z.looseObject({
       timestamp: z.string(),
-      level: z.enum(["debug", "info", "warn", "error"]),
+      level: logLevel,
       message: z.string(),
       fields: textMap,
     }),
