@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { destroy, isSecret, type RunOptions } from "../harness";
 import { call } from "../local/support";
-import { startService, type ServiceOptions } from "../support/service";
+import { startService } from "../support/service";
 
 const REPO = path.resolve(__dirname, "..", "..");
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,8 +42,8 @@ export function assertBuilt(): void {
 }
 
 /** Starts the local service in-process (the shared fixture) and a counting proxy in front of it. */
-export async function startTestService(opts: ServiceOptions = {}): Promise<TestService> {
-  const service = await startService(opts);
+export async function startTestService(): Promise<TestService> {
+  const service = await startService();
   const target = new URL(service.apiUrl);
   const requests: string[] = [];
   const proxy = http.createServer((req, res) => {

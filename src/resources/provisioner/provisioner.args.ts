@@ -12,9 +12,6 @@ import { sandboxIDSchema, templateNameSchema } from "../core/fields";
 import type { ChangeRule } from "../core/lifecycle";
 import { runLinesSchema } from "../core/run-lines";
 import { egressEntryProblem, MAX_EGRESS_RULES } from "../../wire/egress-entries";
-import { DOMAIN_ENTRY_HELP, normalizeDomainEntry } from "../../wire/egress-domains";
-import { headerProblem, RULE_LIMITS } from "../../wire/egress-transforms";
-import { checkEgressProxy } from "../../wire/egress-proxy";
 
 const sandboxPath = z
   .string()
@@ -39,58 +36,6 @@ const egressList = (list: "allowOut" | "denyOut") =>
     )
     .max(MAX_EGRESS_RULES, `must hold at most ${MAX_EGRESS_RULES} entries`)
     .optional();
-
-/** `network.rules`, each key and header checked with the service's own rules (src/wire). */
-const rulesSchema = z
-  .record(
-    z.string().refine((key) => normalizeDomainEntry(key) !== undefined, {
-      message: `each key must be ${DOMAIN_ENTRY_HELP} (addresses and CIDR blocks are not supported as keys)`,
-    }),
-    z
-      .array(
-        z.strictObject({
-          transform: z
-            .strictObject({
-              headers: z
-                .record(z.string(), z.string())
-                .superRefine((headers, ctx) => {
-                  for (const [name, value] of Object.entries(headers)) {
-                    const problem = headerProblem(name, value);
-                    if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
-                  }
-                })
-                .meta({
-                  description:
-                    "Headers set on each matching request, replacing one of the same name. A value may hold ${e2b.secrets.NAME} (a Secret's name), filled by the service for each request: the sandbox never holds the value. In HCL and CDK write $${e2b.secrets.NAME} (Terraform reads ${...} as its own template).",
-                }),
-            })
-            .meta({ description: "What the rule changes in a matching request." }),
-        }),
-      )
-      .max(RULE_LIMITS.rulesPerKey),
-  )
-  .optional();
-
-/** `network.egressProxy`, checked as the service (and E2B) check it. */
-const egressProxySchema = z
-  .strictObject({
-    address: z.string().meta({
-      description: 'The SOCKS5 proxy, "host:port" (e.g. "proxy.example.com:1080").',
-    }),
-    username: z
-      .string()
-      .optional()
-      .meta({ description: "RFC 1929 username, at most 255 bytes. Default: none." }),
-    password: z.string().optional().meta({
-      description:
-        "RFC 1929 password, at most 255 bytes, only with a username; sensitive, never shown. Default: none.",
-    }),
-  })
-  .superRefine((cfg, ctx) => {
-    const checked = checkEgressProxy(cfg);
-    if ("problem" in checked) ctx.addIssue({ code: "custom", message: checked.problem });
-  })
-  .optional();
 
 /** One file or directory to upload. */
 const fileSpecSchema = z.strictObject({
@@ -260,14 +205,6 @@ export const provisionerArgsSchema = z
           description:
             "False makes the sandbox's ports answer only requests with its traffic access token. Default: true.",
         }),
-        rules: rulesSchema.meta({
-          description:
-            "Per-domain transforms of the sandbox's outbound HTTP(S) requests, as E2B's network.rules: keys are domain entries (\"api.example.com\", \"*.example.com\"); each rule's transform.headers are set on matching requests at the service's egress edge. Rules grant no access: list the domain in allowOut too. Default: none.",
-        }),
-        egressProxy: egressProxySchema.meta({
-          description:
-            "A SOCKS5 proxy every outbound TCP flow the rules allow is tunneled through (names resolved by the proxy for flows allowed by name), as E2B's network.egressProxy. Default: none, flows go straight out.",
-        }),
       })
       .optional()
       .meta({
@@ -382,4 +319,4 @@ export const provisionerOutputRules: Record<
 };
 
 /** Inputs whose values are secrets: never shown in messages, sensitive in every adapter. */
-export const provisionerSensitiveInputs = ["envs", "network.egressProxy.password"] as const;
+export const provisionerSensitiveInputs = ["envs"] as const;

@@ -29,39 +29,16 @@ export function controlFor(ctx: ResourceContext): ControlClient {
   return createControlClient({ config: ctx.config, log: ctx.log });
 }
 
-/** A Provisioner's `network`, as its args give it. */
-interface WorkNetwork {
+/** The create body's `network`, with only the fields given. */
+function networkOf(n: {
   allowOut?: string[] | undefined;
   denyOut?: string[] | undefined;
   allowPublicTraffic?: boolean | undefined;
-  rules?: Record<string, Array<{ transform: { headers: Record<string, string> } }>> | undefined;
-  egressProxy?:
-    { address: string; username?: string | undefined; password?: string | undefined } | undefined;
-}
-
-/** The create body's `network`, with only the fields given. */
-function networkOf(n: WorkNetwork): {
-  allowOut?: string[];
-  denyOut?: string[];
-  allowPublicTraffic?: boolean;
-  rules?: Record<string, Array<{ transform: { headers: Record<string, string> } }>>;
-  egressProxy?: { address: string; username?: string; password?: string };
-} {
-  const proxy = n.egressProxy;
+}): { allowOut?: string[]; denyOut?: string[]; allowPublicTraffic?: boolean } {
   return {
     ...(n.allowOut ? { allowOut: n.allowOut } : {}),
     ...(n.denyOut ? { denyOut: n.denyOut } : {}),
     ...(n.allowPublicTraffic !== undefined ? { allowPublicTraffic: n.allowPublicTraffic } : {}),
-    ...(n.rules ? { rules: n.rules } : {}),
-    ...(proxy
-      ? {
-          egressProxy: {
-            address: proxy.address,
-            ...(proxy.username ? { username: proxy.username } : {}),
-            ...(proxy.password ? { password: proxy.password } : {}),
-          },
-        }
-      : {}),
   };
 }
 
@@ -74,7 +51,13 @@ export async function createWorkSandbox(
     envs?: Record<string, string> | undefined;
     metadata?: Record<string, string> | undefined;
     volumeMounts?: Array<{ name: string; path: string }> | undefined;
-    network?: WorkNetwork | undefined;
+    network?:
+      | {
+          allowOut?: string[] | undefined;
+          denyOut?: string[] | undefined;
+          allowPublicTraffic?: boolean | undefined;
+        }
+      | undefined;
   },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);
