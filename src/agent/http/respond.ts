@@ -21,18 +21,10 @@ export class HttpError extends Error {
   }
 }
 
-/**
- * Sends `body` as JSON with `status`. An answer given before the request's
- * body was read to its end (a disk full mid-upload) closes the connection:
- * a next request on it would otherwise be read as the rest of that body.
- */
+/** Sends `body` as JSON with `status`. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const data = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, {
-    "Content-Type": CONTENT_TYPES.json,
-    "Content-Length": data.length,
-    ...(res.req.complete ? {} : { Connection: "close" }),
-  });
+  res.writeHead(status, { "Content-Type": CONTENT_TYPES.json, "Content-Length": data.length });
   res.end(data);
 }
 
