@@ -26,6 +26,7 @@ import * as net from "node:net";
 import { constants } from "node:os";
 import * as nodePath from "node:path";
 import type { Socket } from "node:net";
+import type { SpawnSpec } from "./backend";
 
 /** The spawner's place beside the bundled `agent.js` (scripts/bundle-agent.js builds it). */
 const SPAWNER_PATH = nodePath.join(__dirname, "native", "spawner");
@@ -34,16 +35,8 @@ const SPAWNER_PATH = nodePath.join(__dirname, "native", "spawner");
 const TOKEN_BYTES = 16;
 const HEADER_BYTES = TOKEN_BYTES * 2 + 1;
 
-/** What the spawner needs to start a command (the program is always an absolute path). */
-interface SpawnRequest {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  uid: number;
-  gid: number;
-  stdin: boolean;
-}
+/** What the spawner needs to start a command: a {@link SpawnSpec} whose program is an absolute path, never on a PTY. */
+type SpawnRequest = Omit<SpawnSpec, "cmd" | "pty"> & { file: string };
 
 /** Callbacks of one command started through the spawner. */
 interface SpawnerHandlers {
