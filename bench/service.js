@@ -11,6 +11,12 @@ const CLI = path.join(__dirname, "..", "dist", "cli", "main.js");
  * the base layer; on a machine at load 30 that took over 180 s).
  */
 const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 600_000);
+/**
+ * Room for the live-sandboxes rows (BENCH_LIVE, see scale.js) plus the warm
+ * pool: the default `--max-sandboxes` follows the host's memory (41 on 24 GiB)
+ * and answered the 42nd live sandbox with a 429.
+ */
+const MAX_SANDBOXES = Number(process.env.BENCH_LIVE ?? 200) + 32;
 
 /**
  * Resolves with { apiUrl, sandboxUrl, apiKey, pid, close(), kill9() } once the
@@ -21,10 +27,14 @@ const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 600_000);
  * shows what it is doing.
  */
 function startServiceProcess(dataDir, { onWaiting } = {}) {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir], {
-    // The service log goes to a file beside the data dir, out of the figures.
-    stdio: ["ignore", "pipe", fs.openSync(`${dataDir}.log`, "a")],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--max-sandboxes", String(MAX_SANDBOXES)],
+    {
+      // The service log goes to a file beside the data dir, out of the figures.
+      stdio: ["ignore", "pipe", fs.openSync(`${dataDir}.log`, "a")],
+    },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const stop = async (signal) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
