@@ -12,7 +12,7 @@ import { mergeHeaders, type HeaderRecord } from "./headers";
 
 /**
  * What a plain HTTP request needs of a client: its fetch, base URL and
- * headers. The local service's agent client sends `/init` through it too.
+ * headers.
  * @internal
  */
 export type HttpTarget = Pick<SandboxContext, "fetch" | "baseUrl" | "headers">;

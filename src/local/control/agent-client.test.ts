@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Readable } from "node:stream";
+import * as tar from "tar";
 import { SandboxIacError } from "../../errors";
 import type { RuntimeSandbox } from "../runtime/types";
 import { createTestRuntime, sandboxSpec, type TestRuntime } from "../../../test/support/runtime";
@@ -82,6 +83,29 @@ describe("agentClient()", () => {
       // The refused /init changed nothing: the right token still works.
       const again = await (await agentClient(rt, { accessToken: TOKEN }).start("true")).wait();
       expect(again.exitCode).toBe(0);
+    });
+
+    it("extracts an archive into the sandbox, and refuses a stranger's upload before its end without upsetting the next one", async () => {
+      const src = await fs.mkdtemp(path.join(os.tmpdir(), "agent-client-tar-"));
+      try {
+        await fs.writeFile(path.join(src, "hello.txt"), "from the archive\n");
+        const archive = () =>
+          tar.c({ cwd: src, portable: true }, ["hello.txt"]) as unknown as Readable;
+        // 8 MiB of zeros the agent refuses long before it has read them.
+        const big = Readable.from(
+          (function* () {
+            for (let i = 0; i < 128; i++) yield Buffer.alloc(64 * 1024);
+          })(),
+        );
+        const stranger = agentClient(rt, { accessToken: "not-the-token-0123456789" });
+        expect(await codeOf(stranger.extract("/tmp/unpacked", big))).toBe("unauthenticated");
+        const agent = agentClient(rt, { accessToken: TOKEN });
+        await agent.extract("/tmp/unpacked", archive());
+        const res = await (await agent.start("cat /tmp/unpacked/hello.txt")).wait();
+        expect(res).toMatchObject({ exitCode: 0, stdout: "from the archive\n" });
+      } finally {
+        await fs.rm(src, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -3,7 +3,8 @@
  * client (`createSandboxClient`) reaching the agent's Unix socket
  * (`RuntimeSandbox.agentSocket`) through an injected Connect transport and
  * fetch, plus the two routes that are not part of the client: `/init` and the
- * internal archive extraction.
+ * internal archive extraction, sent with node:http (`agent-post.ts`: `/init`
+ * is on every create's path, where undici's fetch cost several times the CPU).
  *
  * Running a command is the client's: `start(cmd)` then `wait()` for the exit
  * code and output (a non-zero exit is a value, and `onStdout`/`onStderr`
@@ -33,10 +34,10 @@ import type { Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { Agent, fetch as undiciFetch } from "undici";
 import { createSandboxClient, type SandboxClient } from "../../client/sandbox";
-import { httpRequest, type HttpTarget } from "../../client/sandbox/http";
 import { baseHeaders } from "../../client/sandbox/headers";
 import { AGENT_INTERNAL_ROUTES, CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
+import { postToAgent } from "./agent-post";
 
 /**
  * The origin requests to an agent name. The socket decides where they go; the
@@ -138,11 +139,7 @@ export function agentClient(
     transport: socketTransport(agentSocket),
     fetch,
   });
-  const http: HttpTarget = {
-    fetch,
-    baseUrl: AGENT_ORIGIN,
-    headers: baseHeaders({ sandboxID, accessToken }),
-  };
+  const headers = baseHeaders({ sandboxID, accessToken });
   return {
     ...client,
 
@@ -154,29 +151,26 @@ export function agentClient(
       if (accessToken) body.accessToken = accessToken;
       if (init.defaultUser) body.defaultUser = init.defaultUser;
       if (init.defaultWorkdir) body.defaultWorkdir = init.defaultWorkdir;
-      const res = await httpRequest(http, {
-        method: "POST",
+      await postToAgent({
+        socketPath: agentSocket,
         route: ENVD_ROUTES.init,
-        headers: { "Content-Type": CONTENT_TYPES.json },
+        headers: { ...headers, "Content-Type": CONTENT_TYPES.json },
         body: JSON.stringify(body),
         timeoutMs: 0,
         scope: { operation: "agent.init", sandboxID },
       });
-      await res.body?.cancel();
     },
 
     async extract(destDir, tar, user) {
-      const res = await httpRequest(http, {
-        method: "POST",
+      await postToAgent({
+        socketPath: agentSocket,
         route: AGENT_INTERNAL_ROUTES.extract,
         query: { [FILES_QUERY.path]: destDir, [FILES_QUERY.username]: user },
-        headers: { "Content-Type": CONTENT_TYPES.octetStream },
-        // A Node stream is an async iterable of chunks, which fetch streams as the body.
+        headers: { ...headers, "Content-Type": CONTENT_TYPES.octetStream },
         body: tar,
         timeoutMs: 0,
         scope: { operation: "agent.extract", sandboxID, resourceId: destDir },
       });
-      await res.body?.cancel();
     },
   };
 }

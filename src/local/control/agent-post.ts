@@ -1,0 +1,95 @@
+/**
+ * The service-only POSTs to an agent (`/init`, the archive extraction), sent
+ * with node:http over the agent's Unix socket rather than through the sandbox
+ * client's fetch.
+ *
+ * Why: `/init` is on every create's path (a warm-pool claim is one `/init`).
+ * Through undici's fetch it cost 2.6–7 ms of the service's CPU per call, and
+ * 0.4–1 ms through node:http (same agent, same machine, 150 calls each). The
+ * errors still go through the client's one mapping (`src/client/sandbox/errors.ts`),
+ * so a failure has the same code as it had through fetch.
+ *
+ * @module
+ */
+import * as http from "node:http";
+import type { Readable } from "node:stream";
+import { fromFetchFailure, fromHttpStatus, type ErrorScope } from "../../client/sandbox/errors";
+import { routeUrl } from "../../client/sandbox/http";
+import type { HeaderRecord } from "../../client/sandbox/headers";
+
+/** How much of a refusal's body is kept for the error message. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** One POST to an agent. */
+export interface AgentPost {
+  /** The agent's Unix socket on the host. */
+  socketPath: string;
+  /** A route from `ENVD_ROUTES` or `AGENT_INTERNAL_ROUTES`. */
+  route: string;
+  /** Query parameters; undefined values are left out. @default none */
+  query?: Record<string, string | undefined>;
+  headers: HeaderRecord;
+  /** A string is sent with its length; a stream is sent chunked. */
+  body: string | Readable;
+  /** Deadline for the whole exchange in ms; 0 means none. */
+  timeoutMs: number;
+  /** Operation and resource for error messages. */
+  scope: ErrorScope;
+}
+
+/**
+ * Sends the POST and resolves once a 2xx answer has been read; rejects with
+ * the client's mapped error otherwise (a refusal by its status, an
+ * unreachable agent `unavailable`, a passed deadline `timeout`).
+ */
+export function postToAgent(input: AgentPost): Promise<void> {
+  const signal = input.timeoutMs > 0 ? AbortSignal.timeout(input.timeoutMs) : undefined;
+  const headers: http.OutgoingHttpHeaders = { ...input.headers };
+  if (typeof input.body === "string") headers["Content-Length"] = Buffer.byteLength(input.body);
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      // A deadline's own reason says "timed out"; node:http's AbortError does not.
+      reject(fromFetchFailure(signal?.aborted ? signal.reason : err, input.scope));
+      req.destroy();
+    };
+    const req = http.request({
+      socketPath: input.socketPath,
+      method: "POST",
+      path: routeUrl("", input.route, input.query),
+      headers,
+      ...(signal ? { signal } : {}),
+    });
+    req.on("error", fail);
+    req.on("response", (res) => {
+      const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (ok || kept >= ERROR_BODY_LIMIT) return;
+        chunks.push(chunk);
+        kept += chunk.length;
+      });
+      res.on("error", fail);
+      res.on("end", () => {
+        if (settled) return;
+        settled = true;
+        // Answered before the whole body was sent (a refusal mid-upload):
+        // the connection is out of step, so it is not reused.
+        if (!req.writableFinished) req.destroy();
+        if (ok) return resolve();
+        const text = Buffer.concat(chunks).toString("utf8").slice(0, ERROR_BODY_LIMIT);
+        reject(fromHttpStatus(res.statusCode ?? 0, text, input.scope));
+      });
+    });
+    if (typeof input.body === "string") {
+      req.end(input.body);
+    } else {
+      const body = input.body;
+      body.on("error", fail);
+      body.pipe(req);
+    }
+  });
+}
