@@ -151,6 +151,20 @@ export function registryPasswordProblems(build: unknown, runtime: CdkRuntime): s
 }
 
 /**
+ * The problem with a Provisioner's SOCKS5 proxy password given as a literal
+ * in its `network`: it would be written in clear into `cdk.tf.json`. A
+ * late-bound value (a `TerraformVariable` declared `sensitive`) is accepted.
+ */
+export function proxyPasswordProblems(network: unknown, runtime: CdkRuntime): string[] {
+  const password = record(record(network)?.egressProxy)?.password;
+  if (typeof password !== "string" || runtime.Token.isUnresolved(password)) return [];
+  return [
+    "network.egressProxy.password is a literal, which would be written in clear into cdk.tf.json: " +
+      "pass a TerraformVariable declared with sensitive: true (set it with TF_VAR_<name> in the pipeline)",
+  ];
+}
+
+/**
  * Packages the `source` of every entry of a Provisioner's `files` as an asset
  * (`file-<index>` under `scope`).
  */

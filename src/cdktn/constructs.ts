@@ -23,6 +23,7 @@ import {
   apiKeyProblems,
   packageCopySources,
   packageFileSources,
+  proxyPasswordProblems,
   registryPasswordProblems,
   secretValueProblems,
   type ValidatedConstruct,
@@ -112,13 +113,20 @@ export class Template extends template.Template {
 class LocalFiles {
   private problems: readonly string[] = [];
 
-  /** Registers `construct`'s synth validation, which includes the packaging problems. */
+  /**
+   * Registers `construct`'s synth validation, which includes the packaging
+   * problems and the construct's `extra` ones.
+   */
   public constructor(
     private readonly construct: ValidatedConstruct,
     config: object,
     attributes: () => Record<string, unknown>,
+    extra: () => readonly string[] = () => [],
   ) {
-    addProviderValidation(construct, config, attributes, RUNTIME, () => this.problems);
+    addProviderValidation(construct, config, attributes, RUNTIME, () => [
+      ...this.problems,
+      ...extra(),
+    ]);
   }
 
   /** `files` with each local `source` replaced by its asset's path. */
@@ -132,7 +140,9 @@ class LocalFiles {
 /**
  * A provisioner (`sandboxiac_provisioner`). A `files[].source` is a local path,
  * relative to the directory of `cdktf.json` (else the working directory); it is
- * copied into the stack as an asset so `terraform apply` finds it.
+ * copied into the stack as an asset so `terraform apply` finds it. A literal
+ * `network.egressProxy.password` fails synth validation (it would be written
+ * in clear into `cdk.tf.json`).
  */
 export class Provisioner extends provisioner.Provisioner {
   private readonly localFiles: LocalFiles;
@@ -141,7 +151,12 @@ export class Provisioner extends provisioner.Provisioner {
   public constructor(scope: Construct, id: string, config: ProvisionerConfig) {
     const { commands, ...rest } = config;
     super(scope, id, rest);
-    this.localFiles = new LocalFiles(this, config, () => this.synthesizeAttributes());
+    this.localFiles = new LocalFiles(
+      this,
+      config,
+      () => this.synthesizeAttributes(),
+      () => proxyPasswordProblems(config.network, RUNTIME),
+    );
     if (commands !== undefined) this.putCommands(commands);
     if (config.files !== undefined) this.putFiles(config.files);
   }

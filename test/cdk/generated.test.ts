@@ -79,6 +79,25 @@ describe("generated CDK bindings", () => {
     expect(generated.filter((f) => !checked.has(f))).toEqual([]);
   });
 
+  it("let a TypeScript program pass a Provisioner's network.rules as plain objects (strict, as the project compiles)", () => {
+    // The program the synth tests synthesize (test/cdk/support/egress-stack.ts),
+    // compiled with the project's tsconfig: a map of the generators' list
+    // classes, as E2B's Record<domain, Rule[]> became, could not be written there.
+    const config = ts.readConfigFile(path.join(ROOT, "tsconfig.json"), (f) => ts.sys.readFile(f));
+    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+    const program = ts.createProgram(
+      [path.join(ROOT, "test", "cdk", "support", "egress-stack.ts")],
+      {
+        ...parsed.options,
+        noEmit: true,
+      },
+    );
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(diagnostics).toEqual([]);
+  });
+
   it("keep each runtime to its own entry point", () => {
     const runtimeOf = (specifier: string) =>
       /^(cdktn|@cdktn|src\/gen\/cdktn|src\/cdktn)(\/|$)/.test(specifier)

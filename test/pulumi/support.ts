@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { destroy, isSecret, type RunOptions } from "../harness";
 import { call } from "../local/support";
-import { startService } from "../support/service";
+import { startService, type ServiceOptions } from "../support/service";
 
 const REPO = path.resolve(__dirname, "..", "..");
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,8 +42,8 @@ export function assertBuilt(): void {
 }
 
 /** Starts the local service in-process (the shared fixture) and a counting proxy in front of it. */
-export async function startTestService(): Promise<TestService> {
-  const service = await startService();
+export async function startTestService(opts: ServiceOptions = {}): Promise<TestService> {
+  const service = await startService(opts);
   const target = new URL(service.apiUrl);
   const requests: string[] = [];
   const proxy = http.createServer((req, res) => {
@@ -134,12 +134,14 @@ export function pulumiStack(
   options: {
     prepare?: ((dir: string) => void) | undefined;
     destroyAfter?: boolean | undefined;
+    /** The service's options, read when it starts (after earlier `beforeAll`s). @default none */
+    service?: (() => ServiceOptions) | undefined;
   } = {},
 ): PulumiStack {
   const stack = {} as PulumiStack;
   beforeAll(async () => {
     assertBuilt();
-    stack.svc = await startTestService();
+    stack.svc = await startTestService(options.service?.() ?? {});
     stack.dir = programDir(program);
     options.prepare?.(stack.dir);
   });

@@ -5,6 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { assertBuilt, startTestService, type TestService } from "../pulumi/support";
+import type { ServiceOptions } from "../support/service";
 import { Workspace, installPlugins, terraformVersion } from "./workspace";
 
 /** The `terraform` block every configuration of the tests starts with. */
@@ -46,7 +47,11 @@ export interface TerraformFixture {
  * `terraform destroy`), removes the workspaces and plugins, closes the service.
  */
 export function terraformFixture(
-  options: { beforeClose?: (() => Promise<void>) | undefined } = {},
+  options: {
+    beforeClose?: (() => Promise<void>) | undefined;
+    /** The service's options, read when it starts (after earlier `beforeAll`s). @default none */
+    service?: (() => ServiceOptions) | undefined;
+  } = {},
 ): TerraformFixture {
   const workspaces: Workspace[] = [];
   const fx: TerraformFixture = {
@@ -64,7 +69,7 @@ export function terraformFixture(
   };
   beforeAll(async () => {
     assertBuilt();
-    fx.svc = await startTestService();
+    fx.svc = await startTestService(options.service?.() ?? {});
     fx.plugins = installPlugins();
   }, 120_000);
   afterAll(async () => {

@@ -11,31 +11,12 @@ import type { OutputRule } from "../core/descriptor";
 import { sandboxIDSchema, templateNameSchema } from "../core/fields";
 import type { ChangeRule } from "../core/lifecycle";
 import { runLinesSchema } from "../core/run-lines";
-import { egressEntryProblem, MAX_EGRESS_RULES } from "../../wire/egress-entries";
+import { provisionerNetworkSchema } from "./network";
 
 const sandboxPath = z
   .string()
   .min(1, "must be a non-empty path inside the sandbox")
   .refine((p) => !p.includes("\0"), "must not contain NUL bytes");
-
-/**
- * An `allowOut` or `denyOut` list, each entry checked with the service's own
- * rule (`src/wire/egress-entries.ts`): a domain in `denyOut` is refused at plan.
- */
-const egressList = (list: "allowOut" | "denyOut") =>
-  z
-    .array(
-      z.string().superRefine((entry, ctx) => {
-        const problem = egressEntryProblem(entry, list);
-        if (problem)
-          ctx.addIssue({
-            code: "custom",
-            message: `must be ${problem.allowed}: ${problem.fix}`,
-          });
-      }),
-    )
-    .max(MAX_EGRESS_RULES, `must hold at most ${MAX_EGRESS_RULES} entries`)
-    .optional();
 
 /** One file or directory to upload. */
 const fileSpecSchema = z.strictObject({
@@ -191,26 +172,10 @@ export const provisionerArgsSchema = z
         description:
           "Volumes mounted into a created sandbox (ignored with sandboxID); files written there outlive the sandbox. A change replaces the Provisioner. Default: none.",
       }),
-    network: z
-      .strictObject({
-        allowOut: egressList("allowOut").meta({
-          description:
-            'Destinations always allowed out, winning over denyOut: IPv4 addresses or CIDR blocks ("198.51.100.0/24"), or domain names, exact ("pypi.org") or with one leading wildcard ("*.pythonhosted.org", subdomains only), matched against the TLS SNI or HTTP Host of each flow. Default: none.',
-        }),
-        denyOut: egressList("denyOut").meta({
-          description:
-            'IPv4 addresses or CIDR blocks the sandbox may not reach ("0.0.0.0/0" for everything not in allowOut); no domain names, as in E2B. Default: none, everything is reachable.',
-        }),
-        allowPublicTraffic: z.boolean().optional().meta({
-          description:
-            "False makes the sandbox's ports answer only requests with its traffic access token. Default: true.",
-        }),
-      })
-      .optional()
-      .meta({
-        description:
-          "Outbound network rules of a created sandbox (ignored with sandboxID), as E2B's Sandbox.create network option, e.g. deny everything but a package mirror. A change replaces the Provisioner. Default: no rules.",
-      }),
+    network: provisionerNetworkSchema.meta({
+      description:
+        "Outbound network rules of a created sandbox (ignored with sandboxID), as E2B's Sandbox.create network option, e.g. deny everything but a package mirror. A change replaces the Provisioner. Default: no rules.",
+    }),
     partSizeMB: z.number().int().min(1).max(4096).optional().meta({
       description:
         "Files larger than this many MiB are split into parts uploaded in parallel and joined in the sandbox (worth it against a network-bound remote service). Default: none; each file goes up as one stream.",
@@ -319,4 +284,4 @@ export const provisionerOutputRules: Record<
 };
 
 /** Inputs whose values are secrets: never shown in messages, sensitive in every adapter. */
-export const provisionerSensitiveInputs = ["envs"] as const;
+export const provisionerSensitiveInputs = ["envs", "network.egressProxy.password"] as const;

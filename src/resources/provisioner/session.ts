@@ -9,6 +9,8 @@ import { createSandboxClient, type SandboxClient } from "../../client/sandbox";
 import { SandboxIacError } from "../../errors";
 import { unlessNotFound } from "../core/not-found";
 import type { ResourceContext } from "../core/lifecycle";
+import { sandboxNetworkOf } from "./network";
+import type { ProvisionerArgs } from "./provisioner.args";
 
 /** Default lifetime of a sandbox created for provisioning, in seconds. */
 const DEFAULT_SANDBOX_TIMEOUT_SECONDS = 3600;
@@ -29,19 +31,6 @@ export function controlFor(ctx: ResourceContext): ControlClient {
   return createControlClient({ config: ctx.config, log: ctx.log });
 }
 
-/** The create body's `network`, with only the fields given. */
-function networkOf(n: {
-  allowOut?: string[] | undefined;
-  denyOut?: string[] | undefined;
-  allowPublicTraffic?: boolean | undefined;
-}): { allowOut?: string[]; denyOut?: string[]; allowPublicTraffic?: boolean } {
-  return {
-    ...(n.allowOut ? { allowOut: n.allowOut } : {}),
-    ...(n.denyOut ? { denyOut: n.denyOut } : {}),
-    ...(n.allowPublicTraffic !== undefined ? { allowPublicTraffic: n.allowPublicTraffic } : {}),
-  };
-}
-
 /** Creates a sandbox from `template` for the run. */
 export async function createWorkSandbox(
   ctx: ResourceContext,
@@ -51,13 +40,7 @@ export async function createWorkSandbox(
     envs?: Record<string, string> | undefined;
     metadata?: Record<string, string> | undefined;
     volumeMounts?: Array<{ name: string; path: string }> | undefined;
-    network?:
-      | {
-          allowOut?: string[] | undefined;
-          denyOut?: string[] | undefined;
-          allowPublicTraffic?: boolean | undefined;
-        }
-      | undefined;
+    network?: ProvisionerArgs["network"];
   },
 ): Promise<WorkSession> {
   const control = controlFor(ctx);
@@ -70,7 +53,8 @@ export async function createWorkSandbox(
     metadata: options.metadata ?? { "sandbox-iac": "provisioner" },
     ...(options.envs ? { envVars: options.envs } : {}),
     ...(options.volumeMounts?.length ? { volumeMounts: options.volumeMounts } : {}),
-    ...(options.network ? { network: networkOf(options.network) } : {}),
+    // Converted to E2B's shape here, once, for every adapter (network.ts).
+    ...(options.network ? { network: sandboxNetworkOf(options.network) } : {}),
   });
   ctx.log(`created sandbox ${created.sandboxID} from template ${options.template}`);
   return session(ctx, control, created.sandboxID, created.envdAccessToken ?? undefined, true);

@@ -17,6 +17,7 @@ import {
   validationError,
   type CdkFlavour,
 } from "./synth-stacks";
+import { synthEgressTests } from "./synth-egress";
 import { synthValidationTests } from "./synth-validation";
 
 /** Registers the synth tests for `flavour`. */
@@ -288,5 +289,6 @@ export function describeSynth(flavour: CdkFlavour): void {
     });
 
     synthValidationTests(flavour);
+    synthEgressTests(flavour);
   });
 }

@@ -686,6 +686,316 @@ export class ProvisionerFilesList extends cdktn.ComplexList {
     return new ProvisionerFilesOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
   }
 }
+export interface ProvisionerNetworkEgressProxy {
+  /**
+  * The SOCKS5 proxy, "host:port" (e.g. "proxy.example.com:1080").
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#address Provisioner#address}
+  */
+  readonly address: string;
+  /**
+  * RFC 1929 password, at most 255 bytes, only with a username; sensitive, never shown. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#password Provisioner#password}
+  */
+  readonly password?: string;
+  /**
+  * RFC 1929 username, at most 255 bytes. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#username Provisioner#username}
+  */
+  readonly username?: string;
+}
+
+export function provisionerNetworkEgressProxyToTerraform(struct?: ProvisionerNetworkEgressProxy | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  return {
+    address: cdktn.stringToTerraform(struct!.address),
+    password: cdktn.stringToTerraform(struct!.password),
+    username: cdktn.stringToTerraform(struct!.username),
+  }
+}
+
+
+export function provisionerNetworkEgressProxyToHclTerraform(struct?: ProvisionerNetworkEgressProxy | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  const attrs = {
+    address: {
+      value: cdktn.stringToHclTerraform(struct!.address),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    password: {
+      value: cdktn.stringToHclTerraform(struct!.password),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    username: {
+      value: cdktn.stringToHclTerraform(struct!.username),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class ProvisionerNetworkEgressProxyOutputReference extends cdktn.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktn.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktn.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false);
+  }
+
+  public get internalValue(): ProvisionerNetworkEgressProxy | cdktn.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._address !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.address = this._address;
+    }
+    if (this._password !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.password = this._password;
+    }
+    if (this._username !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.username = this._username;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: ProvisionerNetworkEgressProxy | cdktn.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._address = undefined;
+      this._password = undefined;
+      this._username = undefined;
+    }
+    else if (cdktn.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._address = value.address;
+      this._password = value.password;
+      this._username = value.username;
+    }
+  }
+
+  // address - computed: false, optional: false, required: true
+  private _address?: string; 
+  public get address() {
+    return this.getStringAttribute('address');
+  }
+  public set address(value: string) {
+    this._address = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get addressInput() {
+    return this._address;
+  }
+
+  // password - computed: false, optional: true, required: false
+  private _password?: string; 
+  public get password() {
+    return this.getStringAttribute('password');
+  }
+  public set password(value: string) {
+    this._password = value;
+  }
+  public resetPassword() {
+    this._password = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get passwordInput() {
+    return this._password;
+  }
+
+  // username - computed: false, optional: true, required: false
+  private _username?: string; 
+  public get username() {
+    return this.getStringAttribute('username');
+  }
+  public set username(value: string) {
+    this._username = value;
+  }
+  public resetUsername() {
+    this._username = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get usernameInput() {
+    return this._username;
+  }
+}
+export interface ProvisionerNetworkRules {
+  /**
+  * The requests the rule applies to, by the name they ask for (TLS SNI or HTTP Host): an exact name ("pypi.example.com") or one leading wildcard ("*.example.com", subdomains only), as E2B's rule keys. Each domain once; the exact one wins over a wildcard.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#domain Provisioner#domain}
+  */
+  readonly domain: string;
+  /**
+  * Headers set on each matching request, replacing one of the same name (E2B's transform.headers). A value may hold ${e2b.secrets.NAME} (a Secret's name), filled by the service for each request: the sandbox never holds the value. In HCL and CDK write $${e2b.secrets.NAME} (Terraform reads ${...} as its own template).
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#headers Provisioner#headers}
+  */
+  readonly headers: { [key: string]: string };
+}
+
+export function provisionerNetworkRulesToTerraform(struct?: ProvisionerNetworkRules | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  return {
+    domain: cdktn.stringToTerraform(struct!.domain),
+    headers: cdktn.hashMapper(cdktn.stringToTerraform)(struct!.headers),
+  }
+}
+
+
+export function provisionerNetworkRulesToHclTerraform(struct?: ProvisionerNetworkRules | cdktn.IResolvable): any {
+  if (!cdktn.canInspect(struct) || cdktn.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktn.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdktn.io/docs/concepts/resources#references");
+  }
+  const attrs = {
+    domain: {
+      value: cdktn.stringToHclTerraform(struct!.domain),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    headers: {
+      value: cdktn.hashMapperHcl(cdktn.stringToHclTerraform)(struct!.headers),
+      isBlock: false,
+      type: "map",
+      storageClassType: "stringMap",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class ProvisionerNetworkRulesOutputReference extends cdktn.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktn.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectIndex the index of this item in the list
+  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  public constructor(terraformResource: cdktn.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  public get internalValue(): ProvisionerNetworkRules | cdktn.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._domain !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.domain = this._domain;
+    }
+    if (this._headers !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.headers = this._headers;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: ProvisionerNetworkRules | cdktn.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._domain = undefined;
+      this._headers = undefined;
+    }
+    else if (cdktn.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._domain = value.domain;
+      this._headers = value.headers;
+    }
+  }
+
+  // domain - computed: false, optional: false, required: true
+  private _domain?: string; 
+  public get domain() {
+    return this.getStringAttribute('domain');
+  }
+  public set domain(value: string) {
+    this._domain = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get domainInput() {
+    return this._domain;
+  }
+
+  // headers - computed: false, optional: false, required: true
+  private _headers?: { [key: string]: string }; 
+  public get headers() {
+    return this.getStringMapAttribute('headers');
+  }
+  public set headers(value: { [key: string]: string }) {
+    this._headers = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get headersInput() {
+    return this._headers;
+  }
+}
+
+export class ProvisionerNetworkRulesList extends cdktn.ComplexList {
+  public internalValue? : ProvisionerNetworkRules[] | cdktn.IResolvable
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  constructor(terraformResource: cdktn.IInterpolatingParent, terraformAttribute: string, wrapsSet: boolean) {
+    super(terraformResource, terraformAttribute, wrapsSet);
+  }
+
+  /**
+  * @param index the index of the item to return
+  */
+  public get(index: number): ProvisionerNetworkRulesOutputReference {
+    return new ProvisionerNetworkRulesOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
+  }
+}
 export interface ProvisionerNetwork {
   /**
   * Destinations always allowed out, winning over denyOut: IPv4 addresses or CIDR blocks ("198.51.100.0/24"), or domain names, exact ("pypi.org") or with one leading wildcard ("*.pythonhosted.org", subdomains only), matched against the TLS SNI or HTTP Host of each flow. Default: none.
@@ -705,6 +1015,18 @@ export interface ProvisionerNetwork {
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#deny_out Provisioner#deny_out}
   */
   readonly denyOut?: string[];
+  /**
+  * A SOCKS5 proxy every outbound TCP flow the rules allow is tunneled through (names resolved by the proxy for flows allowed by name), as E2B's network.egressProxy. Default: none, flows go straight out.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#egress_proxy Provisioner#egress_proxy}
+  */
+  readonly egressProxy?: ProvisionerNetworkEgressProxy;
+  /**
+  * Headers set on the sandbox's outbound HTTP(S) requests by domain, at the service's egress edge, as E2B's network.rules (one entry per domain, holding that domain's transform.headers). Rules grant no access: list the domain in allowOut too. Default: none.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/sandbox-iac/sandboxiac/latest/docs/resources/provisioner#rules Provisioner#rules}
+  */
+  readonly rules?: ProvisionerNetworkRules[] | cdktn.IResolvable;
 }
 
 export function provisionerNetworkToTerraform(struct?: ProvisionerNetwork | cdktn.IResolvable): any {
@@ -716,6 +1038,8 @@ export function provisionerNetworkToTerraform(struct?: ProvisionerNetwork | cdkt
     allow_out: cdktn.listMapper(cdktn.stringToTerraform, false)(struct!.allowOut),
     allow_public_traffic: cdktn.booleanToTerraform(struct!.allowPublicTraffic),
     deny_out: cdktn.listMapper(cdktn.stringToTerraform, false)(struct!.denyOut),
+    egress_proxy: provisionerNetworkEgressProxyToTerraform(struct!.egressProxy),
+    rules: cdktn.listMapper(provisionerNetworkRulesToTerraform, false)(struct!.rules),
   }
 }
 
@@ -743,6 +1067,18 @@ export function provisionerNetworkToHclTerraform(struct?: ProvisionerNetwork | c
       isBlock: false,
       type: "list",
       storageClassType: "stringList",
+    },
+    egress_proxy: {
+      value: provisionerNetworkEgressProxyToHclTerraform(struct!.egressProxy),
+      isBlock: true,
+      type: "struct",
+      storageClassType: "ProvisionerNetworkEgressProxy",
+    },
+    rules: {
+      value: cdktn.listMapperHcl(provisionerNetworkRulesToHclTerraform, false)(struct!.rules),
+      isBlock: true,
+      type: "list",
+      storageClassType: "ProvisionerNetworkRulesList",
     },
   };
 
@@ -780,6 +1116,14 @@ export class ProvisionerNetworkOutputReference extends cdktn.ComplexObject {
       hasAnyValues = true;
       internalValueResult.denyOut = this._denyOut;
     }
+    if (this._egressProxy?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.egressProxy = this._egressProxy?.internalValue;
+    }
+    if (this._rules?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.rules = this._rules?.internalValue;
+    }
     return hasAnyValues ? internalValueResult : undefined;
   }
 
@@ -790,6 +1134,8 @@ export class ProvisionerNetworkOutputReference extends cdktn.ComplexObject {
       this._allowOut = undefined;
       this._allowPublicTraffic = undefined;
       this._denyOut = undefined;
+      this._egressProxy.internalValue = undefined;
+      this._rules.internalValue = undefined;
     }
     else if (cdktn.Tokenization.isResolvable(value)) {
       this.isEmptyObject = false;
@@ -801,6 +1147,8 @@ export class ProvisionerNetworkOutputReference extends cdktn.ComplexObject {
       this._allowOut = value.allowOut;
       this._allowPublicTraffic = value.allowPublicTraffic;
       this._denyOut = value.denyOut;
+      this._egressProxy.internalValue = value.egressProxy;
+      this._rules.internalValue = value.rules;
     }
   }
 
@@ -850,6 +1198,38 @@ export class ProvisionerNetworkOutputReference extends cdktn.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get denyOutInput() {
     return this._denyOut;
+  }
+
+  // egress_proxy - computed: false, optional: true, required: false
+  private _egressProxy = new ProvisionerNetworkEgressProxyOutputReference(this, "egress_proxy");
+  public get egressProxy() {
+    return this._egressProxy;
+  }
+  public putEgressProxy(value: ProvisionerNetworkEgressProxy) {
+    this._egressProxy.internalValue = value;
+  }
+  public resetEgressProxy() {
+    this._egressProxy.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get egressProxyInput() {
+    return this._egressProxy.internalValue;
+  }
+
+  // rules - computed: false, optional: true, required: false
+  private _rules = new ProvisionerNetworkRulesList(this, "rules", false);
+  public get rules() {
+    return this._rules;
+  }
+  public putRules(value: ProvisionerNetworkRules[] | cdktn.IResolvable) {
+    this._rules.internalValue = value;
+  }
+  public resetRules() {
+    this._rules.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get rulesInput() {
+    return this._rules.internalValue;
   }
 }
 export interface ProvisionerSnapshot {
