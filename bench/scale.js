@@ -2,6 +2,7 @@
 // (default 200) alive at once, each answering commands.run, with what each
 // one costs in memory and what the service holds for them.
 "use strict";
+const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const { percentile, ms, timeIt, row } = require("./stats");
 const { Sandbox } = require("e2b");
@@ -33,6 +34,30 @@ function pssOf(pid) {
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * PSS of an idle `node -e` (a started Node that loaded nothing) taken while
+ * the agents are alive, so that it shares the Node binary's pages with them
+ * as they share them with each other: the floor of an agent's PSS.
+ */
+async function idleNodePss() {
+  const child = spawn(
+    process.execPath,
+    ["-e", "process.stdout.write('up'); setInterval(() => {}, 1e9)"],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  try {
+    await new Promise((resolve, reject) => {
+      child.stdout.once("data", resolve);
+      child.once("error", reject);
+    });
+    return pssOf(child.pid);
+  } finally {
+    child.kill("SIGKILL");
   }
 }
 
@@ -143,11 +168,12 @@ async function liveRows({ opts, service }) {
       "-",
       `${ms(createMs / LIVE)} per sandbox`,
     );
+    const idleNode = await idleNodePss();
     row(
-      `${LIVE} live: agent RSS avg (PSS)`,
-      mib(avg(agentRss)),
-      "-",
-      `PSS ${mib(avg(agentPss))} (${agents.length} agents)`,
+      `${LIVE} live: agent PSS avg`,
+      mib(avg(agentPss)),
+      mib(idleNode) + " (idle node)",
+      `${(avg(agentPss) / idleNode).toFixed(2)}x, target <= 15 MiB; RSS avg ${mib(avg(agentRss))} (${agents.length} agents)`,
     );
     row(`${LIVE} live: cgroup memory avg (no cache)`, mib(avg(cgroupMem)), "-");
     row(

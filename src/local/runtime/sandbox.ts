@@ -161,6 +161,7 @@ export async function launchSandbox(
   const volumeMounts = new Map<string, number>();
   try {
     holder = await startHolder(slot.idBase, spec.sandboxID);
+    const holderPid = holder.pid;
     phase("namespaces");
     await diskReady;
     const rules = egressRulesOf(spec);
@@ -171,21 +172,28 @@ export async function launchSandbox(
     let mounted: MountedRoot;
     [, mounted, cgroup, listener] = await Promise.all([
       connectSandbox(ctx.hostNetwork, slot, holder.pid, rules, spec.sandboxID),
-      ctx.mounts.mount({
-        holderPid: holder.pid,
-        image: paths.disk,
-        layers,
-        hostUsr: !fromImage,
-        binds: [
-          [ctx.nodeBinary, AGENT_NODE_IN_SANDBOX],
-          [ctx.agentBundleDir, `${AGENT_MOUNT_DIR}/agent`],
-          // The egress edge's CA, which every sandbox trusts (see edge-ca.ts).
-          [ctx.hostNetwork.trustDir, EDGE_TRUST_DIR_IN_SANDBOX],
-          ...(fromImage ? [[ctx.agentLibs.dir, AGENT_LIB_IN_SANDBOX] as const] : []),
-        ],
-        volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
-        ptysMax: ctx.ptysMax,
-      }),
+      // Every launch is a boot: a new boot id, staged in the tmpfs the mount makes
+      // (a thaw does not come through here).
+      ctx.mounts
+        .mount({
+          holderPid: holder.pid,
+          image: paths.disk,
+          layers,
+          hostUsr: !fromImage,
+          binds: [
+            [ctx.nodeBinary, AGENT_NODE_IN_SANDBOX],
+            [ctx.agentBundleDir, `${AGENT_MOUNT_DIR}/agent`],
+            // The egress edge's CA, which every sandbox trusts (see edge-ca.ts).
+            [ctx.hostNetwork.trustDir, EDGE_TRUST_DIR_IN_SANDBOX],
+            ...(fromImage ? [[ctx.agentLibs.dir, AGENT_LIB_IN_SANDBOX] as const] : []),
+          ],
+          volumes: (spec.binds ?? []).map((b) => [b.source, b.target] as const),
+          ptysMax: ctx.ptysMax,
+        })
+        .then(async (m) => {
+          await writeBootId(holderPid);
+          return m;
+        }),
       ctx.cgroups.create(ctx.cgroupName, {
         cpuCount: spec.cpuCount,
         memoryBytes: spec.memoryMB * MIB,
@@ -216,8 +224,6 @@ export async function launchSandbox(
     ...(fromImage ? { nodeArgv: ctx.agentLibs.nodeArgv } : {}),
   });
   const seccomp = await fs.open(ctx.seccompFile, "r");
-  // Every launch is a boot: a new boot id (a thaw does not come through here).
-  await writeBootId(holder.pid);
   const listenFd = (listener as unknown as { _handle: { fd: number } })._handle.fd;
   const agentLog = openAgentLog(paths.log);
   const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe"];
@@ -254,8 +260,11 @@ export async function launchSandbox(
     cpuUsageNs: () => cgroup.cpuUsageNs(),
   });
   phase("agent");
+  // CPU time of the whole launch chain (sh, nsenter, setpriv, bwrap, the agent) until it answered:
+  // the cold start's own cost, which the machine's load does not stretch (bench/floors.js reads it).
+  const launchCpuMs = (await cgroup.cpuUsageNs().catch(() => NaN)) / 1e6;
   ctx.log(
-    `sandbox ${spec.sandboxID}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}`,
+    `sandbox ${spec.sandboxID}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}; launch CPU ms ${launchCpuMs.toFixed(1)}`,
   );
   if (health !== true) {
     await sandbox.stop();
