@@ -43,8 +43,9 @@ function sandboxCpuFile(sandboxID) {
       if (!e.isDirectory()) continue;
       const p = path.join(dir, e.name);
       if (e.name.endsWith(sandboxID)) {
-        for (const f of ["cpu.stat", "cpuacct.usage"])
-          if (fs.existsSync(path.join(p, f))) return path.join(p, f);
+        if (fs.existsSync(path.join(p, "cpuacct.usage"))) return path.join(p, "cpuacct.usage");
+        const stat = path.join(p, "cpu.stat");
+        if (fs.existsSync(stat) && fs.readFileSync(stat, "utf8").includes("usage_usec")) return stat;
       }
       const found = walk(p, depth + 1);
       if (found) return found;
