@@ -45,7 +45,8 @@ function sandboxCpuFile(sandboxID) {
       if (e.name.endsWith(sandboxID)) {
         if (fs.existsSync(path.join(p, "cpuacct.usage"))) return path.join(p, "cpuacct.usage");
         const stat = path.join(p, "cpu.stat");
-        if (fs.existsSync(stat) && fs.readFileSync(stat, "utf8").includes("usage_usec")) return stat;
+        if (fs.existsSync(stat) && fs.readFileSync(stat, "utf8").includes("usage_usec"))
+          return stat;
       }
       const found = walk(p, depth + 1);
       if (found) return found;
