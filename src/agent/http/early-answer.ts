@@ -64,5 +64,16 @@ const BODY_BUFFER_BYTES = 1024 * 1024;
  * instead, for {@link drainAfterAnswer}.
  */
 export function requestBody(req: IncomingMessage): Readable {
-  return req.pipe(new PassThrough({ highWaterMark: BODY_BUFFER_BYTES }));
+  const body = new PassThrough({ highWaterMark: BODY_BUFFER_BYTES });
+  // pipe() passes no abort on: a client gone mid-body must still fail the consumer.
+  req.once("close", () => {
+    if (!req.complete) {
+      body.destroy(
+        Object.assign(new Error("the client went away before the body ended"), {
+          code: "ECONNRESET",
+        }),
+      );
+    }
+  });
+  return req.pipe(body);
 }
