@@ -19,8 +19,8 @@
  *
  * The agent's spawner (src/agent/process/spawner.c) is compiled here, static,
  * to `dist/agent/native/spawner` with the C compiler node-pty's own build
- * needs; without a compiler the build warns and the agent forks itself for
- * each command as before (src/agent/process/spawner.ts).
+ * needs. It is required: it gives commands pipes for their stdio, which Node
+ * cannot (src/agent/process/spawner.ts), so without a compiler the build fails.
  *
  * The xattr addon of `@napi-rs/xattr` (prebuilt for this platform) is copied
  * to `dist/agent/native/xattr.node` and loaded by that path (src/agent/xattr.ts).
@@ -75,9 +75,9 @@ function buildSpawner() {
     stdio: ["ignore", "inherit", "inherit"],
   });
   if (r.status !== 0) {
-    console.warn(
-      `bundle-agent: warning: ${cc} could not build ${src} (${r.error?.message ?? `exit ${r.status}`}); ` +
-        "the agent will fork itself for each command (install a C compiler and the static libc, e.g. build-essential, and build again)",
+    throw new Error(
+      `${cc} could not build ${src} (${r.error?.message ?? `exit ${r.status}`}): ` +
+        "the agent starts every command with pipes through it; install a C compiler and the static libc (e.g. Debian's build-essential, which node-pty's build needs too) and build again",
     );
   }
 }

@@ -15,6 +15,7 @@ import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./c
 import { filesystemService } from "./filesystem/service";
 import { WatcherTable } from "./filesystem/watchers";
 import { composeFiles } from "./http/compose";
+import { drainAfterAnswer } from "./http/early-answer";
 import { extractArchive } from "./http/extract";
 import { getFile } from "./http/files-get";
 import { postFiles } from "./http/files-post";
@@ -92,24 +93,15 @@ function refuseRpcBody(req: IncomingMessage): Refusal | undefined {
 }
 
 /**
- * Answers a refusal in Connect's JSON error shape, then closes the
- * connection: the unread body is drained only up to a bound, so the client
- * reads the answer instead of a reset, and a huge body costs little.
+ * Answers a refusal in Connect's JSON error shape; the unread body is drained
+ * up to a bound (early-answer.ts), so the client reads the answer instead of
+ * a reset, and a huge body costs little.
  */
-function sendRefusal(req: IncomingMessage, res: ServerResponse, r: Refusal): void {
+function sendRefusal(res: ServerResponse, r: Refusal): void {
   const body = Buffer.from(JSON.stringify({ code: r.code, message: r.message }));
-  res.writeHead(r.status, {
-    "Content-Type": "application/json",
-    "Content-Length": body.length,
-    Connection: "close",
-  });
+  res.writeHead(r.status, { "Content-Type": "application/json", "Content-Length": body.length });
   res.end(body);
-  let drained = 0;
-  req.on("data", (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > RPC_MAX_BODY_BYTES) req.socket.destroy();
-  });
-  req.resume();
+  drainAfterAnswer(res);
 }
 
 /** What {@link createAgentHandler} needs. */
@@ -161,14 +153,13 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
     const key = isRpc ? `RPC ${url.pathname}` : `${req.method ?? "GET"} ${url.pathname}`;
     const refusal = denied(state, key, req, url);
     if (refusal !== undefined) {
-      req.resume();
       sendError(res, 401, refusal);
       return;
     }
     if (isRpc) {
       const refused = refuseRpcBody(req);
       if (refused) {
-        sendRefusal(req, res, refused);
+        sendRefusal(res, refused);
         return;
       }
       rpc(req, res);
@@ -176,13 +167,11 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
     }
     const route = ROUTES[key];
     if (!route) {
-      req.resume();
       sendError(res, 404, `no route for ${key}: see the envd interface for the supported routes`);
       return;
     }
     route({ req, res, url, state }).catch((err: unknown) => {
       if (err instanceof HttpError) {
-        req.resume();
         sendError(res, err.status, err.message);
         return;
       }

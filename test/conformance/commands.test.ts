@@ -63,6 +63,19 @@ describe("commands with e2b@2.51.0", () => {
     expect(result.stdout).toBe("piped input\n");
   });
 
+  it("gives commands pipes for stdio, so /dev/stdout, /dev/stderr and /dev/stdin open as on E2B", async () => {
+    const result = await env.sbx.commands.run(
+      "echo hi > /dev/stderr; echo out > /dev/stdout; exec 3>/dev/stdout; echo three >&3; echo tee | tee /dev/stderr",
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("out\nthree\ntee\n");
+    expect(result.stderr).toBe("hi\ntee\n");
+    const handle = await env.sbx.commands.run("cat /dev/stdin", { background: true, stdin: true });
+    await env.sbx.commands.sendStdin(handle.pid, "in\n");
+    await env.sbx.commands.closeStdin(handle.pid);
+    expect((await handle.wait()).stdout).toBe("in\n");
+  });
+
   it("kills a command that outlives its timeout", async () => {
     await expect(env.sbx.commands.run("sleep 30", { timeoutMs: 1_000 })).rejects.toThrow();
     // The agent kills the process when it sees the stream end, which may be

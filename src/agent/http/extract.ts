@@ -8,6 +8,7 @@
 import { pipeline } from "node:stream/promises";
 import { FILES_QUERY } from "../../wire/envd";
 import { makeDirsAs } from "../filesystem/ownership";
+import { requestBody } from "./early-answer";
 import { HttpError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 import { SandboxIacError } from "../../errors";
@@ -40,7 +41,8 @@ export async function extractArchive(ctx: RouteContext): Promise<void> {
     },
   });
   try {
-    await pipeline(ctx.req, unpack);
+    // The request piped, not itself: a failed extraction must not reset the connection before its answer.
+    await pipeline(requestBody(ctx.req), unpack);
   } catch (err) {
     throw new HttpError(
       400,

@@ -13,6 +13,7 @@ import { createGunzip } from "node:zlib";
 import { CONTENT_TYPES, FILES_QUERY } from "../../wire/envd";
 import { replaceFile } from "../filesystem/replace-file";
 import type { SandboxUser } from "../users";
+import { requestBody } from "./early-answer";
 import { metadataFromHeaders } from "./metadata-headers";
 import { HttpError, httpFsError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
@@ -177,7 +178,9 @@ export async function postFiles(ctx: RouteContext): Promise<void> {
       throw new HttpError(400, `unsupported Content-Encoding '${encoding}': use gzip or none`);
     }
     const dest = httpPath(ctx, user, p);
-    const body: Readable = encoding === "gzip" ? ctx.req.pipe(createGunzip()) : ctx.req;
+    // Piped, never the request itself: a failed write destroys its source (early-answer.ts).
+    const body: Readable =
+      encoding === "gzip" ? ctx.req.pipe(createGunzip()) : requestBody(ctx.req);
     written = [await writeTo(dest, body, user, meta)];
   } else {
     throw new HttpError(

@@ -9,6 +9,7 @@ import { CONTENT_TYPES } from "../../wire/envd";
 import { errnoReport } from "../../wire/errno";
 import { readJsonBody } from "../../wire/json-body";
 import { SandboxIacError } from "../../errors";
+import { drainAfterAnswer } from "./early-answer";
 
 /** An HTTP failure with envd's JSON error body. */
 export class HttpError extends Error {
@@ -21,11 +22,15 @@ export class HttpError extends Error {
   }
 }
 
-/** Sends `body` as JSON with `status`. */
+/**
+ * Sends `body` as JSON with `status`; the rest of a request body not read to
+ * its end is drained (early-answer.ts).
+ */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const data = Buffer.from(JSON.stringify(body));
   res.writeHead(status, { "Content-Type": CONTENT_TYPES.json, "Content-Length": data.length });
   res.end(data);
+  drainAfterAnswer(res);
 }
 
 /** Sends envd's error body `{code, message}`. */

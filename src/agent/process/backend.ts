@@ -1,13 +1,13 @@
 /**
- * The two ways a process runs: with pipes (child_process) or on a PTY
- * (node-pty). Both report output chunks and one exit.
+ * The two ways a process runs: with pipes (through the agent's spawner,
+ * spawner-backend.ts) or on a PTY (node-pty, here). Both report output chunks
+ * and one exit.
  *
  * @module
  */
 import * as fs from "node:fs";
-import { spawn as spawnChild } from "node:child_process";
-import { PIPE_CHUNK_BYTES, PTY_CHUNK_BYTES, SHELL_WRAPPER } from "../constants";
-import { endValues, signalNumber, type EndValues } from "./end-event";
+import { PTY_CHUNK_BYTES, SHELL_WRAPPER } from "../constants";
+import { endValues, type EndValues } from "./end-event";
 
 /** Where output goes. */
 export type OutputKind = "stdout" | "stderr" | "pty";
@@ -77,71 +77,6 @@ export function emitChunks(
 ): void {
   for (let off = 0; off < data.length; off += max)
     events.onOutput(kind, data.subarray(off, off + max));
-}
-
-/** Starts `spec` with pipes. */
-export function spawnPipes(spec: SpawnSpec, events: BackendEvents): Backend {
-  const [file, args] = execArgs(spec);
-  const child = spawnChild(file, args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    uid: spec.uid,
-    gid: spec.gid,
-    stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
-  });
-  const stdout = child.stdout!;
-  const stderr = child.stderr!;
-  let stdinOpen = spec.stdin;
-  let signalled = false;
-  let ended = false;
-  const finish = (end: EndValues) => {
-    if (ended) return;
-    ended = true;
-    events.onEnd(end);
-  };
-  stdout.on("data", (d: Buffer) => emitChunks("stdout", d, PIPE_CHUNK_BYTES, events));
-  stderr.on("data", (d: Buffer) => emitChunks("stderr", d, PIPE_CHUNK_BYTES, events));
-  child.stdin?.on("error", () => (stdinOpen = false));
-  // libuv reaps the child before it reports "exit" (or "error" for a failed spawn).
-  const reaped = new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    child.once("error", () => resolve());
-  });
-  child.on("exit", () => {
-    // envd stops the output readers at once after SendSignal, so a background
-    // child holding the pipes does not delay `end`.
-    if (signalled) {
-      stdout.destroy();
-      stderr.destroy();
-    }
-  });
-  // "close" fires after the exit and once both pipes reached EOF.
-  child.on("close", (code, sig) => finish(endValues(code, sig ? signalNumber(sig) : null)));
-  child.on("error", (err) => {
-    events.onOutput("stderr", Buffer.from(`${err.message}\n`));
-    finish({ exitCode: -1, exited: false, status: err.message, error: err.message });
-  });
-  return {
-    pid: child.pid ?? 0,
-    isPty: false,
-    write(data) {
-      if (!stdinOpen || !child.stdin || child.stdin.destroyed) return false;
-      child.stdin.write(data);
-      return true;
-    },
-    closeStdin() {
-      if (stdinOpen && child.stdin) child.stdin.end();
-      stdinOpen = false;
-    },
-    resize() {
-      throw new Error("tty not assigned");
-    },
-    kill(signal) {
-      signalled = true;
-      child.kill(signal);
-    },
-    reaped,
-  };
 }
 
 /** The most a final drain of a PTY master reads: a background writer must not hold it forever. */

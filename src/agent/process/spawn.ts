@@ -11,7 +11,7 @@ import { DEFAULT_PATH } from "../constants";
 import { PathError, resolvePath } from "../paths";
 import { globalEnv, type AgentState } from "../state";
 import type { SandboxUser } from "../users";
-import { spawnPipes, spawnPty, type SpawnSpec } from "./backend";
+import { spawnPty, type SpawnSpec } from "./backend";
 import { ManagedProcess } from "./managed-process";
 import { agentSpawner } from "./spawner";
 import { spawnThroughSpawner } from "./spawner-backend";
@@ -65,8 +65,7 @@ function refuseNul(field: string, values: string[]): void {
 
 /**
  * Starts the process `req` describes as `user`: with pipes through the
- * agent's spawner (no fork of the agent), on a PTY through node-pty, or with
- * child_process when this agent has no spawner.
+ * agent's spawner (no fork of the agent), or on a PTY through node-pty.
  */
 export async function startProcess(
   state: AgentState,
@@ -95,13 +94,10 @@ export async function startProcess(
     onEnd: (end: Parameters<ManagedProcess["finish"]>[0]) => proc.finish(end),
   };
   try {
-    const spawner = req.pty ? null : agentSpawner();
     proc.attach(
       req.pty
         ? spawnPty({ ...spec, stdin: true }, events)
-        : spawner
-          ? await spawnThroughSpawner(spawner, spec, events)
-          : spawnPipes(spec, events),
+        : await spawnThroughSpawner(agentSpawner(), spec, events),
     );
   } catch (err) {
     throw new ConnectError(

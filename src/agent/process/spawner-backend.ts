@@ -4,20 +4,18 @@
  *
  * @module
  */
-import type { Socket } from "node:net";
 import { PIPE_CHUNK_BYTES } from "../constants";
 import { emitChunks, execArgs, type Backend, type BackendEvents, type SpawnSpec } from "./backend";
 import { endValues, signalNumber, type EndValues } from "./end-event";
-import type { Spawner } from "./spawner";
+import type { CommandStreams, Spawner } from "./spawner";
 
 /** Why a command's end is unknown: the spawner that reaps it went away. */
 const SPAWNER_GONE = "the agent's spawner exited before the process";
 
 /**
- * Events held until the caller has subscribed: the spawner's streams can
- * deliver output before its start line, and a failed start reports at once,
- * while a ManagedProcess drops what comes before its first subscriber (as
- * with child_process, whose events can only come after spawn returned).
+ * Events held until the caller has subscribed: a failed start reports at
+ * once, and output read before the Start stream subscribes would be lost,
+ * while a ManagedProcess drops what comes before its first subscriber.
  */
 function gate(events: BackendEvents): BackendEvents & { open(): void } {
   let held: (() => void)[] | undefined = [];
@@ -44,10 +42,8 @@ export async function spawnThroughSpawner(
 ): Promise<Backend> {
   const events = gate(outer);
   const [file, args] = execArgs(spec);
-  const outs: Socket[] = [];
   let closedOuts = 0;
-  let stdin: Socket | undefined;
-  const pendingInput: Uint8Array[] = [];
+  let streams: CommandStreams | undefined;
   let stdinOpen = spec.stdin;
   let exit: EndValues | undefined;
   let signalled = false;
@@ -57,30 +53,27 @@ export async function spawnThroughSpawner(
   const maybeFinish = () => {
     if (ended || !exit || closedOuts < 2) return;
     ended = true;
-    stdin?.destroy();
+    streams?.stdin?.destroy();
     events.onEnd(exit);
   };
   const result = await spawner.spawn(
     { file, args, env: spec.env, cwd: spec.cwd, uid: spec.uid, gid: spec.gid, stdin: spec.stdin },
     {
-      onStream(fd, socket) {
-        if (ended) {
-          socket.destroy();
-        } else if (fd === 0) {
-          stdin = socket;
-          socket.on("error", () => (stdinOpen = false));
-          for (const data of pendingInput.splice(0)) socket.write(data);
-          if (!stdinOpen) socket.end();
-        } else {
-          const kind = fd === 1 ? "stdout" : "stderr";
-          outs.push(socket);
+      onStart(started) {
+        streams = started;
+        for (const [kind, socket] of [
+          ["stdout", started.stdout],
+          ["stderr", started.stderr],
+        ] as const) {
+          socket.on("error", () => socket.destroy());
           socket.on("data", (d: Buffer) => emitChunks(kind, d, PIPE_CHUNK_BYTES, events));
           socket.once("close", () => {
             closedOuts++;
             maybeFinish();
           });
-          if (exit && signalled) socket.destroy();
         }
+        if (started.stdin) started.stdin.on("error", () => (stdinOpen = false));
+        else stdinOpen = false;
       },
       onExit(code, signal) {
         const gone = code === null && signal === null;
@@ -89,8 +82,11 @@ export async function spawnThroughSpawner(
           : endValues(code, signal);
         markReaped();
         // envd stops the output readers at once after SendSignal, so a background
-        // child holding the streams does not delay `end`.
-        if (signalled || gone) for (const s of outs) s.destroy();
+        // child holding the pipes does not delay `end`.
+        if (streams && (signalled || gone)) {
+          streams.stdout.destroy();
+          streams.stderr.destroy();
+        }
         if (gone) closedOuts = 2;
         maybeFinish();
       },
@@ -110,14 +106,13 @@ export async function spawnThroughSpawner(
     pid: "pid" in result ? result.pid : 0,
     isPty: false,
     write(data) {
-      if (!stdinOpen || ended) return false;
-      if (stdin && stdin.destroyed) return false;
-      if (stdin) stdin.write(data);
-      else pendingInput.push(data);
+      const stdin = streams?.stdin;
+      if (!stdinOpen || ended || !stdin || stdin.destroyed) return false;
+      stdin.write(data);
       return true;
     },
     closeStdin() {
-      if (stdinOpen && stdin) stdin.end();
+      if (stdinOpen) streams?.stdin?.end();
       stdinOpen = false;
     },
     resize() {
@@ -126,6 +121,10 @@ export async function spawnThroughSpawner(
     kill(signal) {
       signalled = true;
       if (id !== undefined && !exit) spawner.kill(id, signalNumber(signal));
+      else if (exit && streams) {
+        streams.stdout.destroy();
+        streams.stderr.destroy();
+      }
     },
     reaped,
   };

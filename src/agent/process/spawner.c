@@ -8,10 +8,12 @@
  * Started once by the agent (src/agent/process/spawner.ts), which owns the
  * protocol (described there); this side only parses it. It is single
  * threaded, so vfork with set*id in the child is safe. The child gets what
- * libuv gives a child_process child today: stdio on unix stream sockets (the
- * agent's accepted ends of the connections made here), /dev/null for an
- * absent stdin, supplementary groups dropped, the gid then the uid set, the
- * working directory, every signal's default disposition and an empty mask.
+ * envd's children get (Go's os/exec): stdio on pipes, so that a command can
+ * open /dev/stdout, /dev/stderr or /dev/stdin again (a socket there fails
+ * with ENXIO); /dev/null for an absent stdin; supplementary groups dropped,
+ * the gid then the uid set, the working directory, every signal's default
+ * disposition and an empty mask. The agent's ends of the pipes stay open
+ * here until the agent has opened them through /proc/<pid>/fd (`C`).
  *
  * Build: cc -O2 -static (scripts/bundle-agent.js).
  */
@@ -21,35 +23,35 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_FRAME (64u * 1024u * 1024u)
 #define MAX_CHILDREN 4096
-#define TOKEN_LEN 32
 
 struct child {
+  /* The command's pid until it is reaped, then 0. */
   pid_t pid;
+  /* The agent's ends of stdout, stderr and stdin (-1: none), held until `C`. */
+  int held[3];
   char id[24];
 };
 
 static struct child children[MAX_CHILDREN];
-static struct sockaddr_un agent_addr;
-static socklen_t agent_addr_len;
 static int devnull = -1;
 
+static int in_use(const struct child *c) {
+  return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0;
+}
+
 /* Writes one event line to the agent (stdout); the agent exits us on EOF. */
-static void emit(const char *fmt, const char *id, long value) {
-  char line[96];
-  int n = snprintf(line, sizeof line, fmt, id, value);
+static void emit_line(const char *line, int n) {
   for (int off = 0; off < n;) {
     ssize_t w = write(STDOUT_FILENO, line + off, (size_t)(n - off));
     if (w < 0) {
@@ -58,6 +60,11 @@ static void emit(const char *fmt, const char *id, long value) {
     }
     off += (int)w;
   }
+}
+
+static void emit(const char *fmt, const char *id, long value) {
+  char line[96];
+  emit_line(line, snprintf(line, sizeof line, fmt, id, value));
 }
 
 static int read_full(int fd, void *buf, size_t len) {
@@ -70,38 +77,25 @@ static int read_full(int fd, void *buf, size_t len) {
   return 0;
 }
 
-/* A stream to the agent, announced by the token and the stream's kind. */
-static int connect_stream(const char *token, char kind) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  char header[TOKEN_LEN + 1];
-  memcpy(header, token, TOKEN_LEN);
-  header[TOKEN_LEN] = kind;
-  int rc = connect(fd, (struct sockaddr *)&agent_addr, agent_addr_len);
-  if (rc != 0 && errno == ECONNREFUSED && agent_addr_len != sizeof agent_addr) {
-    /* Node 20 binds an abstract name padded with NULs to the whole sun_path. */
-    agent_addr_len = sizeof agent_addr;
-    rc = connect(fd, (struct sockaddr *)&agent_addr, agent_addr_len);
+static void close_held(struct child *c) {
+  for (int i = 0; i < 3; i++) {
+    if (c->held[i] >= 0) close(c->held[i]);
+    c->held[i] = -1;
   }
-  if (rc != 0 || write(fd, header, sizeof header) != (ssize_t)sizeof header) {
-    int e = errno;
-    close(fd);
-    errno = e;
-    return -1;
-  }
-  return fd;
 }
 
-static struct child *slot_of(const char *id) {
+/* The child not reaped yet whose id is `id` (`live`), or any slot still holding it. */
+static struct child *slot_of(const char *id, int live) {
   for (int i = 0; i < MAX_CHILDREN; i++)
-    if (children[i].pid > 0 && strcmp(children[i].id, id) == 0) return &children[i];
+    if ((live ? children[i].pid > 0 : in_use(&children[i])) && strcmp(children[i].id, id) == 0)
+      return &children[i];
   return NULL;
 }
 
-/* fields: "S", id, uid, gid, stdin ("1" or "0"), cwd, token, file, argc, argv..., env... */
+/* fields: "S", id, uid, gid, stdin ("1" or "0"), cwd, file, argc, argv..., env... */
 static void spawn_one(char **f, int nf) {
   const char *id = nf > 1 ? f[1] : "?";
-  if (nf < 9 || strlen(id) >= sizeof children[0].id || strlen(f[6]) != TOKEN_LEN) {
+  if (nf < 8 || strlen(id) >= sizeof children[0].id) {
     emit("F %s %ld\n", strlen(id) < sizeof children[0].id ? id : "?", EINVAL);
     return;
   }
@@ -109,40 +103,45 @@ static void spawn_one(char **f, int nf) {
   gid_t gid = (gid_t)strtoul(f[3], NULL, 10);
   int want_stdin = f[4][0] == '1';
   const char *cwd = f[5];
-  const char *token = f[6];
-  const char *file = f[7];
-  long argc = strtol(f[8], NULL, 10);
-  if (argc < 1 || 9 + argc > nf) {
+  const char *file = f[6];
+  long argc = strtol(f[7], NULL, 10);
+  if (argc < 1 || 8 + argc > nf) {
     emit("F %s %ld\n", id, EINVAL);
     return;
   }
   char **argv = calloc((size_t)argc + 1, sizeof *argv);
-  char **envp = calloc((size_t)(nf - 9 - argc) + 1, sizeof *envp);
+  char **envp = calloc((size_t)(nf - 8 - argc) + 1, sizeof *envp);
   struct child *slot = NULL;
   for (int i = 0; i < MAX_CHILDREN && !slot; i++)
-    if (children[i].pid == 0) slot = &children[i];
-  int in = -1, out = -1, err = -1;
+    if (!in_use(&children[i])) slot = &children[i];
+  /* [0] read, [1] write: the child gets out[1], err[1] and in[0]. */
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
   volatile int child_errno = 0;
   if (!argv || !envp || !slot) {
     emit("F %s %ld\n", id, EAGAIN);
     goto done;
   }
-  for (long i = 0; i < argc; i++) argv[i] = f[9 + i];
-  for (int i = 0; i < nf - 9 - argc; i++) envp[i] = f[9 + argc + i];
-  out = connect_stream(token, '1');
-  err = out < 0 ? -1 : connect_stream(token, '2');
-  in = err < 0 ? -1 : want_stdin ? connect_stream(token, '0') : devnull;
-  if (out < 0 || err < 0 || in < 0) {
+  for (long i = 0; i < argc; i++) argv[i] = f[8 + i];
+  for (int i = 0; i < nf - 8 - argc; i++) envp[i] = f[8 + argc + i];
+  /*
+   * Owned by the command's user (a pipe is its creator's, mode 0600): a
+   * command reopening /dev/stdout goes through the pipe's permissions.
+   */
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+      (want_stdin && pipe2(in, O_CLOEXEC) != 0) || fchown(out[0], uid, gid) != 0 ||
+      fchown(err[0], uid, gid) != 0 || (want_stdin && fchown(in[0], uid, gid) != 0)) {
     emit("F %s %ld\n", id, errno);
     goto done;
   }
+  int child_in = want_stdin ? in[0] : devnull;
   pid_t pid = vfork();
   if (pid == 0) {
     sigset_t none;
     sigemptyset(&none);
     for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || chdir(cwd) != 0) {
+    /* Every pipe end is above 2 (0-2 are this process's own), so no dup2 clobbers another. */
+    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0 || chdir(cwd) != 0) {
       child_errno = errno;
       _exit(127);
     }
@@ -155,29 +154,51 @@ static void spawn_one(char **f, int nf) {
     child_errno = errno;
     _exit(127);
   }
+  /*
+   * The agent opens its pipe ends through /proc/<pid>/fd, which needs this
+   * process dumpable; the child's setuid before its exec made the memory it
+   * shared with this process not dumpable. Only the sandbox's root (the
+   * agent's uid) gains that access, and it could replace both anyway.
+   */
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
   if (pid < 0) {
     emit("F %s %ld\n", id, errno);
   } else if (child_errno != 0) {
-    /* The child failed before exec and is a zombie now: reaped by the SIGCHLD loop. */
+    /* The child failed before exec and is a zombie now: reaped here, not by the SIGCHLD loop. */
     waitpid(pid, NULL, 0);
     emit("F %s %ld\n", id, child_errno);
   } else {
     slot->pid = pid;
     strcpy(slot->id, id);
-    emit("S %s %ld\n", id, pid);
+    slot->held[0] = out[0];
+    slot->held[1] = err[0];
+    slot->held[2] = in[1];
+    out[0] = err[0] = in[1] = -1;
+    char line[96];
+    emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", id, (long)pid,
+                             slot->held[0], slot->held[1], slot->held[2]));
   }
 done:
-  if (in >= 0 && in != devnull) close(in);
-  if (out >= 0) close(out);
-  if (err >= 0) close(err);
+  for (int i = 0; i < 2; i++) {
+    if (out[i] >= 0) close(out[i]);
+    if (err[i] >= 0) close(err[i]);
+    if (in[i] >= 0) close(in[i]);
+  }
   free(argv);
   free(envp);
+}
+
+/* fields: "C", id: the agent has its own ends of the command's pipes now. */
+static void close_one(char **f, int nf) {
+  if (nf != 2) return;
+  struct child *c = slot_of(f[1], 0);
+  if (c) close_held(c);
 }
 
 /* fields: "K", id, signal number. Only a child not reaped yet is signalled (no pid reuse). */
 static void kill_one(char **f, int nf) {
   if (nf != 3) return;
-  struct child *c = slot_of(f[1]);
+  struct child *c = slot_of(f[1], 1);
   if (c) kill(c->pid, (int)strtol(f[2], NULL, 10));
 }
 
@@ -215,20 +236,19 @@ static int handle_request(void) {
   }
   if (strcmp(f[0], "S") == 0) spawn_one(f, nf);
   else if (strcmp(f[0], "K") == 0) kill_one(f, nf);
+  else if (strcmp(f[0], "C") == 0) close_one(f, nf);
   free(f);
   free(buf);
   return 0;
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 || strlen(argv[1]) + 1 >= sizeof agent_addr.sun_path) {
-    fprintf(stderr, "usage: spawner <abstract socket name>\n");
+  (void)argv;
+  if (argc != 1) {
+    fprintf(stderr, "usage: spawner (requests on stdin, events on stdout)\n");
     return 2;
   }
-  agent_addr.sun_family = AF_UNIX;
-  agent_addr.sun_path[0] = '\0';
-  memcpy(agent_addr.sun_path + 1, argv[1], strlen(argv[1]));
-  agent_addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(argv[1]));
+  for (int i = 0; i < MAX_CHILDREN; i++) children[i].held[0] = children[i].held[1] = children[i].held[2] = -1;
   devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   signal(SIGPIPE, SIG_IGN);
   sigset_t chld;

@@ -1,4 +1,5 @@
 import * as fs from "node:fs/promises";
+import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Readable } from "node:stream";
@@ -105,6 +106,88 @@ describe("agentClient()", () => {
         expect(res).toMatchObject({ exitCode: 0, stdout: "from the archive\n" });
       } finally {
         await fs.rm(src, { recursive: true, force: true });
+      }
+    });
+
+    it("answers every upload to a full disk with 507 and keeps the connection for the next requests", async () => {
+      // GIVEN the sandbox's disk full (fallocate takes the space without writing it)
+      const agent = agentClient(rt, { accessToken: TOKEN });
+      const fill = await (
+        await agent.start(
+          "fallocate -l $(( $(df -B1 --output=avail / | tail -1) - 1048576 )) /fill && (dd if=/dev/zero of=/fill2 bs=64k 2>/dev/null; true)",
+        )
+      ).wait();
+      expect(fill.exitCode).toBe(0);
+      try {
+        // WHEN uploads answered before their body's end and other requests share one keep-alive connection
+        const pool = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        const sockets = new Set<unknown>();
+        const send = (method: string, route: string, body?: Buffer) =>
+          new Promise<{ status: number; text: string }>((resolve, reject) => {
+            const req = http.request(
+              {
+                socketPath: rt.agentSocket,
+                agent: pool,
+                method,
+                path: route,
+                headers: {
+                  "X-Access-Token": TOKEN,
+                  ...(body ? { "Content-Type": "application/octet-stream" } : {}),
+                },
+              },
+              (res) => {
+                let text = "";
+                res.setEncoding("utf8");
+                res.on("data", (d: string) => (text += d));
+                res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+                res.on("error", reject);
+              },
+            );
+            req.on("socket", (socket) => sockets.add(socket));
+            req.on("error", reject);
+            req.end(body);
+          });
+        try {
+          const answers: number[] = [];
+          for (let i = 0; i < 4; i++) {
+            const up = await send("POST", `/files?path=/up-${i}.bin`, Buffer.alloc(2 << 20, i));
+            expect(up.text).toMatch(/space/i);
+            answers.push(up.status);
+            answers.push((await send("GET", "/health")).status);
+          }
+          // THEN each got its own answer, all on the one connection
+          expect(answers).toEqual([507, 204, 507, 204, 507, 204, 507, 204]);
+          expect(sockets.size).toBe(1);
+        } finally {
+          pool.destroy();
+        }
+      } finally {
+        await (await agent.start("rm -f /fill /fill2", { user: "root" })).wait();
+      }
+    });
+
+    it("fails with timeout, naming the call, when the agent stops answering", async () => {
+      // GIVEN an agent that answers nothing: every process of its sandbox stopped
+      const agent = agentClient(rt, { accessToken: TOKEN, callTimeoutMs: 1_000 });
+      await rt.freeze();
+      try {
+        // THEN each of the service's own calls fails with its deadline instead of hanging
+        const init = await agent.init({ envVars: { FROM_INIT: "yes" }, defaultUser: "root" }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(init).toMatchObject({
+          code: "timeout",
+          message: expect.stringMatching(
+            /the agent of sandbox iagentclient did not answer POST \/init within 1 s: .*kill the sandbox/,
+          ),
+        });
+        expect(await codeOf(agent.startDetached("true"))).toBe("timeout");
+        expect(
+          await codeOf(agent.extract("/tmp", Readable.from([Buffer.alloc(4 << 20)]), "root")),
+        ).toBe("timeout");
+      } finally {
+        await rt.thaw();
       }
     });
   });

@@ -33,7 +33,8 @@ import type { Readable } from "node:stream";
 import type { Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { Agent, fetch as undiciFetch } from "undici";
-import { createSandboxClient, type SandboxClient } from "../../client/sandbox";
+import { createSandboxClient, type SandboxClient, type StartOptions } from "../../client/sandbox";
+import { SandboxIacError } from "../../errors";
 import { baseHeaders } from "../../client/sandbox/headers";
 import { AGENT_INTERNAL_ROUTES, CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
@@ -61,8 +62,25 @@ interface AgentInit {
   defaultWorkdir?: string | undefined;
 }
 
+/**
+ * How long the service waits for an agent to answer a call of its own that
+ * should be quick (`/init`, the start of a background command) or to take
+ * more of an archive it extracts. The agent runs inside the sandbox, and code
+ * there (as root, through sudo) can stop or replace it: without a deadline a
+ * hung agent would hold the create, resume or build that called it, and its
+ * connection, forever. Generous: a busy host delays a healthy agent by
+ * seconds, never by a minute.
+ */
+const AGENT_CALL_TIMEOUT_MS = 60_000;
+
 /** Options of {@link agentClient}. */
 export interface AgentClientOptions {
+  /**
+   * The deadline of the service's own calls (`init`, `startDetached`, and
+   * each wait for `extract` to take more of its archive or to answer), in ms.
+   * @default 60000
+   */
+  callTimeoutMs?: number | undefined;
   /**
    * The sandbox's access token: sent on every call, and set by `init()` as
    * the token the agent enforces from then on.
@@ -85,6 +103,43 @@ export interface AgentClient extends SandboxClient {
    * sandbox, owned by `user` (the agent's default user when undefined).
    */
   extract(destDir: string, tar: Readable, user?: string): Promise<void>;
+  /**
+   * Starts `cmd` and leaves it running in the background (envd keeps a
+   * process whose client went away): resolves once the agent reports it
+   * started, within the call deadline.
+   */
+  startDetached(cmd: string, options?: Omit<StartOptions, "signal" | "timeoutMs">): Promise<void>;
+}
+
+/**
+ * Runs `call` with an abort signal that fires after `ms` without
+ * `progress()` being called, and turns that abort into a `timeout` error
+ * saying which call of which sandbox's agent stopped answering, and the fix.
+ */
+async function withDeadline<T>(
+  ms: number,
+  what: { operation: string; sandboxID: string; call: string },
+  call: (signal: AbortSignal, progress: () => void) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const progress = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(), ms);
+  };
+  progress();
+  try {
+    return await call(controller.signal, progress);
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+    throw new SandboxIacError(
+      "timeout",
+      `the agent of sandbox ${what.sandboxID} did not answer ${what.call} within ${ms / 1000} s: it is hung or was stopped or replaced by code in the sandbox; kill the sandbox and create it again`,
+      { operation: what.operation, resourceId: what.sandboxID, cause: err },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The Connect transport of the agent listening on `socketPath`. */
@@ -131,6 +186,7 @@ export function agentClient(
 ): AgentClient {
   const { sandboxID, agentSocket } = sandbox;
   const { accessToken } = options;
+  const deadlineMs = options.callTimeoutMs ?? AGENT_CALL_TIMEOUT_MS;
   const fetch = socketFetch(agentSocket);
   const client = createSandboxClient({
     sandboxID,
@@ -151,26 +207,50 @@ export function agentClient(
       if (accessToken) body.accessToken = accessToken;
       if (init.defaultUser) body.defaultUser = init.defaultUser;
       if (init.defaultWorkdir) body.defaultWorkdir = init.defaultWorkdir;
-      await postToAgent({
-        socketPath: agentSocket,
-        route: ENVD_ROUTES.init,
-        headers: { ...headers, "Content-Type": CONTENT_TYPES.json },
-        body: JSON.stringify(body),
-        timeoutMs: 0,
-        scope: { operation: "agent.init", sandboxID },
-      });
+      await withDeadline(
+        deadlineMs,
+        { operation: "agent.init", sandboxID, call: `POST ${ENVD_ROUTES.init}` },
+        async (signal) => {
+          await postToAgent({
+            socketPath: agentSocket,
+            route: ENVD_ROUTES.init,
+            headers: { ...headers, "Content-Type": CONTENT_TYPES.json },
+            body: JSON.stringify(body),
+            signal,
+            scope: { operation: "agent.init", sandboxID },
+          });
+        },
+      );
     },
 
     async extract(destDir, tar, user) {
-      await postToAgent({
-        socketPath: agentSocket,
-        route: AGENT_INTERNAL_ROUTES.extract,
-        query: { [FILES_QUERY.path]: destDir, [FILES_QUERY.username]: user },
-        headers: { ...headers, "Content-Type": CONTENT_TYPES.octetStream },
-        body: tar,
-        timeoutMs: 0,
-        scope: { operation: "agent.extract", sandboxID, resourceId: destDir },
-      });
+      // No deadline on the whole (an archive may be large), one on each wait for the agent.
+      await withDeadline(
+        deadlineMs,
+        { operation: "agent.extract", sandboxID, call: `POST ${AGENT_INTERNAL_ROUTES.extract}` },
+        async (signal, progress) => {
+          await postToAgent({
+            socketPath: agentSocket,
+            route: AGENT_INTERNAL_ROUTES.extract,
+            query: { [FILES_QUERY.path]: destDir, [FILES_QUERY.username]: user },
+            headers: { ...headers, "Content-Type": CONTENT_TYPES.octetStream },
+            body: tar,
+            signal,
+            // Each chunk the agent takes is progress: a stopped agent stops taking them.
+            onProgress: progress,
+            scope: { operation: "agent.extract", sandboxID, resourceId: destDir },
+          });
+        },
+      );
+    },
+
+    async startDetached(cmd, startOptions = {}) {
+      const handle = await withDeadline(
+        deadlineMs,
+        { operation: "agent.start", sandboxID, call: `the start of ${JSON.stringify(cmd)}` },
+        (signal) => client.start(cmd, { ...startOptions, signal }),
+      );
+      handle.disconnect();
     },
   };
 }

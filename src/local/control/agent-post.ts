@@ -31,8 +31,10 @@ export interface AgentPost {
   headers: HeaderRecord;
   /** A string is sent with its length; a stream is sent chunked. */
   body: string | Readable;
-  /** Deadline for the whole exchange in ms; 0 means none. */
-  timeoutMs: number;
+  /** Aborts the exchange (the caller's deadline). @default none */
+  signal?: AbortSignal | undefined;
+  /** Called for each chunk of a stream body the agent takes. @default none */
+  onProgress?: (() => void) | undefined;
   /** Operation and resource for error messages. */
   scope: ErrorScope;
 }
@@ -40,10 +42,11 @@ export interface AgentPost {
 /**
  * Sends the POST and resolves once a 2xx answer has been read; rejects with
  * the client's mapped error otherwise (a refusal by its status, an
- * unreachable agent `unavailable`, a passed deadline `timeout`).
+ * unreachable agent `unavailable`, an abort `canceled`; the caller turns its
+ * own deadline's abort into its `timeout`).
  */
 export function postToAgent(input: AgentPost): Promise<void> {
-  const signal = input.timeoutMs > 0 ? AbortSignal.timeout(input.timeoutMs) : undefined;
+  const { signal } = input;
   const headers: http.OutgoingHttpHeaders = { ...input.headers };
   if (typeof input.body === "string") headers["Content-Length"] = Buffer.byteLength(input.body);
   return new Promise<void>((resolve, reject) => {
@@ -51,8 +54,7 @@ export function postToAgent(input: AgentPost): Promise<void> {
     const fail = (err: unknown): void => {
       if (settled) return;
       settled = true;
-      // A deadline's own reason says "timed out"; node:http's AbortError does not.
-      reject(fromFetchFailure(signal?.aborted ? signal.reason : err, input.scope));
+      reject(fromFetchFailure(err, input.scope));
       req.destroy();
     };
     const req = http.request({
@@ -90,6 +92,7 @@ export function postToAgent(input: AgentPost): Promise<void> {
       const body = input.body;
       body.on("error", fail);
       body.pipe(req);
+      if (input.onProgress) body.on("data", input.onProgress);
     }
   });
 }

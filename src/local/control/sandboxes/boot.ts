@@ -76,7 +76,7 @@ export async function bootSandbox(
     });
     if (record.startCmd) {
       // Left running in the background: the agent keeps a process whose client went away.
-      (await agent.start(record.startCmd, { tag: START_CMD_TAG })).disconnect();
+      await agent.startDetached(record.startCmd, { tag: START_CMD_TAG });
     }
     if (opts.readyCmd) await waitReady(agent, record, opts.readyCmd);
     return processes;

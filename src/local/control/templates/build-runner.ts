@@ -384,7 +384,7 @@ export class BuildRunner {
     if (plan.startCmd) {
       logLine("info", `Running start command: ${plan.startCmd}`, BUILD_STEP.finalize);
       // Left running in the background: the agent keeps a process whose client went away.
-      (await agent.start(plan.startCmd, { ...opts, tag: "start_cmd" })).disconnect();
+      await agent.startDetached(plan.startCmd, { ...opts, tag: "start_cmd" });
     }
     if (!plan.readyCmd) return;
     logLine("info", `Waiting for ready command: ${plan.readyCmd}`, BUILD_STEP.finalize);
