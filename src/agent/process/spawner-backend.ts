@@ -6,7 +6,14 @@
  */
 import type { Socket } from "node:net";
 import { PIPE_CHUNK_BYTES } from "../constants";
-import { emitChunks, execArgs, type Backend, type BackendEvents, type SpawnSpec } from "./backend";
+import {
+  drainedOf,
+  emitChunks,
+  execArgs,
+  type Backend,
+  type BackendEvents,
+  type SpawnSpec,
+} from "./backend";
 import { endValues, signalNumber, type EndValues } from "./end-event";
 import type { Spawner } from "./spawner";
 
@@ -116,6 +123,7 @@ export async function spawnThroughSpawner(
       else pendingInput.push(data);
       return true;
     },
+    drained: () => drainedOf(stdin),
     closeStdin() {
       if (stdinOpen && stdin) stdin.end();
       stdinOpen = false;
