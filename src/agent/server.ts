@@ -51,6 +51,14 @@ const SIGNED_ROUTES: Record<string, "read" | "write"> = {
 
 /** Content types of the Connect JSON codec, the only one the agent takes (both SDKs use it). */
 const RPC_CONTENT_TYPES = new Set(["application/json", "application/connect+json"]);
+/**
+ * Bulk stdin (`StreamInput`, how the Provisioner streams an archive into
+ * `tar`) may also come as binary protobuf, as envd takes it: in JSON its
+ * bytes are base64, encoded and decoded in JavaScript at several seconds of
+ * CPU per 50 MB on each side (bench/provisioner.js).
+ */
+const BINARY_RPC_PATHS = new Set(["/process.Process/StreamInput"]);
+const BINARY_STREAM_CONTENT_TYPE = "application/connect+proto";
 
 /** A request refused before the Connect adapter sees it. */
 interface Refusal {
@@ -60,9 +68,10 @@ interface Refusal {
 }
 
 /** Why an RPC request body cannot be taken, before any of it is read. */
-function refuseRpcBody(req: IncomingMessage): Refusal | undefined {
+function refuseRpcBody(req: IncomingMessage, pathname: string): Refusal | undefined {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  if (!RPC_CONTENT_TYPES.has(type)) {
+  const binary = type === BINARY_STREAM_CONTENT_TYPE && BINARY_RPC_PATHS.has(pathname);
+  if (!RPC_CONTENT_TYPES.has(type) && !binary) {
     return {
       status: 415,
       code: "invalid_argument",
@@ -157,7 +166,7 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       return;
     }
     if (isRpc) {
-      const refused = refuseRpcBody(req);
+      const refused = refuseRpcBody(req, url.pathname);
       if (refused) {
         sendRefusal(res, refused);
         return;

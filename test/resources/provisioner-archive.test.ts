@@ -10,6 +10,7 @@ import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/
 import { ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
 import { buildManifest } from "../../src/resources/provisioner/manifest";
 import { syncFiles } from "../../src/resources/provisioner/sync";
+import { SandboxIacError } from "../../src/errors";
 import { provisionerFixture } from "./support";
 
 jest.setTimeout(180_000);
@@ -124,5 +125,31 @@ describe("Provisioner archive path", () => {
     expect(Number(count.stdout.trim())).toBe(manifest.files.length);
     expect(await listing(sandbox, "/home/user/nt")).toContain("./private d 700 user user");
     expect((await sandbox.run("ls -A /home/user")).stdout).toBe("nt\n");
+  });
+
+  it("fails with tar's complaint when the sandbox cannot take the files", async () => {
+    // GIVEN files above the threshold (no empty directory, so no mkdir runs
+    // first) and a destination under a regular file
+    const root = path.join(fx.work, "refused");
+    mkdirSync(root);
+    for (let i = 0; i < ARCHIVE_MIN_FILES; i++) writeFileSync(path.join(root, `f${i}`), `${i}\n`);
+    const sandbox = await ownSandbox();
+    await sandbox.run("touch /home/user/blocker");
+
+    // WHEN provisioned THEN it fails as the extraction's failed command, with tar's reason
+    const err: unknown = await provisionerLifecycle
+      .create(
+        {
+          sandboxID: sandbox.sandboxID,
+          files: [{ source: root, destination: "/home/user/blocker/tree" }],
+        },
+        context().ctx,
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(SandboxIacError.hasCode(err, "command_failed")).toBe(true);
+    expect(String((err as Error).message)).toMatch(/tar -x[\s\S]*Not a directory/);
   });
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import type { Writable } from "node:stream";
 import { PTY_CHUNK_BYTES, SHELL_WRAPPER } from "../constants";
 import { endValues, type EndValues } from "./end-event";
 
@@ -39,6 +40,12 @@ export interface Backend {
   readonly isPty: boolean;
   /** Writes to stdin (pipe) or the PTY. @returns false when input is closed. */
   write(data: Uint8Array): boolean;
+  /**
+   * Settles once the stdin pipe has taken what was written (or is gone), so a
+   * stream of input waits for the process instead of queueing in the agent.
+   * @default settled at once (a PTY's input is typed, never bulk)
+   */
+  drained?(): Promise<void>;
   /** Closes the stdin pipe; a no-op when already closed or absent. */
   closeStdin(): void;
   resize(cols: number, rows: number): void;
@@ -66,6 +73,20 @@ export function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string
     }
   }
   return [SHELL_WRAPPER[0], [...SHELL_WRAPPER.slice(1), spec.cmd, ...spec.args]];
+}
+
+/** Settles once `stream` wants more writes: it drained, closed, or never filled. */
+export function drainedOf(stream: Writable | undefined): Promise<void> {
+  if (!stream || !stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      resolve();
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+  });
 }
 
 /** Reports `data` to `events` in chunks of at most `max` bytes. */

@@ -107,6 +107,11 @@ export class ManagedProcess {
     return !this.ended && this.backend.write(data);
   }
 
+  /** Settles once stdin has taken what was written (see {@link Backend.drained}). */
+  drained(): Promise<void> {
+    return this.backend.drained?.() ?? Promise.resolve();
+  }
+
   closeStdin(): void {
     this.backend.closeStdin();
   }

@@ -122,6 +122,10 @@ export function processService(
               Code.FailedPrecondition,
             );
           sendInput(proc, req.event.value.input?.input);
+          // The next message is read once the process took this one: a bulk
+          // stream (an archive into tar) is held back by the process, as
+          // envd's blocking pipe write does, not queued in the agent.
+          await proc.drained();
         }
       }
       return {};

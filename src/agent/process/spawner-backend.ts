@@ -5,7 +5,14 @@
  * @module
  */
 import { PIPE_CHUNK_BYTES } from "../constants";
-import { emitChunks, execArgs, type Backend, type BackendEvents, type SpawnSpec } from "./backend";
+import {
+  drainedOf,
+  emitChunks,
+  execArgs,
+  type Backend,
+  type BackendEvents,
+  type SpawnSpec,
+} from "./backend";
 import { endValues, signalNumber, type EndValues } from "./end-event";
 import type { CommandStreams, Spawner } from "./spawner";
 
@@ -111,6 +118,7 @@ export async function spawnThroughSpawner(
       stdin.write(data);
       return true;
     },
+    drained: () => drainedOf(streams?.stdin ?? undefined),
     closeStdin() {
       if (stdinOpen) streams?.stdin?.end();
       stdinOpen = false;

@@ -29,6 +29,8 @@ export interface SandboxContext {
   readonly fetch: typeof fetch;
   /** Connect client of `process.Process`. */
   readonly process: Client<typeof Process>;
+  /** Connect client of `process.Process` for bulk stdin (`StreamInput`), in binary protobuf. */
+  readonly processInput: Client<typeof Process>;
   /** Connect client of `filesystem.Filesystem`. */
   readonly filesystem: Client<typeof Filesystem>;
 }

@@ -275,7 +275,7 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
           }
         }
         // A stream of input has no natural deadline; the caller's signal ends it.
-        return ctx.process.streamInput(
+        return ctx.processInput.streamInput(
           messages(),
           rpcOptions(ctx, { timeoutMs: 0, signal: options.signal }),
         );

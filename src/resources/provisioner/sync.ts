@@ -13,15 +13,7 @@ import { shellWord } from "../../wire/shell-word";
 import * as posix from "node:path/posix";
 import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
-import {
-  ARCHIVE_MAX_FILE_BYTES,
-  ARCHIVE_MAX_PARTS,
-  ARCHIVE_MIN_FILES,
-  isArchivable,
-  archiveLanes,
-  uploadArchive,
-  type ArchiveLanes,
-} from "./archive";
+import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
 /** Tunables of a sync. */
@@ -63,7 +55,7 @@ type UploadUnit =
   /** Small files of one user in one multipart request. */
   | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
   /** Many small files of one user in one archive. */
-  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[]; lanes: ArchiveLanes };
+  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[] };
 
 /**
  * Splits the files into requests: large files into parts, small ones into
@@ -84,25 +76,12 @@ function planUploads(
     small.set(key, list);
   }
   const archives: UploadUnit[] = [];
-  const lanes = archiveLanes();
   const archived = new Set<ManifestEntry>();
   for (const entries of small.values()) {
     if (entries.length < archiveMinFiles) continue;
-    // A few archives rather than one: each is packed while others travel and
-    // extract, and extractions run side by side. Contiguous slices keep a
-    // directory's files mostly in one archive.
-    const count = Math.max(
-      1,
-      Math.min(ARCHIVE_MAX_PARTS, Math.floor(entries.length / archiveMinFiles)),
-    );
-    const per = Math.ceil(entries.length / count);
-    for (let i = 0; i < entries.length; i += per)
-      archives.push({
-        kind: "archive",
-        user: entries[0].user,
-        entries: entries.slice(i, i + per),
-        lanes,
-      });
+    // One stream: the sandbox extracts while it is packed and sent, so
+    // splitting it would only add extractions to start.
+    archives.push({ kind: "archive", user: entries[0].user, entries });
     for (const e of entries) archived.add(e);
   }
   const parts: UploadUnit[] = [];
@@ -157,7 +136,7 @@ async function upload(
   const signal = options.signal;
   if (unit.kind === "archive") {
     try {
-      return await uploadArchive(sandbox, unit.user, unit.entries, signal, unit.lanes);
+      return await uploadArchive(sandbox, unit.user, unit.entries, signal);
     } catch (err) {
       // A template without tar: the same files, the slower way.
       if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;

@@ -1,0 +1,107 @@
+// CPU time per process of a benchmark run: the client (this process), the
+// service (its own process), a sandbox's agent, and the rest of the sandbox
+// (its cgroup's usage minus the agent's: the commands it ran, e.g. tar).
+"use strict";
+const fs = require("node:fs");
+
+/** CPU seconds (user + system) `pid` has used so far, or NaN when unknown. */
+function cpuSeconds(pid) {
+  if (!pid) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime, in USER_HZ ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The pid of the agent of sandbox `id`: a `/.sandbox-iac/node` process whose
+ * bwrap ancestor was started with `--hostname <id>` (as bench/scale.js finds them).
+ */
+function agentPid(id) {
+  const parent = new Map();
+  const cmd = new Map();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      cmd.set(Number(name), fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0"));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const [pid, argv] of cmd) {
+    if (argv[0] !== "/.sandbox-iac/node") continue;
+    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) {
+      const a = cmd.get(p) ?? [];
+      const i = a.indexOf("--hostname");
+      if (i < 0) continue;
+      if (a[i + 1] === id) return pid;
+      break;
+    }
+  }
+  return undefined;
+}
+
+/** The `cpu.stat` file of the cgroup `pid` is in, or undefined. */
+function cgroupCpuStat(pid) {
+  try {
+    const line = fs
+      .readFileSync(`/proc/${pid}/cgroup`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("0::"));
+    const file = `/sys/fs/cgroup${line.slice(3)}/cpu.stat`;
+    fs.accessSync(file, fs.constants.R_OK);
+    return file;
+  } catch {
+    return undefined;
+  }
+}
+
+function cgroupSeconds(file) {
+  if (!file) return NaN;
+  const m = /usage_usec (\d+)/.exec(fs.readFileSync(file, "utf8"));
+  return m ? Number(m[1]) / 1e6 : NaN;
+}
+
+/**
+ * A meter of the CPU the client, the service (pid `servicePid`) and the
+ * sandbox `sandboxID` use: `start()` returns a function that gives the
+ * seconds each used since.
+ */
+function cpuMeter(servicePid, sandboxID) {
+  const agent = agentPid(sandboxID);
+  const cgroup = agent ? cgroupCpuStat(agent) : undefined;
+  return {
+    agent,
+    cgroup,
+    start() {
+      const c0 = process.cpuUsage();
+      const s0 = cpuSeconds(servicePid);
+      const a0 = cpuSeconds(agent);
+      const g0 = cgroupSeconds(cgroup);
+      return () => {
+        const c = process.cpuUsage(c0);
+        const agentS = cpuSeconds(agent) - a0;
+        return {
+          client: (c.user + c.system) / 1e6,
+          service: cpuSeconds(servicePid) - s0,
+          agent: agentS,
+          rest: cgroupSeconds(cgroup) - g0 - agentS,
+        };
+      };
+    },
+  };
+}
+
+/** "client 0.41 s, service 0.12 s, agent 0.20 s, sandbox's commands 0.33 s". */
+function cpuLine(cpu) {
+  const s = (v) => (Number.isFinite(v) ? `${v.toFixed(2)} s` : "n/a");
+  return `client ${s(cpu.client)}, service ${s(cpu.service)}, agent ${s(cpu.agent)}, sandbox's commands (tar, sh) ${s(cpu.rest)}`;
+}
+
+module.exports = { cpuSeconds, cpuMeter, cpuLine };
