@@ -997,10 +997,13 @@ export interface components {
             templateID: string;
             volumeMounts?: components["schemas"]["SandboxVolumeMount"][];
         };
+        /** @description SOCKS5 proxy for sandbox egress. Outbound TCP is tunneled through the proxy after allow/deny filtering; the sandbox is unaware. Domain-matched flows use remote DNS (ATYP=domain). Answers show address and username, never the password. */
         SandboxEgressProxyConfig: {
-            /** @description SOCKS5 proxy address, host:port */
+            /** @description SOCKS5 proxy address in host:port form (e.g. "proxy.example.com:1080") */
             address: string;
+            /** @description Optional SOCKS5 password (RFC 1929), at most 255 bytes; only with a username */
             password?: string;
+            /** @description Optional SOCKS5 username (RFC 1929), at most 255 bytes */
             username?: string;
         } | null;
         SandboxesWithMetrics: {
@@ -1127,12 +1130,14 @@ export interface components {
                 };
             };
         };
+        /** @description Network configuration update for a running sandbox: replaces the current egress configuration; an omitted field is cleared (without egressProxy, flows go out directly). */
         SandboxNetworkUpdate: {
             allow_internet_access?: boolean;
             /** @description As SandboxNetworkConfig.allowOut; replaces the list. */
             allowOut?: string[];
             /** @description As SandboxNetworkConfig.denyOut; replaces the list. */
             denyOut?: string[];
+            egressProxy?: components["schemas"]["SandboxEgressProxyConfig"];
             /** @description As SandboxNetworkConfig.rules; replaces every rule (omitted: none). Keys are domain entries (exact or one leading wildcard, lower-cased); header values may hold ${e2b.secrets.NAME}, filled by the service per request. Rules grant no access. */
             rules?: {
                 [key: string]: components["schemas"]["SandboxNetworkRule"][];

@@ -1,7 +1,8 @@
 /**
  * The one request handler of the service port: sandbox requests (routing
- * headers, sandbox Host, unrouted `/files` links, CORS preflights) go to the
- * proxy, everything else to the control-API router.
+ * headers, sandbox Host under the service's domain, unrouted `/files` links,
+ * CORS preflights) go to the proxy, a sandbox Host under another domain gets
+ * a 421, everything else goes to the control-API router.
  *
  * @module
  */
@@ -16,7 +17,12 @@ import {
   serveSandboxRequest,
 } from "./proxy/forward";
 import { createRouter } from "./control/router";
-import { isUnroutedFilesRequest, resolveFilesTarget, sandboxAddress } from "./proxy/routing";
+import {
+  foreignHostMessage,
+  isUnroutedFilesRequest,
+  resolveFilesTarget,
+  sandboxAddress,
+} from "./proxy/routing";
 import { accessTokenRoutes } from "./control/access-tokens";
 import type { SandboxManager } from "./control/sandboxes/manager";
 
@@ -27,6 +33,11 @@ export interface ServiceHandlerOptions {
   routes: Route[];
   apiKey: string;
   log: (line: string) => void;
+  /**
+   * The domain sandbox Hosts must be under (`<port>-<sandboxID>.<domain>`),
+   * read per request: it is known once the service listens.
+   */
+  domain: () => string;
 }
 
 /** Builds the `node:http` request listener. */
@@ -50,7 +61,12 @@ export function createServiceHandler(
     };
     try {
       if (isPreflight(req)) return answerPreflight(req, res);
-      const address = sandboxAddress(req);
+      const address = sandboxAddress(req, opts.domain());
+      if (address && "foreignHost" in address) {
+        // 421 Misdirected Request: this server does not answer for that name.
+        const message = foreignHostMessage(address, opts.domain());
+        return sendSandboxJson(res, 421, { code: 421, message });
+      }
       if (address) {
         const target = manager.reachable(address.sandboxID);
         if (!target) return sendSandboxNotFound(res, address.sandboxID);

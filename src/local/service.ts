@@ -101,7 +101,9 @@ export interface LocalServiceOptions {
   /**
    * The domain clients address the service by (`E2B_DOMAIN`): the control API
    * at `api.<domain>`, port `p` of sandbox `id` at `<p>-<id>.<domain>`, each
-   * name resolving to this service. May end in `:<port>`.
+   * name resolving to this service. May end in `:<port>`. Sandbox answers
+   * (create, connect, resume, fork, get) carry it as `domain`, as E2B's do, and
+   * a `<port>-<sandboxID>.<other>` Host under any other name is answered 421.
    * @default with `tls`, the certificate's one wildcard name (`*.example.com`
    * gives `example.com`) plus `:<port>` unless the port is 443; else `localhost:<port>`
    */
@@ -235,6 +237,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       runtime.detachVolume(source),
     );
     opened = volumes;
+    // Known once the server listens (a port 0 is picked then); nothing is answered before.
+    let servedDomain = "";
     manager = await SandboxManager.open({
       dataDir,
       runtime,
@@ -242,6 +246,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       tokenSecret,
       log,
       maxSandboxesPerKey: opts.maxSandboxesPerKey,
+      domain: () => servedDomain || undefined,
     });
     const sandboxes = manager;
     sandboxLog = (sandboxID, line) => {
@@ -258,7 +263,13 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       ...queryRoutes(manager),
       ...templateRoutes({ registry, runtime, sandboxes: manager, publicUrl: () => publicUrl, log }),
     ];
-    const handler = createServiceHandler({ manager, routes, apiKey, log });
+    const handler = createServiceHandler({
+      manager,
+      routes,
+      apiKey,
+      log,
+      domain: () => servedDomain,
+    });
     server = serverTls
       ? https.createServer({ ...serverTls, highWaterMark: RELAY_HIGH_WATER_MARK }, handler)
       : http.createServer({ highWaterMark: RELAY_HIGH_WATER_MARK }, handler);
@@ -268,6 +279,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     server.keepAliveTimeout = 640_000;
     const listening = await listen(server, port, host);
     const addressing = resolveAddressing(opts.tls, opts.domain, listening.port);
+    servedDomain = addressing.domain;
     // Links the service hands out (template file uploads) must reach it the way clients do.
     publicUrl = opts.tls ? apiUrlOf(addressing) : listening.url;
     log(

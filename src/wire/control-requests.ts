@@ -87,6 +87,35 @@ export const ConnectSandboxV2Body = z.looseObject({
   memory: z.boolean().optional(),
 });
 
+/**
+ * `SandboxEgressProxyConfig`: its shape only. E2B's own rules (`host:port`,
+ * 255 bytes per credential, a password only with a username) are checked by
+ * the service (egress-proxy.ts), whose messages never show the password.
+ */
+const SandboxEgressProxyBody = z.looseObject({
+  address: z.string(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+});
+
+/** `SandboxNetworkRule`. */
+const SandboxNetworkRuleBody = z.looseObject({
+  transform: z.looseObject({ headers: stringMap.optional() }).optional(),
+});
+
+/**
+ * `SandboxNetworkUpdate` (`PUT /sandboxes/{id}/network`): every field
+ * replaces the current one, an omitted field is cleared (no `egressProxy`:
+ * flows go out directly).
+ */
+export const SandboxNetworkUpdateBody = z.looseObject({
+  allowOut: z.array(z.string()).optional(),
+  denyOut: z.array(z.string()).optional(),
+  rules: z.record(z.string(), z.array(SandboxNetworkRuleBody)).optional(),
+  egressProxy: SandboxEgressProxyBody.nullable().optional(),
+  allow_internet_access: z.boolean().optional(),
+});
+
 /** `SandboxPauseRequest`. */
 export const SandboxPauseBody = z.looseObject({ memory: z.boolean().optional() });
 

@@ -7,7 +7,8 @@
  * untouched) and trust the service's certificate through a CA made for the
  * run (`NODE_EXTRA_CA_CERTS`). The real terraform applies a Template and a
  * Provisioner; the official SDK then creates a sandbox from the
- * Provisioner's snapshot, runs a command, uploads and reads a file, and kills it.
+ * Provisioner's snapshot, runs a command, uploads and reads a file, and kills it;
+ * an SDK given only the API's URL finds the sandbox through the answer's `domain`.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -65,6 +66,22 @@ const { Sandbox } = require("e2b");
   const left = (await Sandbox.list({ query: { state: ["running", "paused"] } }).nextItems())
     .map((s) => s.sandboxId);
   console.log(JSON.stringify({ id: sbx.sandboxId, seen: seen.stdout, read, host, envdUrl, left }));
+})().catch((err) => { console.error(err); process.exit(1); });
+`;
+
+/**
+ * An SDK given the API's URL but no E2B_DOMAIN (its default domain is then
+ * E2B's own): it reaches the sandbox only through the `domain` of the create answer.
+ */
+const ANSWER_DOMAIN_SCRIPT = `
+const { Sandbox } = require("e2b");
+(async () => {
+  const sbx = await Sandbox.create("base", { timeoutMs: 120000 });
+  const said = await sbx.commands.run("echo reached");
+  const host = sbx.getHost(8000);
+  const envdUrl = sbx.envdApiUrl;
+  await sbx.kill();
+  console.log(JSON.stringify({ id: sbx.sandboxId, said: said.stdout, host, envdUrl }));
 })().catch((err) => { console.error(err); process.exit(1); });
 `;
 
@@ -161,6 +178,29 @@ describeWithTerraform(
           host: `8000-${id}.${DOMAIN}`,
           envdUrl: `https://49983-${id}.${DOMAIN}`,
           left: [],
+        });
+      },
+    );
+
+    phase(
+      "an SDK given only the API URL builds the sandbox's URLs from the create answer's domain",
+      async () => {
+        const { E2B_DOMAIN: _unset, ...rest } = env;
+        const apiOnly = { ...rest, E2B_API_URL: `https://api.${DOMAIN}` };
+        const run = await resolver.run(
+          process.execPath,
+          ["-e", ANSWER_DOMAIN_SCRIPT],
+          apiOnly,
+          ROOT,
+        );
+        expect(run.stderr).toBe("");
+        const out = JSON.parse(run.stdout) as Record<string, unknown>;
+        const id = out.id as string;
+        expect(out).toEqual({
+          id,
+          said: "reached\n",
+          host: `8000-${id}.${DOMAIN}`,
+          envdUrl: `https://49983-${id}.${DOMAIN}`,
         });
       },
     );

@@ -11,7 +11,13 @@ import { randomBytes } from "node:crypto";
 import { Sandbox } from "e2b";
 import { call } from "../local/support";
 import { eventually } from "../support/eventually";
-import { connectionOpts, startService, type TestService } from "../support/service";
+import { SandboxIacError } from "../../src/errors";
+import {
+  connectionOpts,
+  controlClientOf,
+  startService,
+  type TestService,
+} from "../support/service";
 import { NAMES, startStandInNames, type StandInNames } from "./stand-in-names";
 import { startStandInInternet, type StandIn, STAND_IN_WAIT_MS } from "./stand-in-internet";
 import { SOCKS, startStandInSocks, type StandInSocks } from "./stand-in-socks";
@@ -130,6 +136,40 @@ describe("network.egressProxy", () => {
       });
       expect(put.status).toBe(204);
       expect(await probe(sbx, [["https", "allowed.test", "/peer"]])).toEqual([STAND_IN_HOST]);
+    } finally {
+      await sbx.kill();
+    }
+  });
+
+  it("the typed client's updateSandboxNetwork sets the proxy on a running sandbox; getSandbox shows its address and username, never the password", async () => {
+    const api = controlClientOf(svc);
+    const network = { allowOut: ["allowed.test"], denyOut: DENY_ALL };
+    const created = await api.createSandbox({ templateID: "base", timeout: 120, network });
+    const sbx = await Sandbox.connect(created.sandboxID, connectionOpts(svc));
+    try {
+      await api.updateSandboxNetwork(created.sandboxID, {
+        ...network,
+        egressProxy: { address: socks.address, username: SOCKS.username, password: PASSWORD },
+      });
+      expect(await probe(sbx, [["https", "allowed.test", "/peer"]])).toEqual([SOCKS.address]);
+      const detail = await api.getSandbox(created.sandboxID);
+      expect(detail.network?.egressProxy).toEqual({
+        address: socks.address,
+        username: SOCKS.username,
+      });
+      // A refused update names the rule it broke, not the password it was given.
+      const refused = await api
+        .updateSandboxNetwork(created.sandboxID, {
+          egressProxy: { address: socks.address, password: PASSWORD },
+        })
+        .catch((err: unknown) => err);
+      expect(SandboxIacError.hasCode(refused, "invalid_argument")).toBe(true);
+      expect((refused as Error).message).toContain(
+        "egress proxy password must be empty when username is empty",
+      );
+      expect(JSON.stringify([detail, (refused as Error).message, serviceLog])).not.toContain(
+        PASSWORD,
+      );
     } finally {
       await sbx.kill();
     }

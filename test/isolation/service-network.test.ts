@@ -65,7 +65,7 @@ describe("sandbox ports through the proxy", () => {
     expect((await runThroughProxy(svc, sandboxID, SERVER_8000)).exitCode).toBe(0);
     const byHeader = await get("/a", { "E2b-Sandbox-Id": sandboxID, "E2b-Sandbox-Port": "8000" });
     expect(byHeader).toEqual({ status: 200, body: "port 8000 /a" });
-    const byHost = await get("/b", { Host: `8000-${sandboxID}.sandbox.local` });
+    const byHost = await get("/b", { Host: `8000-${sandboxID}.${svc.domain}` });
     expect(byHost).toEqual({ status: 200, body: "port 8000 /b" });
     const closed = await get("/", { "E2b-Sandbox-Id": sandboxID, "E2b-Sandbox-Port": "8001" });
     expect(closed.status).toBe(502);

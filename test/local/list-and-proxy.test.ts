@@ -1,6 +1,8 @@
+import * as http from "node:http";
+import { Sandbox } from "e2b";
 import { filesSignature } from "../../src/wire/files-signature";
 import { call, createSandbox, runThroughProxy } from "./support";
-import { useService, type TestService } from "../support/service";
+import { connectionOpts, useService, type TestService } from "../support/service";
 
 let svc: TestService;
 useService((s) => (svc = s));
@@ -111,29 +113,38 @@ describe("sandbox proxy", () => {
     );
   });
 
-  it("routes by a <port>-<id> Host and answers 502 for an unknown sandbox", async () => {
-    const { sandboxID } = await createSandbox(svc);
+  it("routes a <port>-<id> Host under its domain, which the SDK takes from the create answer; answers 421 under another name and 502 for an unknown sandbox", async () => {
+    // The runner's E2B_DOMAIN, if any, is not the service's: only the answer can give the SDK this one.
+    const sbx = await Sandbox.create({ ...connectionOpts(svc), domain: "elsewhere.test" });
+    const host = sbx.getHost(49983);
+    expect(host).toBe(`49983-${sbx.sandboxId}.${svc.domain}`);
     const url = new URL(svc.sandboxUrl);
-    const res = await new Promise<number>((resolve, reject) => {
-      // fetch forbids setting Host; node:http does not.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const http = require("node:http") as typeof import("node:http");
-      http
-        .get(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: "/health",
-            headers: { Host: `49983-${sandboxID}.local.test` },
-          },
-          (r) => {
-            r.resume();
-            resolve(r.statusCode ?? 0);
-          },
-        )
-        .on("error", reject);
+    // fetch forbids setting Host; node:http does not.
+    const get = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        http
+          .get({ host: url.hostname, port: url.port, path: "/health", headers }, (r) => {
+            let body = "";
+            r.on("data", (d: Buffer) => (body += d.toString()));
+            r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+          })
+          .on("error", reject);
+      });
+    expect((await get({ Host: host })).status).toBe(204);
+    const foreign = await get({ Host: `49983-${sbx.sandboxId}.elsewhere.test` });
+    expect({ status: foreign.status, body: JSON.parse(foreign.body) as unknown }).toEqual({
+      status: 421,
+      body: {
+        code: 421,
+        message: expect.stringContaining(
+          `the Host "49983-${sbx.sandboxId}.elsewhere.test" is not under this service's domain "${svc.domain}": sandboxes are served at <port>-<sandboxID>.${svc.domain}`,
+        ) as unknown,
+      },
     });
-    expect(res).toBe(204);
+    expect(JSON.parse(foreign.body)).toMatchObject({
+      message: expect.stringContaining("start the service with --domain") as unknown,
+    });
+    await sbx.kill();
     const unknown = await fetch(`${svc.sandboxUrl}/health`, {
       headers: { "E2b-Sandbox-Id": "iunknown" },
     });

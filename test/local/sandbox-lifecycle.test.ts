@@ -6,7 +6,7 @@ let svc: TestService;
 useService((s) => (svc = s));
 
 describe("sandbox lifecycle", () => {
-  it("creates a sandbox with 201 and reports it running with its metadata", async () => {
+  it("creates a sandbox with 201 and reports it running with its metadata and the service's domain", async () => {
     const res = await call(svc, "POST", "/sandboxes", {
       templateID: "base",
       timeout: 60,
@@ -18,7 +18,7 @@ describe("sandbox lifecycle", () => {
     expect(sbx).toMatchObject({
       templateID: "base",
       envdVersion: expect.any(String),
-      domain: null,
+      domain: svc.domain,
     });
     expect(sbx.sandboxID).toMatch(/^i[a-z0-9]{20}$/);
     expect(sbx.envdAccessToken).toBeUndefined();
@@ -32,7 +32,7 @@ describe("sandbox lifecycle", () => {
       cpuCount: expect.any(Number),
       memoryMB: expect.any(Number),
       lifecycle: { autoResume: false, onTimeout: "kill" },
-      domain: null,
+      domain: svc.domain,
     });
     const run = await runThroughProxy(
       svc,

@@ -64,6 +64,8 @@ export interface ServiceOptions {
 /** A service started in-process by {@link startService}. */
 export interface TestService extends Endpoint {
   dataDir: string;
+  /** The domain it serves sandboxes under (`E2B_DOMAIN`): `localhost:<port>` here. */
+  domain: string;
   /** Stops the service (its sandboxes come back paused on the next start); removes the data dir it created. */
   close(): Promise<void>;
   /**
@@ -163,6 +165,7 @@ async function startOwning(
       sandboxUrl: svc.sandboxUrl,
       apiKey: svc.apiKey,
       dataDir,
+      domain: svc.domain,
       async close() {
         await svc.close();
         removeOwned();

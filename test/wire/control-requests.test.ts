@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ZodType } from "zod";
 import * as client from "../../src/client/control/args";
+import { networkUpdateSchema } from "../../src/local/control/sandboxes/network";
 import * as sandboxes from "../../src/local/control/sandboxes/schemas";
 import * as templates from "../../src/local/control/templates/schemas";
 
@@ -140,6 +141,44 @@ const cases: [string, ZodType, ZodType, unknown, boolean, boolean][] = [
     sandboxes.refreshSchema,
     { duration: 3601 },
     false,
+    false,
+  ],
+  [
+    "a network update with a SOCKS5 proxy",
+    client.NetworkUpdateArgs,
+    networkUpdateSchema,
+    {
+      allowOut: ["api.example.com"],
+      denyOut: ["0.0.0.0/0"],
+      rules: { "api.example.com": [{ transform: { headers: { "X-Key": "v" } } }] },
+      egressProxy: { address: "proxy.example.com:1080", username: "u", password: "p" },
+    },
+    true,
+    true,
+  ],
+  [
+    "a network update without the proxy's address",
+    client.NetworkUpdateArgs,
+    networkUpdateSchema,
+    { egressProxy: { username: "u" } },
+    false,
+    false,
+  ],
+  [
+    "a network update whose allowOut is not a list",
+    client.NetworkUpdateArgs,
+    networkUpdateSchema,
+    { allowOut: "api.example.com" },
+    false,
+    false,
+  ],
+  // The service checks each entry; the client leaves E2B's rules to it.
+  [
+    "a network update with a domain in denyOut",
+    client.NetworkUpdateArgs,
+    networkUpdateSchema,
+    { denyOut: ["example.com"] },
+    true,
     false,
   ],
   [
@@ -279,11 +318,12 @@ describe("one definition of each request body", () => {
       ...["NewSandbox", "NewSandboxV2", "Connect", "ConnectV2", "Resume", "Pause", "Timeout"],
       ...["Refresh", "Snapshot", "TemplateV3", "TemplateUpdate", "BuildStart", "AssignTags"],
       "DeleteTags",
+      "NetworkUpdate",
     ].map((n) => `${n}Args`);
     const service = ["newSandboxSchema", "resumeSchema", "connectSchema", "connectV2Schema"]
       .concat(["pauseSchema", "timeoutSchema", "refreshSchema", "BuildRequestV3"])
       .concat(["TemplateStepSchema", "BuildStartV2", "TemplateUpdate", "AssignTags", "DeleteTags"])
-      .concat(["SnapshotRequest"]);
+      .concat(["SnapshotRequest", "networkUpdateSchema"]);
     const handWritten = new RegExp(`export const (${[...names, ...service].join("|")}) = z\\.`);
     expect(holders(handWritten)).toEqual([]);
     for (const name of names) expect(client).toHaveProperty(name);

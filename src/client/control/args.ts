@@ -19,6 +19,7 @@ import {
   NewSandboxBody,
   NewSandboxV2Body,
   ResumedSandboxBody,
+  SandboxNetworkUpdateBody,
   SandboxPauseBody,
   SandboxRefreshBody,
   SandboxSnapshotBody,
@@ -77,6 +78,8 @@ export const PauseArgs = SandboxPauseBody;
 export const TimeoutArgs = SandboxTimeoutBody;
 /** `SandboxRefreshRequest`. */
 export const RefreshArgs = SandboxRefreshBody;
+/** `SandboxNetworkUpdate`. */
+export const NetworkUpdateArgs = SandboxNetworkUpdateBody;
 
 /** Query of `GET /sandboxes/{id}/metrics`. */
 export const MetricsQueryArgs = z

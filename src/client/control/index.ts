@@ -53,6 +53,7 @@ export type {
   SandboxLogs,
   SandboxLogsV2Query,
   SandboxMetric,
+  SandboxNetworkUpdate,
   SandboxState,
   SnapshotInfo,
   Template,

@@ -3,8 +3,9 @@
  *
  * Idempotent: every GET, DELETE and PATCH, plus the POSTs whose repetition
  * changes nothing more than one call: `sandboxes.connect` (extend or resume to
- * the same end state), `sandboxes.setTimeout` (sets an absolute end) and
- * `sandboxes.refresh` (extends only). Never retried: anything that creates
+ * the same end state), `sandboxes.setTimeout` (sets an absolute end),
+ * `sandboxes.refresh` (extends only) and `sandboxes.updateNetwork` (a PUT
+ * that replaces the whole configuration). Never retried: anything that creates
  * (sandbox, fork, template, snapshot, build start, tag assignment) and the state
  * changes whose repetition answers differently (pause, resume: 409).
  *
@@ -25,6 +26,7 @@ export const OPERATIONS = {
   "sandboxes.pause": false,
   "sandboxes.setTimeout": true,
   "sandboxes.refresh": true,
+  "sandboxes.updateNetwork": true,
   "sandboxes.metrics": true,
   "sandboxes.batchMetrics": true,
   "sandboxes.logs": true,

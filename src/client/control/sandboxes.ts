@@ -1,15 +1,17 @@
 /**
  * Sandbox lifecycle calls: create, get, connect, resume, pause, timeout,
- * refresh, kill. Reference: docs/control-api.md#sandbox-endpoints.
+ * refresh, kill, and the network update. Reference: docs/control-api.md#sandbox-endpoints.
  *
  * @module
  */
 
+import { registerSecret } from "../../errors";
 import { type CallContext, type CallOptions, callSpec, invoke } from "./call";
 import {
   checkSandboxID,
   ConnectArgs,
   ConnectV2Args,
+  NetworkUpdateArgs,
   NewSandboxArgs,
   NewSandboxV2Args,
   PauseArgs,
@@ -26,6 +28,7 @@ import type {
   ResumedSandbox,
   Sandbox,
   SandboxDetail,
+  SandboxNetworkUpdate,
 } from "./types";
 import { parseArgs } from "./validate";
 
@@ -80,6 +83,19 @@ export interface SandboxMethods {
    * @param durationSeconds - 0..3600 @default the service's 15 s
    */
   refreshSandbox(sandboxID: string, durationSeconds?: number, options?: CallOptions): Promise<void>;
+  /**
+   * `PUT /sandboxes/{sandboxID}/network` (204): replaces the sandbox's egress
+   * configuration while it runs. As on E2B, a field left out is cleared: an
+   * update without `egressProxy` stops tunneling, so repeat it in every
+   * update that should keep it. The proxy's password is sent, never shown:
+   * `getSandbox` answers `network.egressProxy` as `{ address, username }`,
+   * and errors and log lines carry it redacted.
+   */
+  updateSandboxNetwork(
+    sandboxID: string,
+    body: SandboxNetworkUpdate,
+    options?: CallOptions,
+  ): Promise<void>;
 }
 
 /** Builds the {@link SandboxMethods} over `ctx`. */
@@ -196,6 +212,25 @@ export function sandboxMethods(ctx: CallContext): SandboxMethods {
         ctx.api.POST("/sandboxes/{sandboxID}/refreshes", {
           params: { path: { sandboxID: id } },
           body,
+          ...init,
+        }),
+      );
+    },
+
+    async updateSandboxNetwork(sandboxID, body, options) {
+      const id = checkSandboxID("sandboxes.updateNetwork", sandboxID);
+      // Before anything can echo it: an argument error shows the value it got.
+      registerSecret((body as Partial<SandboxNetworkUpdate> | undefined)?.egressProxy?.password);
+      const parsed = parseArgs(
+        NetworkUpdateArgs,
+        body,
+        "sandboxes.updateNetwork",
+      ) as SandboxNetworkUpdate;
+      const spec = callSpec("sandboxes.updateNetwork", [204], undefined, id);
+      await invoke(ctx, spec, options, (init) =>
+        ctx.api.PUT("/sandboxes/{sandboxID}/network", {
+          params: { path: { sandboxID: id } },
+          body: parsed,
           ...init,
         }),
       );

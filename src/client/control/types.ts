@@ -26,6 +26,8 @@ export type NewSandboxV2 = Schemas["NewSandboxV2"];
 export type ConnectSandbox = Schemas["ConnectSandbox"];
 /** Body of `POST /v2/sandboxes/{id}/connect`. */
 export type ConnectSandboxV2 = Schemas["ConnectSandboxV2"];
+/** Body of `PUT /sandboxes/{id}/network`. */
+export type SandboxNetworkUpdate = Schemas["SandboxNetworkUpdate"];
 /** Body of `POST /sandboxes/{id}/resume`. */
 export type ResumedSandbox = Schemas["ResumedSandbox"];
 /** One metric sample of a sandbox. */

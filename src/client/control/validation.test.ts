@@ -87,6 +87,17 @@ describe("control client argument validation", () => {
     expect(err.message).toContain("duration must be <= 3600, got 3601");
   });
 
+  it("fails when a network update's egressProxy has no address, without showing its password", async () => {
+    const password = "pw-never-shown-0123";
+    const err = await invalid((api) =>
+      // @ts-expect-error: no address on purpose
+      api.updateSandboxNetwork("iabc", { egressProxy: { username: "u", password } }),
+    );
+    expect(err.field).toBe("egressProxy.address");
+    expect(err.operation).toBe("sandboxes.updateNetwork");
+    expect(`${err.message} ${JSON.stringify(err)}`).not.toContain(password);
+  });
+
   it("fails when a state filter is unknown", async () => {
     // @ts-expect-error: an invalid state on purpose
     const err = await invalid((api) => api.listSandboxesV2Page({ state: ["stopped"] }));

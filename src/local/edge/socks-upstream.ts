@@ -63,10 +63,14 @@ export async function connectThroughProxy(
   }
 }
 
-/** Upstream pools whose connections go through `proxy` (`onFailure` hears why one could not). */
+/**
+ * Upstream pools whose connections go through `proxy` (`onFailure` hears why
+ * one could not); TLS inside the tunnel verifies with `trust`.
+ */
 export function proxiedAgents(
   proxy: EgressProxyConfig,
   onFailure: (err: ProxyFailure) => void,
+  trust: tls.SecureContext,
 ): { http: http.Agent; https: https.Agent } {
   type Done = ((err: Error | null, stream: Duplex) => void) | undefined;
   const tunnel = (
@@ -99,5 +103,5 @@ export function proxiedAgents(
     }
   }
   const pool = { keepAlive: true, maxSockets: 64, noDelay: true };
-  return { http: new PlainAgent(pool), https: new SecureAgent(pool) };
+  return { http: new PlainAgent(pool), https: new SecureAgent({ ...pool, secureContext: trust }) };
 }

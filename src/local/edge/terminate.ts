@@ -5,9 +5,10 @@
  * that insists on HTTP/2 fails its handshake), Node's HTTP server parses the
  * request, each rule's `transform.headers` is applied (a header of the same
  * name is replaced; `${e2b.secrets.NAME}` is filled with the secret's current
- * value), and the request goes on over a new connection to the flow's
- * original destination, whose certificate must be valid for that name (the
- * host's trust store, plus the CAs the service was given). The answer comes
+ * value), and the request goes on to the flow's original destination over
+ * the sandbox's kept-alive upstream connections (TLS sessions resumed),
+ * whose certificate must be valid for that name (the host's trust store,
+ * plus the CAs the service was given, parsed once). The answer comes
  * back as it is. A plain HTTP request to such a domain is treated alike,
  * without TLS on either side.
  *
@@ -116,12 +117,17 @@ function replaying(socket: net.Socket, head: Buffer[]): Duplex {
   return stream;
 }
 
-/** The trust store of upstream connections: the host's bundle (or Node's roots) and the extra CAs. */
-function upstreamTrust(extra: readonly string[] | undefined): string[] {
+/**
+ * The trust store of upstream connections (the host's bundle, or Node's
+ * roots, and the extra CAs), parsed once: given as `ca` instead, every new
+ * upstream connection would parse the whole bundle again, and the agent
+ * would key its pool by the bundle's text on every request.
+ */
+function upstreamTrust(extra: readonly string[] | undefined): tls.SecureContext {
   const host = fs.existsSync(HOST_BUNDLE)
     ? [fs.readFileSync(HOST_BUNDLE, "utf8")]
     : [...tls.rootCertificates];
-  return [...host, ...(extra ?? [])];
+  return tls.createSecureContext({ ca: [...host, ...(extra ?? [])] });
 }
 
 /** An answer given by the edge itself. */
@@ -178,7 +184,7 @@ function transformed(
 
 /** Creates the terminator of one edge. */
 export function createTerminator(options: TerminatorOptions): Terminator {
-  const ca = upstreamTrust(options.upstreamCa);
+  const trust = upstreamTrust(options.upstreamCa);
   const flows = new WeakMap<object, TerminatedFlow>();
 
   function forward(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -206,7 +212,7 @@ export function createTerminator(options: TerminatorOptions): Terminator {
       setHost: false,
     };
     const upstream = secure
-      ? https.request({ ...common, servername: flow.name, ca, agent: flow.agents.https })
+      ? https.request({ ...common, servername: flow.name, agent: flow.agents.https })
       : http.request({ ...common, agent: flow.agents.http });
     upstream.on("response", (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
@@ -229,9 +235,10 @@ export function createTerminator(options: TerminatorOptions): Terminator {
   return {
     agents(proxy, onProxyFailure) {
       const pool = { keepAlive: true, maxSockets: 64, noDelay: true };
+      // The agent hands its options to every connection it opens: each verifies with `trust`.
       const { http: plain, https: secure } = proxy
-        ? proxiedAgents(proxy, onProxyFailure ?? (() => undefined))
-        : { http: new http.Agent(pool), https: new https.Agent(pool) };
+        ? proxiedAgents(proxy, onProxyFailure ?? (() => undefined), trust)
+        : { http: new http.Agent(pool), https: new https.Agent({ ...pool, secureContext: trust }) };
       return {
         http: plain,
         https: secure,

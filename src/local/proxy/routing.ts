@@ -1,9 +1,14 @@
 /**
  * Which requests on the shared port are for a sandbox, and which sandbox:
  * the `E2b-Sandbox-Id` / `E2b-Sandbox-Port` headers, a Host of the form
- * `<port>-<sandboxID>.<anything>`, or (for `/files` links made by
- * `downloadUrl()` / `uploadUrl()`, which carry neither) the sandbox whose
- * token validates the URL signature.
+ * `<port>-<sandboxID>.<domain>` under the service's own domain, or (for
+ * `/files` links made by `downloadUrl()` / `uploadUrl()`, which carry
+ * neither) the sandbox whose token validates the URL signature.
+ *
+ * A Host of that shape under another domain is refused rather than routed:
+ * a name that merely resolves to the service (DNS rebinding, a stale
+ * `E2B_DOMAIN`, a shared host serving several names) must not reach a
+ * sandbox's ports as if the service had handed it out.
  *
  * @module
  */
@@ -23,8 +28,31 @@ export interface SandboxAddress {
   port: number;
 }
 
-/** The sandbox a request is addressed to by header or Host, if any. */
-export function sandboxAddress(req: IncomingMessage): SandboxAddress | undefined {
+/** A sandbox-shaped Host under a domain this service does not serve. */
+interface ForeignSandboxHost {
+  /** The Host as sent (shortened when absurdly long). */
+  foreignHost: string;
+}
+
+/** The longest Host echoed back: a DNS name has at most 253 characters, plus a port. */
+const MAX_SHOWN_HOST = 260;
+
+/** The name of `host[:port]`: no port, no root dot (domains and these Hosts are never IPv6 literals). */
+function nameOf(host: string): string {
+  return host.replace(/:\d*$/, "").replace(/\.$/, "");
+}
+
+/**
+ * The sandbox a request is addressed to by header, or by a Host
+ * `<port>-<sandboxID>.<domain>` where `<domain>` is `domain` (names compared
+ * without their ports: a port forward or a reverse proxy may change the
+ * port, never the name); a sandbox-shaped Host under any other name is
+ * {@link ForeignSandboxHost}; anything else is undefined (the control API's).
+ */
+export function sandboxAddress(
+  req: IncomingMessage,
+  domain: string,
+): SandboxAddress | ForeignSandboxHost | undefined {
   const idHeader = req.headers[ENVD_HEADERS.sandboxID.toLowerCase()];
   if (typeof idHeader === "string" && idHeader !== "") {
     const portHeader = req.headers[ENVD_HEADERS.sandboxPort.toLowerCase()];
@@ -34,8 +62,23 @@ export function sandboxAddress(req: IncomingMessage): SandboxAddress | undefined
   }
   const host = (req.headers.host ?? "").toLowerCase();
   const match = SANDBOX_HOST_PATTERN.exec(host);
-  if (match) return { sandboxID: match[2], port: Number(match[1]) };
-  return undefined;
+  if (!match) return undefined;
+  if (nameOf(host.slice(match[0].length)) !== nameOf(domain.toLowerCase()))
+    return { foreignHost: host.slice(0, MAX_SHOWN_HOST) };
+  return { sandboxID: match[2], port: Number(match[1]) };
+}
+
+/**
+ * The 421 answer to a {@link ForeignSandboxHost}: the Host, what is served,
+ * and how to get there.
+ */
+export function foreignHostMessage(foreign: ForeignSandboxHost, domain: string): string {
+  return (
+    `the Host ${JSON.stringify(foreign.foreignHost)} is not under this service's domain ${JSON.stringify(domain)}: ` +
+    `sandboxes are served at <port>-<sandboxID>.${domain} (or with the ${ENVD_HEADERS.sandboxID} and ${ENVD_HEADERS.sandboxPort} headers); ` +
+    `point the client's E2B_DOMAIN (or its domain option) at ${domain}, or, when clients must use the other name, ` +
+    `start the service with --domain set to it`
+  );
 }
 
 /** True for `GET`/`POST /files` without routing headers (signed or unsigned links). */

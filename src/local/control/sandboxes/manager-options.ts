@@ -29,4 +29,12 @@ export interface SandboxManagerOptions {
    * @default the runtime's `maxSandboxes`
    */
   maxSandboxesPerKey?: number | undefined;
+  /**
+   * The domain the service serves sandboxes under (`<port>-<sandboxID>.<domain>`),
+   * answered as `domain` by create, connect, resume, fork and get, as E2B's
+   * API does, so that the SDKs build the sandbox's URLs from the answer. Read
+   * per answer: it is known once the service listens.
+   * @default none: `domain` is null (the client's own domain applies)
+   */
+  domain?: (() => string | undefined) | undefined;
 }

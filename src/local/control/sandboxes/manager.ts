@@ -133,6 +133,21 @@ export class SandboxManager implements SandboxManagerView {
     return record.secure ? envdAccessToken(this.opts.tokenSecret, record.sandboxID) : undefined;
   }
 
+  /** The domain answers carry (`null`: none configured, the client's own applies). */
+  servedDomain(): string | null {
+    return this.opts.domain?.() ?? null;
+  }
+
+  /** The `Sandbox` answer of create, connect, resume and fork for `record`. */
+  view(record: SandboxRecord): Record<string, unknown> {
+    return sandboxView(
+      record,
+      this.tokenOf(record),
+      this.trafficTokenOf(record),
+      this.servedDomain(),
+    );
+  }
+
   /** The traffic access token of a sandbox whose ports are not public. */
   trafficTokenOf(record: SandboxRecord): string | undefined {
     return needsTrafficToken(record)
@@ -253,7 +268,7 @@ export class SandboxManager implements SandboxManagerView {
       );
     }
     const record = await this.create(forkInput(parent, templateID, timeoutSec));
-    return sandboxView(record, this.tokenOf(record), this.trafficTokenOf(record));
+    return this.view(record);
   }
 
   /** Kills a sandbox and deletes its writable layer. */

@@ -17,6 +17,7 @@ import {
   maskRequestHostProblem,
   type EgressProxyConfig,
 } from "../../../wire/egress-proxy";
+import { SandboxNetworkUpdateBody } from "../../../wire/control-requests";
 import { serviceError, parseWith, type ControlRequest, type Route } from "../http";
 import type { SandboxNetwork, SandboxRecord } from "./record";
 
@@ -152,13 +153,16 @@ const networkConfigSchema = z.object({
   maskRequestHost: maskRequestHostSchema,
 });
 
-/** The body of `PUT /sandboxes/:id/network`. */
-const networkUpdateSchema = z.object({
+/**
+ * The body of `PUT /sandboxes/:id/network`: the wire's `SandboxNetworkUpdate`,
+ * each entry checked; `egressProxy` is checked apart ({@link parseEgressProxy}).
+ */
+export const networkUpdateSchema = SandboxNetworkUpdateBody.extend({
   allowOut: entryList("allowOut"),
   denyOut: entryList("denyOut"),
   rules: rulesSchema,
   allow_internet_access: z.boolean().nullish(),
-});
+}).strip();
 
 function refuseUnsupported(raw: unknown, where: string, also: readonly string[] = []): void {
   if (typeof raw !== "object" || raw === null) return;

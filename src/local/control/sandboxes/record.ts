@@ -92,11 +92,15 @@ export interface SandboxRecord {
   logs: LifecycleLogEntry[];
 }
 
-/** The `Sandbox` body of create, resume and connect. */
+/**
+ * The `Sandbox` body of create, resume, connect and fork; `domain` is where
+ * its traffic is served (null: the client's own domain).
+ */
 export function sandboxView(
   r: SandboxRecord,
   token: string | undefined,
-  trafficToken?: string,
+  trafficToken: string | undefined,
+  domain: string | null,
 ): Record<string, unknown> {
   return {
     templateID: r.templateID,
@@ -106,7 +110,7 @@ export function sandboxView(
     ...(r.alias ? { alias: r.alias } : {}),
     ...(token ? { envdAccessToken: token } : {}),
     trafficAccessToken: trafficToken ?? null,
-    domain: null,
+    domain,
   };
 }
 
@@ -131,14 +135,18 @@ export function listedView(r: SandboxRecord): Record<string, unknown> {
   };
 }
 
-/** The `SandboxDetail` body of `GET /sandboxes/:id`. */
-export function detailView(r: SandboxRecord, token: string | undefined): Record<string, unknown> {
+/** The `SandboxDetail` body of `GET /sandboxes/:id` (`domain` as in {@link sandboxView}). */
+export function detailView(
+  r: SandboxRecord,
+  token: string | undefined,
+  domain: string | null,
+): Record<string, unknown> {
   return {
     ...listedView(r),
     ...(token ? { envdAccessToken: token } : {}),
     allowInternetAccess: r.allowInternetAccess,
     ...(r.network ? { network: networkView(r.network) } : {}),
-    domain: null,
+    domain,
     lifecycle: { autoResume: r.autoResume, onTimeout: r.autoPause ? "pause" : "kill" },
   };
 }

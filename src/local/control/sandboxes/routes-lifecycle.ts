@@ -11,7 +11,6 @@ import type { ResolvedVolumeMount } from "../volumes/mounts";
 import { parseSandboxID } from "./ids";
 import type { SandboxManager } from "./manager";
 import { networkRoutes, parseCreateNetwork } from "./network";
-import { sandboxView } from "./record";
 import {
   DEFAULT_TIMEOUT_SEC,
   MIN_REFRESH_SEC,
@@ -107,7 +106,7 @@ export function lifecycleRoutes(
     });
     return {
       status: 201,
-      body: sandboxView(record, manager.tokenOf(record), manager.trafficTokenOf(record)),
+      body: manager.view(record),
     };
   };
 
@@ -120,7 +119,7 @@ export function lifecycleRoutes(
     const { record, resumed } = await manager.connect(id, body.timeout ?? (v2 ? undefined : 0));
     return {
       status: resumed ? 201 : 200,
-      body: sandboxView(record, manager.tokenOf(record), manager.trafficTokenOf(record)),
+      body: manager.view(record),
     };
   };
 
@@ -154,7 +153,7 @@ export function lifecycleRoutes(
         const record = await manager.resume(id, positiveTimeout(body.timeout));
         return {
           status: 201,
-          body: sandboxView(record, manager.tokenOf(record), manager.trafficTokenOf(record)),
+          body: manager.view(record),
         };
       },
     },

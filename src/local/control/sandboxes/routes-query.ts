@@ -69,7 +69,7 @@ export function queryRoutes(manager: SandboxManager): Route[] {
       pattern: "/sandboxes/:sandboxID",
       handler: async (req) => {
         const r = recordOf(manager, req);
-        return { status: 200, body: detailView(r, manager.tokenOf(r)) };
+        return { status: 200, body: detailView(r, manager.tokenOf(r), manager.servedDomain()) };
       },
     },
     {
