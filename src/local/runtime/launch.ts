@@ -2,7 +2,7 @@
  * The command line that starts one sandbox's agent, once its holder owns the
  * namespaces and its root is mounted (see holder.ts and mounts.ts).
  *
- * `sh` (as root: joins the cgroups, sets RLIMIT_NOFILE, opens the holder's
+ * `setpriv --pdeathsig` → `sh` (as root: joins the cgroups, sets RLIMIT_NOFILE, opens the holder's
  * user namespace) → `nsenter` into the holder's mount and network namespaces
  * → `setpriv` down to the sandbox's host uid (bubblewrap refuses `--userns`
  * as host root) → `bwrap --userns`, which joins the user namespace as root
@@ -55,14 +55,21 @@ export interface LaunchCommand {
 }
 
 // Runs as the spawned process itself (each step execs), so `$$` is the pid that becomes bwrap.
+// The chain must die with the service even on kill -9 mid-start, or its bwrap lives on under
+// init and keeps the sandbox's namespaces, veth and loop device. Node cannot set a death signal
+// on spawn, so `setpriv --pdeathsig` sets one first; a service that died before that is seen
+// here as a parent other than the service. The inner setpriv's uid change clears the signal
+// (the kernel does so on any credential change), so it sets it again at once; bwrap's
+// --die-with-parent then keeps it.
 const LAUNCH_SCRIPT = [
   "set -e",
+  '[ "$PPID" = "$SBX_SERVICE_PID" ] || exit 1',
   'for f in $SBX_CGROUP_PROCS; do echo $$ > "$f"; done',
   "# Best effort: lowering it needs CAP_SYS_RESOURCE, which some container hosts withhold.",
   '(echo "$SBX_OOM_SCORE_ADJ" > /proc/self/oom_score_adj) 2>/dev/null || true',
   'ulimit -n "$SBX_NOFILE"',
   `exec ${USERNS_FD}</proc/"$SBX_HOLDER"/ns/user`,
-  'exec nsenter -t "$SBX_HOLDER" -m -n -- setpriv --reuid="$SBX_ID_BASE" --regid="$SBX_ID_BASE" --clear-groups -- bwrap "$@"',
+  'exec nsenter -t "$SBX_HOLDER" -m -n -- setpriv --reuid="$SBX_ID_BASE" --regid="$SBX_ID_BASE" --clear-groups --pdeathsig KILL -- bwrap "$@"',
 ].join("\n");
 
 /** Builds the `sh … nsenter … setpriv … bwrap … agent` command for `plan`. */
@@ -135,9 +142,10 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     String(LAUNCH_FDS.agentListener),
   ];
   return {
-    file: "sh",
-    args: ["-c", LAUNCH_SCRIPT, "sh", ...bwrap],
+    file: "setpriv",
+    args: ["--pdeathsig", "KILL", "--", "sh", "-c", LAUNCH_SCRIPT, "sh", ...bwrap],
     env: {
+      SBX_SERVICE_PID: String(process.pid),
       PATH: process.env["PATH"] ?? SANDBOX_PATH,
       SBX_CGROUP_PROCS: plan.cgroupProcsFiles.join(" "),
       SBX_OOM_SCORE_ADJ: String(AGENT_OOM_SCORE_ADJ),
