@@ -18,10 +18,11 @@ function cpuSeconds(pid) {
 }
 
 /**
- * The pid of the agent of sandbox `id`: a `/.sandbox-iac/node` process whose
- * bwrap ancestor was started with `--hostname <id>` (as bench/scale.js finds them).
+ * Pids of the agents of the sandboxes `ids`: a `/.sandbox-iac/node` process
+ * whose bwrap ancestor was started with `--hostname <id>` (pool members and
+ * other services' sandboxes are left out).
  */
-function agentPid(id) {
+function agentPids(ids) {
   const parent = new Map();
   const cmd = new Map();
   for (const name of fs.readdirSync("/proc")) {
@@ -34,17 +35,19 @@ function agentPid(id) {
       // gone meanwhile
     }
   }
+  const wanted = new Set(ids);
+  const out = [];
   for (const [pid, argv] of cmd) {
     if (argv[0] !== "/.sandbox-iac/node") continue;
     for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) {
       const a = cmd.get(p) ?? [];
       const i = a.indexOf("--hostname");
       if (i < 0) continue;
-      if (a[i + 1] === id) return pid;
+      if (wanted.has(a[i + 1])) out.push(pid);
       break;
     }
   }
-  return undefined;
+  return out;
 }
 
 /** The `cpu.stat` file of the cgroup `pid` is in, or undefined. */
@@ -74,7 +77,7 @@ function cgroupSeconds(file) {
  * seconds each used since.
  */
 function cpuMeter(servicePid, sandboxID) {
-  const agent = agentPid(sandboxID);
+  const [agent] = agentPids([sandboxID]);
   const cgroup = agent ? cgroupCpuStat(agent) : undefined;
   return {
     agent,
@@ -104,4 +107,4 @@ function cpuLine(cpu) {
   return `client ${s(cpu.client)}, service ${s(cpu.service)}, agent ${s(cpu.agent)}, sandbox's commands (tar, sh) ${s(cpu.rest)}`;
 }
 
-module.exports = { cpuSeconds, cpuMeter, cpuLine };
+module.exports = { cpuSeconds, agentPids, cpuMeter, cpuLine };

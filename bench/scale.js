@@ -6,6 +6,7 @@ const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const { percentile, ms, timeIt, row } = require("./stats");
 const { Sandbox } = require("e2b");
+const { agentPids } = require("./procs");
 
 const LIVE = Number(process.env.BENCH_LIVE ?? 200);
 /** Creates (and kills) in flight at once: enough to keep both cores busy, not more. */
@@ -59,39 +60,6 @@ async function idleNodePss() {
   } finally {
     child.kill("SIGKILL");
   }
-}
-
-/**
- * Pids of the agents of the sandboxes `ids`: a `/.sandbox-iac/node` process
- * whose bwrap ancestor was started with `--hostname <id>` (pool members and
- * other services' sandboxes are left out).
- */
-function agentPids(ids) {
-  const parent = new Map();
-  const cmd = new Map();
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      cmd.set(Number(name), fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0"));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const wanted = new Set(ids);
-  const out = [];
-  for (const [pid, argv] of cmd) {
-    if (argv[0] !== "/.sandbox-iac/node") continue;
-    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) {
-      const a = cmd.get(p) ?? [];
-      const i = a.indexOf("--hostname");
-      if (i < 0) continue;
-      if (wanted.has(a[i + 1])) out.push(pid);
-      break;
-    }
-  }
-  return out;
 }
 
 /** Runs `fn` over `items`, `limit` at a time. */

@@ -16,6 +16,7 @@ const { Readable, Writable } = require("node:stream");
 const { pipeline } = require("node:stream/promises");
 const zlib = require("node:zlib");
 const { mbps, timeIt, row } = require("./stats");
+const { cpuSeconds } = require("./procs");
 
 const RUNS = Number(process.env.BENCH_TRANSFER_RUNS ?? 1);
 
@@ -28,19 +29,6 @@ function makeRandomFile(file, mib) {
     fs.writeSync(fd, chunk);
   }
   fs.closeSync(fd);
-}
-
-/** CPU seconds (user + system) `pid` has used so far, or NaN when unknown. */
-function cpuSeconds(pid) {
-  if (!pid) return NaN;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime, in USER_HZ ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 /** Seconds of a `process.cpuUsage()` delta (user + system). */
