@@ -11,23 +11,18 @@
  */
 import { layerExists } from "../../runtime/layers";
 import type { SandboxRuntime } from "../../runtime/types";
-import type { AgentClient } from "../agent-client";
 import type { TemplateCatalog } from "./catalog";
 import type { TemplateFileStore } from "./file-store";
-import {
-  BASE_TEMPLATE_ID,
-  BUILD_STEP,
-  MAX_CONCURRENT_BUILDS,
-  READY_CMD_RETRY_MS,
-  READY_CMD_TIMEOUT_MS,
-} from "./constants";
+import { BUILD_STEP, MAX_CONCURRENT_BUILDS } from "./constants";
 import type { BuildOutput, BuildRecord, LogLevel, TemplateRecord } from "./model";
 import type { ResolvedTemplate } from "./lookup";
-import { runStep, StepFailure, tail, type BuildState, type TemplateStep } from "./build-steps";
+import { runStep, StepFailure, type BuildState, type TemplateStep } from "./build-steps";
 import { SandboxIacError } from "../../../errors";
-import { E2B_BASE_IMAGE, prepareImageBase, type ImageSource } from "./image-source";
-import { ImagePullError } from "./image-pull";
+import type { ImageSource } from "./image-source";
 import { BuildSandbox } from "./build-sandbox";
+import { BuildSlots } from "./build-slots";
+import { finalizeBuild } from "./build-finalize";
+import { imageBase, type BuildBase } from "./build-image-base";
 import { baseKey, stepKey, type StepState } from "./step-cache";
 
 /** What a build was asked to do (from `TemplateBuildStartV2`). */
@@ -43,12 +38,6 @@ export interface BuildPlan {
   readyCmd?: string | undefined;
 }
 
-/** What a build sandbox starts from: a template's build, or an image's layers. */
-type BuildBase = Pick<ResolvedTemplate, "layers" | "envs" | "defaultUser" | "defaultWorkdir"> & {
-  /** The pulled manifest's digest, for a build from an image. */
-  digest?: string;
-};
-
 /** Options of {@link BuildRunner}. */
 export interface BuildRunnerOptions {
   /** Registries (`host:port`) pulled over plain HTTP besides loopback ones. */
@@ -57,8 +46,7 @@ export interface BuildRunnerOptions {
 
 /** Starts builds and keeps their number bounded. */
 export class BuildRunner {
-  private running = 0;
-  private readonly queue: Array<() => void> = [];
+  private readonly slots = new BuildSlots(MAX_CONCURRENT_BUILDS);
   private readonly active = new Set<Promise<void>>();
   /**
    * Builds started and not ended yet, by build ID: how to cancel them, when
@@ -104,12 +92,12 @@ export class BuildRunner {
     const ended = new Promise<void>((resolve) => (markEnded = resolve));
     const saved = this.catalog.save();
     const job = saved
-      .then(() => this.whenSlotFree(cancel.signal))
+      .then(() => this.slots.whenFree(cancel.signal))
       .then(async (slot) => {
         try {
           await this.run(t, b, plan, cancel.signal, markEnded);
         } finally {
-          if (slot) this.releaseSlot();
+          if (slot) this.slots.release();
         }
       })
       .catch((err: unknown) =>
@@ -167,36 +155,6 @@ export class BuildRunner {
     while (this.active.size > 0) await Promise.all([...this.active]);
   }
 
-  /**
-   * Resolves `true` once the build holds a slot, or `false` as soon as it is
-   * cancelled while it waits for one (it then ends without running).
-   */
-  private whenSlotFree(cancelled: AbortSignal): Promise<boolean> {
-    if (cancelled.aborted) return Promise.resolve(false);
-    if (this.running < MAX_CONCURRENT_BUILDS) {
-      this.running++;
-      return Promise.resolve(true);
-    }
-    return new Promise((resolve) => {
-      const take = () => {
-        cancelled.removeEventListener("abort", giveUp);
-        resolve(true);
-      };
-      const giveUp = () => {
-        this.queue.splice(this.queue.indexOf(take), 1);
-        resolve(false);
-      };
-      this.queue.push(take);
-      cancelled.addEventListener("abort", giveUp, { once: true });
-    });
-  }
-
-  private releaseSlot(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.running--;
-  }
-
   private async run(
     t: TemplateRecord,
     b: BuildRecord,
@@ -215,7 +173,18 @@ export class BuildRunner {
     try {
       checkCancelled();
       const from: BuildBase =
-        plan.from ?? (await this.imageBase(plan.image!, b, logLine, cancelled));
+        plan.from ??
+        (await imageBase(
+          {
+            catalog: this.catalog,
+            runtime: this.runtime,
+            insecureRegistries: this.options.insecureRegistries,
+          },
+          plan.image!,
+          b,
+          logLine,
+          cancelled,
+        ));
       let state: StepState = {
         layers: [...from.layers],
         envs: { ...from.envs },
@@ -281,7 +250,7 @@ export class BuildRunner {
         // Not cached, as on E2B: what the start command leaves is the build's own top layer.
         const agent = await box.ensure(state);
         checkCancelled();
-        await this.finalize(agent, state, plan, logLine);
+        await finalizeBuild(agent, state, plan, logLine);
         logLine("info", "Capturing the template filesystem", step);
         const made = await box.capture();
         if (made.layer) layers = [...layers, made.layer];
@@ -317,89 +286,6 @@ export class BuildRunner {
             `templates: garbage collection: ${SandboxIacError.from(e, { operation: "templates.gc" }).reason}`,
           ),
         );
-    }
-  }
-
-  /**
-   * Pulls the image and stores its layers; E2B's own base image falls back
-   * to the built-in `base` when its registry cannot be reached (offline).
-   */
-  private async imageBase(
-    image: ImageSource,
-    b: BuildRecord,
-    logLine: (level: LogLevel, message: string, step?: string) => void,
-    cancelled: AbortSignal,
-  ): Promise<BuildBase> {
-    try {
-      // Layers being unpacked are recorded nowhere: garbage collection leaves image layers alone meanwhile.
-      this.catalog.pulls++;
-      let base: BuildBase;
-      try {
-        base = await prepareImageBase({
-          source: image,
-          runtime: this.runtime,
-          insecureRegistries: this.options.insecureRegistries,
-          log: (line) => logLine("info", line, BUILD_STEP.base),
-          signal: cancelled,
-        });
-        // The build sandbox's layers are in use from now on: a concurrent delete must keep them.
-        b.parentLayers = [...base.layers];
-        // What the tag pointed at when pulled: clients show it, so a moved tag can be seen.
-        if (base.digest) b.imageDigest = base.digest;
-      } finally {
-        this.catalog.pulls--;
-      }
-      await this.catalog.save();
-      return base;
-    } catch (err) {
-      if (!(err instanceof ImagePullError)) throw err;
-      const fallback =
-        err.kind === "unreachable" && image.ref.full.startsWith(`${E2B_BASE_IMAGE}:`)
-          ? this.catalog.resolve(BASE_TEMPLATE_ID)
-          : undefined;
-      if (!fallback) throw new StepFailure(err.message);
-      logLine(
-        "warn",
-        `${err.message}: building on the built-in base template instead (see the README for what it has)`,
-        BUILD_STEP.base,
-      );
-      b.parentLayers = [...fallback.layers];
-      await this.catalog.save();
-      return fallback;
-    }
-  }
-
-  /** Runs `startCmd` in the background and waits for `readyCmd`, as a sandbox start would. */
-  private async finalize(
-    agent: AgentClient,
-    state: StepState,
-    plan: BuildPlan,
-    logLine: (level: LogLevel, message: string, step?: string) => void,
-  ): Promise<void> {
-    const opts = {
-      user: state.user,
-      envs: state.envs,
-      ...(state.workdir ? { cwd: state.workdir } : {}),
-    };
-    if (plan.startCmd) {
-      logLine("info", `Running start command: ${plan.startCmd}`, BUILD_STEP.finalize);
-      // Left running in the background: the agent keeps a process whose client went away.
-      await agent.startDetached(plan.startCmd, { ...opts, tag: "start_cmd" });
-    }
-    if (!plan.readyCmd) return;
-    logLine("info", `Waiting for ready command: ${plan.readyCmd}`, BUILD_STEP.finalize);
-    const deadline = Date.now() + READY_CMD_TIMEOUT_MS;
-    for (;;) {
-      const r = await (
-        await agent.start(plan.readyCmd, { ...opts, timeoutMs: READY_CMD_TIMEOUT_MS })
-      ).wait();
-      if (r.exitCode === 0) return;
-      if (Date.now() >= deadline) {
-        throw new StepFailure(
-          `ready command ${JSON.stringify(plan.readyCmd)} did not succeed within ${READY_CMD_TIMEOUT_MS / 1000} s (last exit code ${r.exitCode}): ${tail(r.stderr) || "(no stderr)"}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, READY_CMD_RETRY_MS));
     }
   }
 
