@@ -79,17 +79,23 @@ function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** One step of a core property path along the schema: an attribute, a list index, a map key. */
+export type PropertyStep =
+  | { kind: "attribute"; attribute: TfAttribute }
+  | { kind: "index"; index: string }
+  | { kind: "key"; key: string };
+
 /**
- * A core property path (`build.steps.2.run`, as `check` reports it) in the
- * adapter's naming: `build.steps[2].run` (Terraform), `buildAttribute.steps[2].run`
- * (CDK). Segments past what the schema describes are left out.
+ * The steps of a core property path (`build.steps.2.run`, as `check` reports
+ * it) along the attribute tree that produced the published schema; a segment
+ * the schema does not describe ends the walk there. The one walk behind the
+ * path texts of messages and the attribute paths of diagnostics.
  */
-export function propertyPathText(
+export function propertySteps(
   attributes: readonly TfAttribute[],
   property: string,
-  name: AttributeName,
-): string {
-  let text = "";
+): PropertyStep[] {
+  const steps: PropertyStep[] = [];
   let attrs: readonly TfAttribute[] | undefined = attributes;
   let type: TfType | undefined;
   for (const segment of property.split(".").filter((s) => s !== "" && s !== "(inputs)")) {
@@ -98,18 +104,38 @@ export function propertyPathText(
         (a) => a.coreName === segment || a.name === segment,
       );
       if (!attr) break;
-      text = text ? `${text}.${name(attr)}` : name(attr);
+      steps.push({ kind: "attribute", attribute: attr });
       type = attr.type;
     } else if (type?.kind === "list" && /^\d+$/.test(segment)) {
-      text += `[${segment}]`;
+      steps.push({ kind: "index", index: segment });
       type = type.element;
     } else if (type?.kind === "map") {
-      text += `[${JSON.stringify(segment)}]`;
+      steps.push({ kind: "key", key: segment });
       type = type.element;
     } else {
       break;
     }
     attrs = type?.kind === "object" ? type.attributes : undefined;
+  }
+  return steps;
+}
+
+/**
+ * A core property path in the adapter's naming: `build.steps[2].run`
+ * (Terraform), `buildAttribute.steps[2].run` (CDK). Segments past what the
+ * schema describes are left out.
+ */
+export function propertyPathText(
+  attributes: readonly TfAttribute[],
+  property: string,
+  name: AttributeName,
+): string {
+  let text = "";
+  for (const step of propertySteps(attributes, property)) {
+    if (step.kind === "attribute")
+      text = text ? `${text}.${name(step.attribute)}` : name(step.attribute);
+    else if (step.kind === "index") text += `[${step.index}]`;
+    else text += `[${JSON.stringify(step.key)}]`;
   }
   return text || "(configuration)";
 }

@@ -11,7 +11,8 @@ import {
   AttributePathSchema,
   AttributePath_StepSchema,
 } from "../../gen/terraform/tfplugin6_pb";
-import type { TfAttribute, TfType } from "../schema/model";
+import type { TfAttribute } from "../schema/model";
+import { propertySteps } from "../schema/naming";
 
 /**
  * A core property path (`build.steps.2.run`, as `check` reports it) as a
@@ -19,38 +20,16 @@ import type { TfAttribute, TfType } from "../schema/model";
  * the schema end the path where it stopped matching.
  */
 export function attributePath(attributes: readonly TfAttribute[], property: string): AttributePath {
-  const steps = [];
-  let attrs: readonly TfAttribute[] | undefined = attributes;
-  let type: TfType | undefined;
-  for (const segment of property.split(".").filter((s) => s !== "" && s !== "(inputs)")) {
-    if (attrs) {
-      const attr: TfAttribute | undefined = attrs.find(
-        (a) => a.coreName === segment || a.name === segment,
-      );
-      if (!attr) break;
-      steps.push(
-        create(AttributePath_StepSchema, { selector: { case: "attributeName", value: attr.name } }),
-      );
-      type = attr.type;
-    } else if (type?.kind === "list" && /^\d+$/.test(segment)) {
-      steps.push(
-        create(AttributePath_StepSchema, {
-          selector: { case: "elementKeyInt", value: BigInt(segment) },
-        }),
-      );
-      type = type.element;
-    } else if (type?.kind === "map") {
-      steps.push(
-        create(AttributePath_StepSchema, {
-          selector: { case: "elementKeyString", value: segment },
-        }),
-      );
-      type = type.element;
-    } else {
-      break;
-    }
-    attrs = type?.kind === "object" ? type.attributes : undefined;
-  }
+  const steps = propertySteps(attributes, property).map((step) =>
+    create(AttributePath_StepSchema, {
+      selector:
+        step.kind === "attribute"
+          ? { case: "attributeName", value: step.attribute.name }
+          : step.kind === "index"
+            ? { case: "elementKeyInt", value: BigInt(step.index) }
+            : { case: "elementKeyString", value: step.key },
+    }),
+  );
   return create(AttributePathSchema, { steps });
 }
 
