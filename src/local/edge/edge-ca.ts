@@ -9,26 +9,24 @@
  * `bundle.pem` (the host's bundle plus this CA, for variables such as
  * `SSL_CERT_FILE` that replace the default store rather than add to it).
  *
- * Node makes the keys and signs; asn1js encodes the DER, as the Terraform
- * provider's certificate does (src/terraform/plugin/certificate.ts). The
- * extensions are those strict verifiers (Python 3.13's `VERIFY_X509_STRICT`)
- * ask for: key identifiers on both, a critical CA basic constraint.
+ * Encoded by the project's one X.509 encoder (src/wire/x509.ts), as the
+ * Terraform provider's certificate is. The extensions are those strict
+ * verifiers (Python 3.13's `VERIFY_X509_STRICT`) ask for: key identifiers on
+ * both, a critical CA basic constraint.
  *
  * @module
  */
 import {
-  createHash,
   createPrivateKey,
   generateKeyPairSync,
   type KeyObject,
   randomBytes,
-  sign,
   X509Certificate,
 } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as tls from "node:tls";
-import * as asn1 from "asn1js";
+import { pemOf, x509Certificate, x509KeyId } from "../../wire/x509";
 
 /** Directory of the CA in the data dir, and of what sandboxes see of it. */
 const CA_DIR = "edge-ca";
@@ -42,18 +40,6 @@ const LEAF_REUSE_MS = 24 * 3600_000;
 const LEAF_VALID_MS = 7 * 24 * 3600_000;
 const CA_VALID_MS = 10 * 365 * 24 * 3600_000;
 
-const OID = {
-  ecdsaWithSha256: "1.2.840.10045.4.3.2",
-  commonName: "2.5.4.3",
-  basicConstraints: "2.5.29.19",
-  keyUsage: "2.5.29.15",
-  extKeyUsage: "2.5.29.37",
-  subjectAltName: "2.5.29.17",
-  subjectKeyIdentifier: "2.5.29.14",
-  authorityKeyIdentifier: "2.5.29.35",
-  serverAuth: "1.3.6.1.5.5.7.3.1",
-} as const;
-
 /** The CA of one service. */
 export interface EdgeCa {
   /** The CA's certificate, PEM. */
@@ -64,44 +50,7 @@ export interface EdgeCa {
   contextFor(name: string): tls.SecureContext;
 }
 
-function tagged(tagNumber: number): { tagClass: number; tagNumber: number } {
-  return { tagClass: 3, tagNumber };
-}
-
-function nameOf(commonName: string): asn1.Sequence {
-  return new asn1.Sequence({
-    value: [
-      new asn1.Set({
-        value: [
-          new asn1.Sequence({
-            value: [
-              new asn1.ObjectIdentifier({ value: OID.commonName }),
-              new asn1.Utf8String({ value: commonName }),
-            ],
-          }),
-        ],
-      }),
-    ],
-  });
-}
-
-function extension(oid: string, critical: boolean, value: asn1.BaseBlock): asn1.Sequence {
-  return new asn1.Sequence({
-    value: [
-      new asn1.ObjectIdentifier({ value: oid }),
-      ...(critical ? [new asn1.Boolean({ value: true })] : []),
-      new asn1.OctetString({ valueHex: value.toBER() }),
-    ],
-  });
-}
-
-/** A key identifier: SHA-1 of the DER SubjectPublicKeyInfo (RFC 7093 §2, method 4's hash choice aside). */
-function keyId(publicKey: KeyObject): Buffer {
-  return createHash("sha1")
-    .update(publicKey.export({ type: "spki", format: "der" }))
-    .digest();
-}
-
+/** What a certificate of this CA names and how long it is valid. */
 interface CertificateSpec {
   subject: string;
   issuer: string;
@@ -113,96 +62,30 @@ interface CertificateSpec {
   dnsName?: string | undefined;
 }
 
-/** Encodes and signs a certificate; PEM. */
+/**
+ * Encodes and signs a certificate of this CA (PEM): the CA itself
+ * (digitalSignature, keyCertSign, cRLSign) or a leaf for one DNS name
+ * (digitalSignature, serverAuth), both with key identifiers, valid from an
+ * hour ago (a sandbox's clock may lag the host's a little).
+ */
 function certificate(spec: CertificateSpec): string {
   const now = Date.now();
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] & 0x7f) | 0x10;
-  const spki = asn1.fromBER(spec.publicKey.export({ type: "spki", format: "der" }));
-  if (spki.offset === -1) throw new Error(`unreadable public key: ${spki.result.error}`);
   const ca = spec.dnsName === undefined;
-  const extensions = [
-    extension(
-      OID.basicConstraints,
-      true,
-      new asn1.Sequence({ value: ca ? [new asn1.Boolean({ value: true })] : [] }),
-    ),
-    // CA: digitalSignature, keyCertSign, cRLSign (1000 0110, 1 unused bit); leaf: digitalSignature.
-    extension(
-      OID.keyUsage,
-      true,
-      ca
-        ? new asn1.BitString({ valueHex: Uint8Array.of(0x86), unusedBits: 1 })
-        : new asn1.BitString({ valueHex: Uint8Array.of(0x80), unusedBits: 7 }),
-    ),
-    extension(
-      OID.subjectKeyIdentifier,
-      false,
-      new asn1.OctetString({ valueHex: keyId(spec.publicKey) }),
-    ),
-    extension(
-      OID.authorityKeyIdentifier,
-      false,
-      new asn1.Sequence({
-        value: [new asn1.Primitive({ idBlock: tagged(0), valueHex: spec.issuerKeyId })],
-      }),
-    ),
-  ];
-  if (!ca) {
-    extensions.push(
-      extension(
-        OID.extKeyUsage,
-        false,
-        new asn1.Sequence({ value: [new asn1.ObjectIdentifier({ value: OID.serverAuth })] }),
-      ),
-      extension(
-        OID.subjectAltName,
-        false,
-        new asn1.Sequence({
-          value: [
-            new asn1.Primitive({
-              idBlock: tagged(2),
-              valueHex: Buffer.from(spec.dnsName ?? "", "ascii"),
-            }),
-          ],
-        }),
-      ),
-    );
-  }
-  const algorithm = () =>
-    new asn1.Sequence({ value: [new asn1.ObjectIdentifier({ value: OID.ecdsaWithSha256 })] });
-  const tbs = new asn1.Sequence({
-    value: [
-      new asn1.Constructed({ idBlock: tagged(0), value: [new asn1.Integer({ value: 2 })] }),
-      new asn1.Integer({ valueHex: serial }),
-      algorithm(),
-      nameOf(spec.issuer),
-      new asn1.Sequence({
-        value: [
-          new asn1.UTCTime({ valueDate: new Date(now - 3600_000) }),
-          new asn1.UTCTime({ valueDate: new Date(now + spec.validMs) }),
-        ],
-      }),
-      nameOf(spec.subject),
-      spki.result,
-      new asn1.Constructed({
-        idBlock: tagged(3),
-        value: [new asn1.Sequence({ value: extensions })],
-      }),
-    ],
-  });
-  const tbsDer = Buffer.from(tbs.toBER());
-  const der = new asn1.Sequence({
-    value: [
-      asn1.fromBER(tbsDer).result,
-      algorithm(),
-      new asn1.BitString({ valueHex: sign("sha256", tbsDer, spec.issuerKey) }),
-    ],
-  }).toBER();
-  const body = Buffer.from(der)
-    .toString("base64")
-    .replace(/.{1,64}/g, "$&\n");
-  return `-----BEGIN CERTIFICATE-----\n${body}-----END CERTIFICATE-----\n`;
+  return pemOf(
+    "CERTIFICATE",
+    x509Certificate({
+      subject: { commonName: spec.subject },
+      issuer: { commonName: spec.issuer },
+      publicKey: spec.publicKey,
+      signerKey: spec.issuerKey,
+      notBefore: new Date(now - 3600_000),
+      notAfter: new Date(now + spec.validMs),
+      ca,
+      keyUsage: ca ? ["digitalSignature", "keyCertSign", "cRLSign"] : ["digitalSignature"],
+      authorityKeyId: spec.issuerKeyId,
+      ...(ca ? {} : { extKeyUsage: ["serverAuth"] as const, dnsNames: [spec.dnsName ?? ""] }),
+    }),
+  );
 }
 
 /** Reads the CA of `dir`, or makes one (key 0600) when there is none. */
@@ -223,7 +106,7 @@ function loadOrCreate(dir: string): { key: KeyObject; pem: string } {
     issuer: subject,
     publicKey,
     issuerKey: privateKey,
-    issuerKeyId: keyId(publicKey),
+    issuerKeyId: x509KeyId(publicKey),
     validMs: CA_VALID_MS,
   });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -258,7 +141,7 @@ export function openEdgeCa(dataDir: string): EdgeCa {
   const { key, pem } = loadOrCreate(dir);
   const caCert = new X509Certificate(pem);
   const issuer = caCert.subject.replace(/^CN=/, "");
-  const issuerKeyId = keyId(caCert.publicKey);
+  const issuerKeyId = x509KeyId(caCert.publicKey);
   const trustDir = writeTrustDir(dir, pem);
   // One key for every leaf of this process: a key pair per name would cost more than the certificate.
   const leafKey = generateKeyPairSync("ec", { namedCurve: "P-256" });
