@@ -16,6 +16,8 @@ const CREATES = Number(process.env.BENCH_CREATES ?? 50);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 512);
 const PART_MIB = Number(process.env.BENCH_PART_MIB ?? 256);
 const COMPOSE_ROUNDS = Number(process.env.BENCH_COMPOSE_ROUNDS ?? 3);
+// BENCH_COLD_ONLY=1: only the floors, the cold start and the create/command rows (a few minutes, not the transfers).
+const COLD_ONLY = process.env.BENCH_COLD_ONLY === "1";
 
 async function main() {
   const work = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), "sbx-bench-"));
@@ -106,6 +108,8 @@ async function main() {
       ms(bwrap50) + " (bwrap)",
       `${(percentile(runs, 50) / bwrap50).toFixed(2)}x, p95 ${ms(percentile(runs, 95))}, target p50 <= 1x bwrap`,
     );
+
+    if (COLD_ONLY) return;
 
     const sbx = await Sandbox.create({ ...opts, timeoutMs: 3_600_000 });
     const client = createSandboxClient({

@@ -84,18 +84,35 @@ function buildSpawner() {
 
 /**
  * Starts the bundled agent on a scratch socket in a Node with the agent's
- * flags, and writes the code cache of everything compiled by then.
+ * flags, has it load its full handler (src/agent/boot-handler.ts), and writes
+ * the code cache of everything compiled by then.
  */
 function writeCodeCache() {
   const { AGENT_NODE_FLAGS } = require(path.join(root, "dist", "local", "agent-launch.js"));
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "agent-cache-"));
+  const socketPath = path.join(scratch, "agent.sock");
   const program = `
     const fs = require("node:fs");
+    const http = require("node:http");
     const { loadAgentBundle } = require(${JSON.stringify(path.join(outDir, "agent.js"))});
+    const ask = (method, path) => new Promise((resolve, reject) => {
+      const req = http.request({ socketPath: ${JSON.stringify(socketPath)}, method, path }, (res) => {
+        res.resume();
+        res.on("end", resolve);
+      });
+      req.on("error", reject);
+      req.end(method === "POST" ? "{}" : undefined);
+    });
     const agent = loadAgentBundle();
-    agent.exports.startAgent(${JSON.stringify(path.join(scratch, "agent.sock"))}).then((server) => {
+    agent.exports.startAgent(${JSON.stringify(socketPath)}).then(async (server) => {
+      // A sandbox's start: /health and /init from the boot handler, then the full handler's
+      // load (a cache of the boot part alone started no faster, and left that load uncached).
+      await ask("GET", "/health");
+      await ask("POST", "/init");
+      await ask("GET", "/envs");
       fs.writeFileSync(${JSON.stringify(path.join(scratch, "cache"))}, agent.script.createCachedData());
       server.close();
+      process.exit(0);
     });`;
   try {
     const r = spawnSync(process.execPath, [...AGENT_NODE_FLAGS, "-e", program], {

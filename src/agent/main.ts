@@ -12,13 +12,10 @@
 import * as fs from "node:fs";
 import * as http from "node:http";
 import { redact, SandboxIacError } from "../errors";
-import { AGENT_SOCKET_IN_SANDBOX } from "../wire/sandbox-paths";
+import { AGENT_SOCKET_IN_SANDBOX, SUDO_SOCKET_IN_SANDBOX } from "../wire/sandbox-paths";
 import { DEFAULT_USER } from "../wire/envd";
-import { createAgentHandler } from "./server";
+import { createBootHandler } from "./boot-handler";
 import { createAgentState, type AgentState } from "./state";
-import { runSudoClient } from "./sudo/client";
-import { SUDO_SOCKET_IN_SANDBOX } from "./sudo/protocol";
-import { startSudoServer } from "./sudo/server";
 import { lookupUser } from "./users";
 
 /** Idle keep-alive timeout of envd's server. */
@@ -74,7 +71,9 @@ export function parseArgs(argv: string[]): ListenTarget {
 /** Options of {@link startAgent}. */
 export interface StartAgentOptions {
   /**
-   * Also serve `sudo` for `user` on this socket path (the agent must be root).
+   * Also serve `sudo` for `user` on this socket path (the agent must be root),
+   * from when the agent's full handler loads (boot-handler.ts): only commands,
+   * which that handler serves, can call it.
    * @default undefined (no sudo socket; the agent's own tests run without one)
    */
   sudoSocket?: string;
@@ -87,8 +86,13 @@ export async function startAgent(
 ): Promise<http.Server> {
   const where = typeof target === "string" ? { socket: target } : target;
   const state = createAgentState();
-  const server = http.createServer(createAgentHandler({ state }));
-  if (options.sudoSocket) await startSudo(options.sudoSocket, state);
+  const sudoSocket = options.sudoSocket;
+  const server = http.createServer(
+    createBootHandler({
+      state,
+      ...(sudoSocket ? { withFull: () => startSudo(sudoSocket, state) } : {}),
+    }),
+  );
   // Streams (commands, watches) stay open for as long as they run.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -119,6 +123,7 @@ async function startSudo(socket: string, state: AgentState): Promise<void> {
   const owner = lookupUser(DEFAULT_USER);
   if (!owner || owner.uid === 0) return;
   try {
+    const { startSudoServer } = await import("./sudo/server");
     const server = await startSudoServer({ socket, owner, state });
     server.unref();
   } catch (err) {
@@ -131,15 +136,18 @@ async function startSudo(socket: string, state: AgentState): Promise<void> {
 }
 
 function sudoMain(args: string[]): void {
-  runSudoClient(args).then(
-    (code) => process.stdout.write("", () => process.stderr.write("", () => process.exit(code))),
-    (err: unknown) => {
-      process.stderr.write(
-        `sudo: ${SandboxIacError.from(err, { operation: "agent.start" }).reason}\n`,
-      );
-      process.exit(1);
-    },
-  );
+  // Loaded here: the server side never needs it.
+  import("./sudo/client")
+    .then(({ runSudoClient }) => runSudoClient(args))
+    .then(
+      (code) => process.stdout.write("", () => process.stderr.write("", () => process.exit(code))),
+      (err: unknown) => {
+        process.stderr.write(
+          `sudo: ${SandboxIacError.from(err, { operation: "agent.start" }).reason}\n`,
+        );
+        process.exit(1);
+      },
+    );
 }
 
 /** Runs the agent process: the sudo client with `--sudo`, the server otherwise. */

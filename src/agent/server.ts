@@ -8,7 +8,6 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { Filesystem } from "../gen/envd/filesystem/filesystem_pb";
 import { Process } from "../gen/envd/process/process_pb";
-import { redact, SandboxIacError } from "../errors";
 import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, ENVD_ROUTES } from "../wire/envd";
 import { checkSignature, tokenMatches } from "./auth";
 import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
@@ -21,14 +20,12 @@ import { getFile } from "./http/files-get";
 import { postFiles } from "./http/files-post";
 import { envs, init } from "./http/init";
 import { health, metrics } from "./http/metrics";
-import { HttpError, sendError } from "./http/respond";
-import type { RouteContext } from "./http/route-context";
+import { sendError } from "./http/respond";
+import { runRoute, type Route } from "./http/run-route";
 import { ProcessRegistry } from "./process/registry";
 import { processService } from "./process/service";
 import { decodeErrorsAsInvalidArgument } from "./rpc-decode-errors";
 import type { AgentState } from "./state";
-
-type Route = (ctx: RouteContext) => Promise<void>;
 
 const ROUTES: Record<string, Route> = {
   [`GET ${ENVD_ROUTES.health}`]: health,
@@ -179,15 +176,6 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       sendError(res, 404, `no route for ${key}: see the envd interface for the supported routes`);
       return;
     }
-    route({ req, res, url, state }).catch((err: unknown) => {
-      if (err instanceof HttpError) {
-        sendError(res, err.status, err.message);
-        return;
-      }
-      const failure = SandboxIacError.from(err, { operation: key });
-      const stack = err instanceof Error ? err.stack : undefined;
-      log(redact(`agent: ${key} failed: ${stack ?? failure.reason}`));
-      sendError(res, 500, `${key} failed: ${failure.reason}`);
-    });
+    runRoute(route, { req, res, url, state }, key, log);
   };
 }

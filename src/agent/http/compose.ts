@@ -12,7 +12,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { makeDirsAs } from "../filesystem/ownership";
 import { AGENT_TEMP_PREFIX, noteReplace } from "../filesystem/replaced-files";
-import { HttpError, httpFsError, readJson, sendJson } from "./respond";
+import { httpFsError } from "./fs-error";
+import { HttpError, readJson, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
 interface ComposeBody {

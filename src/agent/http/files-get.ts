@@ -12,7 +12,8 @@ import { finished, pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { CONTENT_TYPES, FILES_QUERY } from "../../wire/envd";
 import { downloadEncoding } from "./download-encoding";
-import { HttpError, httpFsError } from "./respond";
+import { httpFsError } from "./fs-error";
+import { HttpError } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 
 /**

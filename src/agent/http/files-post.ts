@@ -15,7 +15,8 @@ import { replaceFile } from "../filesystem/replace-file";
 import type { SandboxUser } from "../users";
 import { requestBody } from "./early-answer";
 import { metadataFromHeaders } from "./metadata-headers";
-import { HttpError, httpFsError, sendJson } from "./respond";
+import { httpFsError } from "./fs-error";
+import { HttpError, sendJson } from "./respond";
 import { httpPath, httpUser, type RouteContext } from "./route-context";
 import { SandboxIacError } from "../../errors";
 

@@ -6,7 +6,6 @@
  */
 import { registerSecret } from "../../errors";
 import { ENVD_HEADERS, ENVD_VERSION } from "../../wire/envd";
-import { tokenMatches } from "../auth";
 import { globalEnv } from "../state";
 import { HttpError, readJson, sendJson } from "./respond";
 import type { RouteContext } from "./route-context";
@@ -39,6 +38,9 @@ export async function init(ctx: RouteContext): Promise<void> {
   const newToken =
     typeof body.accessToken === "string" && body.accessToken !== "" ? body.accessToken : undefined;
   if (settings.accessToken !== undefined) {
+    // Loaded here: it brings node:crypto, which a fresh agent's first /init (no token yet, on
+    // every sandbox start's path) does not need (boot-handler.ts).
+    const { tokenMatches } = await import("../auth");
     // Re-init must prove it knows the current token, in the header or the body.
     const header = ctx.req.headers[ENVD_HEADERS.accessToken.toLowerCase()];
     const given = typeof header === "string" ? header : undefined;

@@ -6,7 +6,6 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CONTENT_TYPES } from "../../wire/envd";
-import { errnoReport } from "../../wire/errno";
 import { readJsonBody } from "../../wire/json-body";
 import { SandboxIacError } from "../../errors";
 import { drainAfterAnswer } from "./early-answer";
@@ -52,12 +51,4 @@ export async function readJson(req: IncomingMessage, limit = 1 << 20): Promise<u
     const e = SandboxIacError.from(err, { operation: "request body", code: "invalid_argument" });
     throw new HttpError(e.status ?? 400, e.reason);
   }
-}
-
-/** An {@link HttpError} naming `what` and the errno's reason; 500 only for unknown errors. */
-export function httpFsError(err: unknown, what: string): HttpError {
-  if (err instanceof HttpError) return err;
-  const report = errnoReport(err);
-  if (report) return new HttpError(report.status, `${what}: ${report.reason}`);
-  return new HttpError(500, `${what}: ${SandboxIacError.from(err, { operation: what }).reason}`);
 }
