@@ -88,8 +88,8 @@ async function main() {
           traceFile,
           "-e",
           "trace=clone,clone3,vfork,fork,execve",
-          "-p",
-          String(service.pid),
+          // The service and its helpers (the host spawner's commands are its children).
+          ...[service.pid, ...childrenOf(service.pid)].flatMap((p) => ["-p", String(p)]),
         ],
         { stdio: "ignore" },
       );
