@@ -75,10 +75,14 @@ describe("after kill -9 of the service", () => {
     const pid = remote.pid;
     expect(nftTables()).toContain(`sandbox_iac_${pid}_`);
     // A veth is identified by its ifindex: once the claim is dead, another service may reuse the name.
-    const ifindex = (v: string) =>
-      fs.existsSync(`/sys/class/net/${v}`)
-        ? fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim()
-        : undefined;
+    // A veth the kernel is deleting reads EINVAL: gone too.
+    const ifindex = (v: string) => {
+      try {
+        return fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim();
+      } catch {
+        return undefined;
+      }
+    };
     // A slot is claimed a moment before its veth exists (a warm-pool sandbox may be starting).
     let claimed: string[] = [];
     await eventually(
