@@ -75,10 +75,14 @@ describe("after kill -9 of the service", () => {
     const pid = remote.pid;
     expect(nftTables()).toContain(`sandbox_iac_${pid}_`);
     // A veth is identified by its ifindex: once the claim is dead, another service may reuse the name.
-    const ifindex = (v: string) =>
-      fs.existsSync(`/sys/class/net/${v}`)
-        ? fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim()
-        : undefined;
+    // A veth the kernel is deleting reads EINVAL: gone too.
+    const ifindex = (v: string) => {
+      try {
+        return fs.readFileSync(`/sys/class/net/${v}/ifindex`, "utf8").trim();
+      } catch {
+        return undefined;
+      }
+    };
     // A slot is claimed a moment before its veth exists (a warm-pool sandbox may be starting).
     let claimed: string[] = [];
     await eventually(
@@ -93,12 +97,15 @@ describe("after kill -9 of the service", () => {
     const indexes = veths.map(ifindex);
     for (const i of indexes) expect(i).toBeDefined();
     const diskImage = path.join(dataDir, "sandboxes", sandboxID, "disk.img");
-    const holders = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(pid)], {
-      encoding: "utf8",
-    })
+    // The service's host spawner starts them: its children, not the service's.
+    const table = execFileSync("ps", ["-e", "-o", "pid=,ppid=,args="], { encoding: "utf8" })
       .split("\n")
-      .filter((l) => l.includes("sleep infinity"))
-      .map((l) => Number(l.trim().split(/\s+/)[0]));
+      .map((l) => l.trim().split(/\s+/))
+      .map(([p, pp, ...args]) => ({ pid: Number(p), ppid: Number(pp), args: args.join(" ") }));
+    const spawners = table.filter((p) => p.ppid === pid).map((p) => p.pid);
+    const holders = table
+      .filter((p) => spawners.includes(p.ppid) && p.args.includes("sleep infinity"))
+      .map((p) => p.pid);
     expect(holders.length).toBeGreaterThan(0);
 
     await remote.kill9();

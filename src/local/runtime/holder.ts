@@ -9,10 +9,10 @@
  *
  * @module
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs/promises";
 import { SandboxIacError } from "../../errors";
 import { SANDBOX_ID_RANGE } from "./constants";
+import { spawnHost } from "./host-spawner";
 
 /** A started holder. */
 export interface Holder {
@@ -26,36 +26,31 @@ const NS_WAIT_MS = 5_000;
 
 /** Starts the holder as host uid `idBase` and maps inside 0..65535 onto `idBase`... */
 export async function startHolder(idBase: number, sandboxID: string): Promise<Holder> {
-  const child: ChildProcess = spawn(
-    "setpriv",
-    [
-      // The holder dies with the service, even on kill -9, so nothing outlives it.
-      "--pdeathsig",
-      "KILL",
-      `--reuid=${idBase}`,
-      `--regid=${idBase}`,
-      "--clear-groups",
-      "--",
-      "unshare",
-      "--user",
-      "--mount",
-      "--net",
-      // Not unshare's default (private): the host's unmount of a deleted volume must reach the
-      // copy of its mount this namespace took, or the volume's loop device outlives its deletion.
-      "--propagation",
-      "slave",
-      "--",
-      "sleep",
-      "infinity",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
+  const child = await spawnHost("runtime.start", "setpriv", [
+    // The holder dies with its parent, the host spawner, which dies with the service (even on
+    // kill -9), so nothing outlives it; set again after the uid change, which clears it.
+    "--pdeathsig",
+    "KILL",
+    `--reuid=${idBase}`,
+    `--regid=${idBase}`,
+    "--clear-groups",
+    "--",
+    "unshare",
+    "--user",
+    "--mount",
+    "--net",
+    // Not unshare's default (private): the host's unmount of a deleted volume must reach the
+    // copy of its mount this namespace took, or the volume's loop device outlives its deletion.
+    "--propagation",
+    "slave",
+    "--",
+    "sleep",
+    "infinity",
+  ]);
   let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => {
-    child.on("exit", () => resolve());
-    child.on("error", () => resolve());
-  });
+  child.stdout.resume();
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = child.exited.then(() => undefined);
   let gone = false;
   void exited.then(() => (gone = true));
   const pid = child.pid;
@@ -66,7 +61,6 @@ export async function startHolder(idBase: number, sandboxID: string): Promise<Ho
       resourceId: sandboxID,
     });
   };
-  if (pid === undefined) return fail("starting the namespace holder (setpriv, unshare) failed");
   const ours = await fs.readlink("/proc/self/ns/net");
   const deadline = Date.now() + NS_WAIT_MS;
   // unshare(2) runs after exec; until then the holder still shares our namespaces.

@@ -40,6 +40,8 @@ export interface LaunchPlan {
   holderPid: number;
   /** Host uid/gid of root inside. */
   idBase: number;
+  /** Pid of the process that spawns the chain and dies with the service (the host spawner). */
+  parentPid: number;
   /**
    * How Node starts inside (see agent-libs.ts).
    * @default the Node binary at its mount point
@@ -56,14 +58,14 @@ export interface LaunchCommand {
 
 // Runs as the spawned process itself (each step execs), so `$$` is the pid that becomes bwrap.
 // The chain must die with the service even on kill -9 mid-start, or its bwrap lives on under
-// init and keeps the sandbox's namespaces, veth and loop device. Node cannot set a death signal
-// on spawn, so `setpriv --pdeathsig` sets one first; a service that died before that is seen
-// here as a parent other than the service. The inner setpriv's uid change clears the signal
-// (the kernel does so on any credential change), so it sets it again at once; bwrap's
-// --die-with-parent then keeps it.
+// init and keeps the sandbox's namespaces, veth and loop device. Its parent is the host spawner
+// (host-spawner.c), which dies with the service and sets the death signal before the exec;
+// `setpriv --pdeathsig` sets it too, and a spawner that died before that is seen here as another
+// parent. The inner setpriv's uid change clears the signal (the kernel does so on any credential
+// change), so it sets it again at once; bwrap's --die-with-parent then keeps it.
 const LAUNCH_SCRIPT = [
   "set -e",
-  '[ "$PPID" = "$SBX_SERVICE_PID" ] || exit 1',
+  '[ "$PPID" = "$SBX_PARENT_PID" ] || exit 1',
   'for f in $SBX_CGROUP_PROCS; do echo $$ > "$f"; done',
   "# Best effort: lowering it needs CAP_SYS_RESOURCE, which some container hosts withhold.",
   '(echo "$SBX_OOM_SCORE_ADJ" > /proc/self/oom_score_adj) 2>/dev/null || true',
@@ -145,7 +147,7 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     file: "setpriv",
     args: ["--pdeathsig", "KILL", "--", "sh", "-c", LAUNCH_SCRIPT, "sh", ...bwrap],
     env: {
-      SBX_SERVICE_PID: String(process.pid),
+      SBX_PARENT_PID: String(plan.parentPid),
       PATH: process.env["PATH"] ?? SANDBOX_PATH,
       SBX_CGROUP_PROCS: plan.cgroupProcsFiles.join(" "),
       SBX_OOM_SCORE_ADJ: String(AGENT_OOM_SCORE_ADJ),

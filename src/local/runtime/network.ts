@@ -20,11 +20,11 @@
  *
  * @module
  */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
-import { SandboxIacError, invalidArgument } from "../../errors";
+import { invalidArgument } from "../../errors";
+import { execHost } from "./exec";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
 import type { Slot } from "./slots";
 import { createEgressEdge, type EgressEdge, type EgressEdgeOptions } from "../edge/edge";
@@ -42,20 +42,8 @@ import type { EgressRules } from "./types";
 
 const OPERATION = "runtime.network";
 
-function run(file: string, args: string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(file, args, (err, stdout, stderr) => {
-      if (!err) return resolve(String(stdout));
-      reject(
-        new SandboxIacError(
-          "internal",
-          `host command ${file} ${args.join(" ")} failed: ${String(stderr).trim() || err.message}${input ? `\ninput:\n${input}` : ""}`,
-          { operation: OPERATION, cause: err },
-        ),
-      );
-    });
-    if (input !== undefined) child.stdin?.end(input);
-  });
+async function run(file: string, args: string[], input?: string): Promise<string> {
+  return (await execHost(OPERATION, file, args, { input, showInput: true })).stdout;
 }
 
 /** A new table name for one runtime of this process: `<prefix><pid>_<random>`. */

@@ -4,9 +4,7 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs/promises";
-import * as net from "node:net";
 import { SandboxIacError } from "../../errors";
 import {
   AGENT_MOUNT_DIR,
@@ -27,6 +25,7 @@ import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
 import { waitForHealth } from "./health";
 import { writeBootId } from "./boot-id";
 import { startHolder, type Holder } from "./holder";
+import { hostSpawnerPid, spawnHost, type HostChild, type HostFd } from "./host-spawner";
 import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
 import type { MountedRoot, MountHelper } from "./mounts";
 import { connectSandbox, disconnectSandbox, setEgressRules, type HostNetwork } from "./network";
@@ -103,26 +102,6 @@ function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network"
 }
 
 /**
- * Listens on `socket`, to pass the listening descriptor to the agent. libuv
- * unlinks a pipe server's path when it closes, so the server listens on a
- * temporary name and `socket` is a hard link to the same socket: closing
- * the service's copy then leaves the agent's socket reachable.
- */
-async function listeningSocket(socket: string): Promise<net.Server> {
-  const tmp = `${socket}.tmp`;
-  await fs.rm(socket, { force: true });
-  await fs.rm(tmp, { force: true });
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ path: tmp, backlog: 511 }, () => resolve());
-  });
-  await fs.chmod(tmp, 0o600);
-  await fs.link(tmp, socket);
-  return server;
-}
-
-/**
  * Prepares the sandbox's disk, namespaces, network and cgroup, starts the
  * launch chain and resolves once the agent is healthy. On failure nothing
  * keeps running and the error carries the tail of the sandbox's output.
@@ -156,7 +135,6 @@ export async function launchSandbox(
   }
   let holder: Holder | undefined;
   let cgroup: SandboxCgroup | undefined;
-  let listener: net.Server | undefined;
   // Volume source → its bind's mount id in the holder's namespace (for detachVolume).
   const volumeMounts = new Map<string, number>();
   try {
@@ -170,7 +148,7 @@ export async function launchSandbox(
       .reverse()
       .map((l) => [l.root, l.usr] as const);
     let mounted: MountedRoot;
-    [, mounted, cgroup, listener] = await Promise.all([
+    [, mounted, cgroup] = await Promise.all([
       connectSandbox(ctx.hostNetwork, slot, holder.pid, rules, spec.sandboxID),
       // Every launch is a boot: a new boot id, staged in the tmpfs the mount makes
       // (a thaw does not come through here).
@@ -199,7 +177,6 @@ export async function launchSandbox(
         memoryBytes: spec.memoryMB * MIB,
         pidsMax: SANDBOX_PIDS_MAX,
       }),
-      listeningSocket(paths.socket),
     ]);
     (spec.binds ?? []).forEach((b, i) => {
       const id = mounted.volumeMountIds[i];
@@ -210,37 +187,41 @@ export async function launchSandbox(
     await diskReady.catch(() => undefined);
     holder?.kill();
     await holder?.exited;
-    listener?.close();
     await cgroup?.remove().catch(() => undefined);
     await disconnectSandbox(ctx.hostNetwork, slot);
     await releaseSlot(slot);
     throw err;
   }
-  const cmd = buildLaunchCommand({
-    sandboxID: spec.sandboxID,
-    cgroupProcsFiles: cgroup.procsFiles,
-    holderPid: holder.pid,
-    idBase: slot.idBase,
-    ...(fromImage ? { nodeArgv: ctx.agentLibs.nodeArgv } : {}),
-  });
-  const seccomp = await fs.open(ctx.seccompFile, "r");
-  const listenFd = (listener as unknown as { _handle: { fd: number } })._handle.fd;
-  const agentLog = openAgentLog(paths.log);
-  const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "pipe", "pipe"];
-  stdio[LAUNCH_FDS.agentListener] = listenFd;
-  stdio[LAUNCH_FDS.seccomp] = seccomp.fd;
-  const child = spawn(cmd.file, cmd.args, { env: cmd.env, stdio });
+  // The spawner makes the agent's listening socket (the agent alone holds it then; the service
+  // only connects to it) and opens the seccomp filter, as descriptors 3 and 4.
+  const fds: HostFd[] = [];
+  fds[LAUNCH_FDS.agentListener - 3] = { listen: paths.socket };
+  fds[LAUNCH_FDS.seccomp - 3] = { read: ctx.seccompFile };
+  let child: HostChild;
+  try {
+    const cmd = buildLaunchCommand({
+      sandboxID: spec.sandboxID,
+      cgroupProcsFiles: cgroup.procsFiles,
+      holderPid: holder.pid,
+      idBase: slot.idBase,
+      parentPid: hostSpawnerPid("runtime.start"),
+      ...(fromImage ? { nodeArgv: ctx.agentLibs.nodeArgv } : {}),
+    });
+    child = await spawnHost("runtime.start", cmd.file, cmd.args, { env: cmd.env, fds });
+  } catch (err) {
+    holder.kill();
+    await holder.exited;
+    await cgroup.remove().catch(() => undefined);
+    await disconnectSandbox(ctx.hostNetwork, slot);
+    await releaseSlot(slot);
+    throw err;
+  }
   // The agent's cold start is "agent" minus this (bench/floors.js reads both).
   phase("spawn");
-  // The agent holds the listening socket now; the service only connects to it.
-  await seccomp.close();
-  listener.close();
-  agentLog.attach(child.stdout!);
-  agentLog.attach(child.stderr!);
-  const processExited = new Promise<void>((resolve) => {
-    child.on("exit", () => resolve());
-    child.on("error", () => resolve()); // spawn failure: no exit event follows
-  });
+  const agentLog = openAgentLog(paths.log);
+  agentLog.attach(child.stdout);
+  agentLog.attach(child.stderr);
+  const processExited = child.exited.then(() => undefined);
   const sandbox = new LinuxSandbox(spec, paths, cgroup, slot, holder, processExited, {
     killInit: () => child.kill("SIGKILL"),
     detach: async (source) => {
@@ -264,7 +245,7 @@ export async function launchSandbox(
   // the cold start's own cost, which the machine's load does not stretch (bench/floors.js reads it).
   const launchCpuMs = (await cgroup.cpuUsageNs().catch(() => NaN)) / 1e6;
   ctx.log(
-    `sandbox ${spec.sandboxID}: pid ${child.pid ?? "?"}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}; launch CPU ms ${launchCpuMs.toFixed(1)}`,
+    `sandbox ${spec.sandboxID}: pid ${child.pid}, host uid ${slot.idBase}, ${slot.sandboxAddress}, ms since start: ${phases.join(", ")}; launch CPU ms ${launchCpuMs.toFixed(1)}`,
   );
   if (health !== true) {
     await sandbox.stop();

@@ -1,0 +1,356 @@
+/*
+ * The service's host spawner: a small, long-lived process that starts the
+ * runtime's host commands (ip, nft, nsenter, mkfs, cp, the namespace holders
+ * and each sandbox's launch chain), so that each costs a vfork of this small
+ * process instead of a fork of the service's Node heap. A fork blocks the
+ * service's main thread while the kernel copies its page tables and until
+ * the child has exec'd (and torn the copy down again); with the warm pool
+ * refilling, that was the larger part of the service's busy time.
+ *
+ * Started by the service (src/local/runtime/host-spawner.ts), which owns the
+ * protocol (described there); this side only parses it. It runs only what
+ * the service asks, with the argv and environment it is given: no shell, and
+ * the program is found on this process's own PATH (the service's).
+ *
+ * Death: it takes the parent-death signal (SIGKILL) from the service and
+ * exits unless the service is still its parent once that is set; each child
+ * takes the same signal from this process and is killed before its exec
+ * unless this process is still its parent. So a kill -9 of the service kills
+ * this process, which kills every command it started (and a sandbox's launch
+ * chain, whose own setpriv and bwrap carry the signal further).
+ *
+ * Each child gets pipes for stdout and stderr (and stdin, or /dev/null), and
+ * optionally descriptors 3, 4, ... made here: a unix socket listening on a
+ * path, or a file opened read-only. The service's ends of the pipes stay
+ * open here until it has opened them through /proc/<pid>/fd (`C`).
+ *
+ * Build: cc -O2 -static (scripts/build-host-spawner.js).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_FRAME (64u * 1024u * 1024u)
+#define MAX_CHILDREN 4096
+/* Descriptors 3 .. FIRST_FREE_FD-1 are kept busy here, so no descriptor made here clobbers them. */
+#define FIRST_FREE_FD 16
+#define MAX_EXTRA_FDS (FIRST_FREE_FD - 3)
+
+struct child {
+  /* The command's pid until it is reaped, then 0. */
+  pid_t pid;
+  /* The service's ends of stdout, stderr and stdin (-1: none), held until `C`. */
+  int held[3];
+  char id[24];
+};
+
+static struct child children[MAX_CHILDREN];
+static int devnull = -1;
+static pid_t self;
+
+static int in_use(const struct child *c) {
+  return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0;
+}
+
+/* Writes one event line to the service (stdout); exits when the service is gone. */
+static void emit_line(const char *line, int n) {
+  for (int off = 0; off < n;) {
+    ssize_t w = write(STDOUT_FILENO, line + off, (size_t)(n - off));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      _exit(0);
+    }
+    off += (int)w;
+  }
+}
+
+static void emit(const char *fmt, const char *id, long value) {
+  char line[96];
+  emit_line(line, snprintf(line, sizeof line, fmt, id, value));
+}
+
+static int read_full(int fd, void *buf, size_t len) {
+  for (size_t off = 0; off < len;) {
+    ssize_t r = read(fd, (char *)buf + off, len - off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    off += (size_t)r;
+  }
+  return 0;
+}
+
+static void close_held(struct child *c) {
+  for (int i = 0; i < 3; i++) {
+    if (c->held[i] >= 0) close(c->held[i]);
+    c->held[i] = -1;
+  }
+}
+
+/* The child not reaped yet whose id is `id` (`live`), or any slot still holding it. */
+static struct child *slot_of(const char *id, int live) {
+  for (int i = 0; i < MAX_CHILDREN; i++)
+    if ((live ? children[i].pid > 0 : in_use(&children[i])) && strcmp(children[i].id, id) == 0)
+      return &children[i];
+  return NULL;
+}
+
+/* A unix socket listening on `path` (replacing what is there), mode 0600; -1 with errno set. */
+static int listen_on(const char *path) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (strlen(path) >= sizeof addr.sun_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  strcpy(addr.sun_path, path);
+  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return -1;
+  if ((unlink(path) != 0 && errno != ENOENT) ||
+      bind(s, (struct sockaddr *)&addr, sizeof addr) != 0 || chmod(path, 0600) != 0 ||
+      listen(s, 511) != 0) {
+    int e = errno;
+    close(s);
+    errno = e;
+    return -1;
+  }
+  return s;
+}
+
+/* The descriptor an extra-fd field asks for: "L<path>" listens there, "R<path>" opens it read-only. */
+static int extra_fd(const char *spec) {
+  if (spec[0] == 'L') return listen_on(spec + 1);
+  if (spec[0] == 'R') return open(spec + 1, O_RDONLY | O_CLOEXEC);
+  errno = EINVAL;
+  return -1;
+}
+
+/* fields: "S", id, stdin ("1" or "0"), nfds, fd spec..., file, argc, argv..., env... */
+static void spawn_one(char **f, int nf) {
+  const char *id = nf > 1 ? f[1] : "?";
+  if (nf < 6 || strlen(id) >= sizeof children[0].id) {
+    emit("F %s %ld\n", strlen(id) < sizeof children[0].id ? id : "?", EINVAL);
+    return;
+  }
+  int want_stdin = f[2][0] == '1';
+  long nfds = strtol(f[3], NULL, 10);
+  if (nfds < 0 || nfds > MAX_EXTRA_FDS || 4 + nfds + 2 > nf) {
+    emit("F %s %ld\n", id, EINVAL);
+    return;
+  }
+  const char *file = f[4 + nfds];
+  long argc = strtol(f[5 + nfds], NULL, 10);
+  long argv0 = 6 + nfds;
+  if (argc < 1 || argv0 + argc > nf) {
+    emit("F %s %ld\n", id, EINVAL);
+    return;
+  }
+  int extra[MAX_EXTRA_FDS];
+  for (int i = 0; i < MAX_EXTRA_FDS; i++) extra[i] = -1;
+  char **argv = calloc((size_t)argc + 1, sizeof *argv);
+  char **envp = calloc((size_t)(nf - argv0 - argc) + 1, sizeof *envp);
+  struct child *slot = NULL;
+  for (int i = 0; i < MAX_CHILDREN && !slot; i++)
+    if (!in_use(&children[i])) slot = &children[i];
+  /* [0] read, [1] write: the child gets out[1], err[1] and in[0]. */
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
+  volatile int child_errno = 0;
+  if (!argv || !envp || !slot) {
+    emit("F %s %ld\n", id, EAGAIN);
+    goto done;
+  }
+  for (long i = 0; i < argc; i++) argv[i] = f[argv0 + i];
+  for (long i = 0; i < nf - argv0 - argc; i++) envp[i] = f[argv0 + argc + i];
+  for (long i = 0; i < nfds; i++) {
+    if ((extra[i] = extra_fd(f[4 + i])) < 0) {
+      emit("F %s %ld\n", id, errno);
+      goto done;
+    }
+  }
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+      (want_stdin && pipe2(in, O_CLOEXEC) != 0)) {
+    emit("F %s %ld\n", id, errno);
+    goto done;
+  }
+  int child_in = want_stdin ? in[0] : devnull;
+  pid_t pid = vfork();
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Dies with this process; if this process died already, the command must not run. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) {
+      child_errno = ESRCH;
+      _exit(127);
+    }
+    /*
+     * Every descriptor made here is at FIRST_FREE_FD or above (3 and up are held
+     * busy below it), so no dup2 clobbers a source not moved yet.
+     */
+    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) {
+      child_errno = errno;
+      _exit(127);
+    }
+    for (long i = 0; i < nfds; i++) {
+      if (dup2(extra[i], 3 + (int)i) < 0) {
+        child_errno = errno;
+        _exit(127);
+      }
+    }
+    /* The busy placeholders above the extra descriptors are close-on-exec already. */
+    execvpe(file, argv, envp);
+    child_errno = errno;
+    _exit(127);
+  }
+  if (pid < 0) {
+    emit("F %s %ld\n", id, errno);
+  } else if (child_errno != 0) {
+    /* The child failed before exec and is a zombie now: reaped here, not by the SIGCHLD loop. */
+    waitpid(pid, NULL, 0);
+    emit("F %s %ld\n", id, child_errno);
+  } else {
+    slot->pid = pid;
+    strcpy(slot->id, id);
+    slot->held[0] = out[0];
+    slot->held[1] = err[0];
+    slot->held[2] = in[1];
+    out[0] = err[0] = in[1] = -1;
+    char line[96];
+    emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", id, (long)pid,
+                             slot->held[0], slot->held[1], slot->held[2]));
+  }
+done:
+  for (int i = 0; i < 2; i++) {
+    if (out[i] >= 0) close(out[i]);
+    if (err[i] >= 0) close(err[i]);
+    if (in[i] >= 0) close(in[i]);
+  }
+  /* The listening socket now lives in the child only: its accept queue is the child's. */
+  for (int i = 0; i < MAX_EXTRA_FDS; i++)
+    if (extra[i] >= 0) close(extra[i]);
+  free(argv);
+  free(envp);
+}
+
+/* fields: "C", id: the service has its own ends of the command's pipes now. */
+static void close_one(char **f, int nf) {
+  if (nf != 2) return;
+  struct child *c = slot_of(f[1], 0);
+  if (c) close_held(c);
+}
+
+/* fields: "K", id, signal number. Only a child not reaped yet is signalled (no pid reuse). */
+static void kill_one(char **f, int nf) {
+  if (nf != 3) return;
+  struct child *c = slot_of(f[1], 1);
+  if (c) kill(c->pid, (int)strtol(f[2], NULL, 10));
+}
+
+static void reap(void) {
+  for (;;) {
+    int status;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+      if (children[i].pid == pid) {
+        children[i].pid = 0;
+        emit("X %s %ld\n", children[i].id, status);
+        break;
+      }
+    }
+  }
+}
+
+/* One request: a 4-byte little-endian length, then NUL-terminated fields. */
+static int handle_request(void) {
+  uint8_t len_le[4];
+  if (read_full(STDIN_FILENO, len_le, 4) != 0) return -1;
+  uint32_t len = (uint32_t)len_le[0] | (uint32_t)len_le[1] << 8 | (uint32_t)len_le[2] << 16 |
+                 (uint32_t)len_le[3] << 24;
+  if (len == 0 || len > MAX_FRAME) return -1;
+  char *buf = malloc(len);
+  if (!buf || read_full(STDIN_FILENO, buf, len) != 0 || buf[len - 1] != '\0') return -1;
+  int nf = 0;
+  for (uint32_t i = 0; i < len; i++) nf += buf[i] == '\0';
+  char **f = calloc((size_t)nf, sizeof *f);
+  if (!f) return -1;
+  for (int i = 0, start = 0; i < nf; i++) {
+    f[i] = buf + start;
+    start += (int)strlen(buf + start) + 1;
+  }
+  if (strcmp(f[0], "S") == 0) spawn_one(f, nf);
+  else if (strcmp(f[0], "K") == 0) kill_one(f, nf);
+  else if (strcmp(f[0], "C") == 0) close_one(f, nf);
+  free(f);
+  free(buf);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: host-spawner <service pid> (requests on stdin, events on stdout)\n");
+    return 2;
+  }
+  /* Set before the check: a service that dies after it is seen by the signal, before it by the check. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != (pid_t)atol(argv[1])) {
+    fprintf(stderr, "host-spawner: the service %s is not this process's parent any more\n", argv[1]);
+    return 1;
+  }
+  self = getpid();
+  for (int i = 0; i < MAX_CHILDREN; i++)
+    children[i].held[0] = children[i].held[1] = children[i].held[2] = -1;
+  /* Hold 3 .. FIRST_FREE_FD-1 (close-on-exec) so every descriptor made later is above them. */
+  for (int fd = 3; fd < FIRST_FREE_FD; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0) {
+      fcntl(fd, F_SETFD, FD_CLOEXEC);
+      continue;
+    }
+    int n = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (n >= 0 && n != fd) {
+      dup3(n, fd, O_CLOEXEC);
+      close(n);
+    }
+  }
+  devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (devnull < FIRST_FREE_FD || sfd < FIRST_FREE_FD) {
+    perror("host-spawner");
+    return 1;
+  }
+  struct pollfd pfd[2] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}};
+  for (;;) {
+    if (poll(pfd, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    if (pfd[1].revents) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+      }
+      reap();
+    }
+    /*
+     * EOF or a bad frame: the service is gone or broken. Exiting kills every
+     * command started here (their parent-death signal), as the service's own
+     * death would.
+     */
+    if (pfd[0].revents && handle_request() != 0) return 0;
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * Host commands started through the host spawner (`dist/native/host-spawner`,
+ * from host-spawner.c): a small process the service starts once and keeps,
+ * which vforks each command. Forking the service itself blocks its main
+ * thread while the kernel copies the page tables of its heap and until the
+ * child has exec'd: with the warm pool refilling, that was most of the
+ * service's busy time (each sandbox start runs half a dozen host commands).
+ *
+ * A command's stdout and stderr (and stdin when asked) are pipes the spawner
+ * makes; the service opens its ends through `/proc/<spawner>/fd/<n>`, which
+ * opens a pipe as a FIFO: the same pipe, with an open file of its own.
+ *
+ * Death: the spawner dies with the service (its parent-death signal, and a
+ * check that the service is still its parent), and every command it started
+ * dies with it (the same signal, set before its exec), so a kill -9 of the
+ * service still takes every holder and launch chain with it. A spawner that
+ * dies on its own takes its commands with it too: they are reported as
+ * killed (`SIGKILL`), and the next command starts a new spawner.
+ *
+ * Protocol (service ↔ spawner, both host root):
+ * - requests on the spawner's stdin: a 4-byte little-endian length, then
+ *   NUL-terminated fields: `S id stdin nfds fd… file argc argv… env…` starts
+ *   a command (`stdin` "1" for a pipe, "0" for /dev/null; each `fd` is
+ *   `L<path>`, a unix socket listening on path, or `R<path>`, a file opened
+ *   read-only, given as descriptors 3, 4, …), `K id signal` signals one the
+ *   spawner has not reaped, `C id` closes the spawner's copies of the
+ *   service's ends of its pipes;
+ * - events on its stdout, one line each: `S id pid out err in` started, with
+ *   the spawner's fd numbers of the service's ends of stdout, stderr and
+ *   stdin (-1 without stdin); `F id errno` not started; `X id waitstatus`
+ *   exited and reaped. `S` comes before `X`, and the spawner holds the pipe
+ *   ends until `C`, so the service opens them even after a quick exit.
+ *
+ * @module
+ */
+import { spawn as spawnChild, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import { constants } from "node:os";
+import * as path from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { SandboxIacError } from "../../errors";
+import { agentBundleDirOnHost } from "../agent-launch";
+
+/** The spawner's place beside `dist/agent` (scripts/build-host-spawner.js builds it). */
+const SPAWNER_PATH = path.join(path.dirname(agentBundleDirOnHost()), "native", "host-spawner");
+
+/** How a command ended: its exit code, or the signal that killed it. */
+interface HostExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A descriptor made for the command (3, 4, … in order). */
+export type HostFd = { listen: string } | { read: string };
+
+/** How to start a host command. */
+export interface HostSpawnOptions {
+  /** @default process.env */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** A pipe on stdin (else /dev/null). @default false */
+  stdin?: boolean | undefined;
+  /** Descriptors 3, 4, … of the command. @default none */
+  fds?: readonly HostFd[] | undefined;
+}
+
+/** A command started through the spawner. */
+export interface HostChild {
+  pid: number;
+  stdout: Readable;
+  stderr: Readable;
+  /** Undefined without `stdin`, or when the command had closed its stdin already. */
+  stdin: Writable | undefined;
+  /** Resolves once the command exited and was reaped (or died with the spawner). */
+  exited: Promise<HostExit>;
+  /** Signals the command unless it was reaped already. @default SIGKILL */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+interface Entry {
+  start: (r: { pid: number; fds: number[] } | { error: string }) => void;
+  exit?: ((e: HostExit) => void) | undefined;
+}
+
+const errnoNames = new Map(
+  Object.entries(constants.errno as Record<string, number>).map(([name, n]) => [n, name]),
+);
+const signalNames = new Map(
+  Object.entries(constants.signals as Record<string, number>).map(([name, n]) => [n, name]),
+);
+
+/** Opens the service's own file of the spawner's fd `fd` (a pipe end) as a stream. */
+function openPipeEnd(spawnerPid: number, fd: number, side: "read" | "write"): net.Socket {
+  const flags =
+    (side === "read" ? fs.constants.O_RDONLY : fs.constants.O_WRONLY) | fs.constants.O_NONBLOCK;
+  const own = fs.openSync(`/proc/${spawnerPid}/fd/${fd}`, flags);
+  try {
+    return new net.Socket({ fd: own, readable: side === "read", writable: side === "write" });
+  } catch (err) {
+    fs.closeSync(own);
+    throw err;
+  }
+}
+
+class HostSpawner {
+  private readonly entries = new Map<string, Entry>();
+  private nextId = 1;
+  private buffered = "";
+  private stderr = "";
+  private gone = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout!.setEncoding("latin1");
+    child.stdout!.on("data", (text: string) => this.onEvents(text));
+    child.stderr!.on("data", (d: Buffer) => (this.stderr = (this.stderr + String(d)).slice(-2000)));
+    // New commands go to a new spawner at once; those of this one are settled once its last
+    // events are read (an exit reported just before it died is still an exit).
+    child.once("exit", () => (this.gone = true));
+    child.stdout!.once("close", () => this.shutdown());
+    child.once("error", () => this.shutdown());
+    child.stdin!.on("error", () => (this.gone = true));
+    child.unref();
+    // Only a running command keeps the service's event loop alive (stdout, see refWhileBusy).
+    for (const s of [child.stdin, child.stderr] as unknown as { unref(): void }[]) s.unref();
+    this.refWhileBusy();
+  }
+
+  /** Starts a spawner; undefined when the binary is absent. */
+  static start(): HostSpawner | undefined {
+    if (!fs.existsSync(SPAWNER_PATH)) return undefined;
+    return new HostSpawner(
+      spawnChild(SPAWNER_PATH, [String(process.pid)], { stdio: ["pipe", "pipe", "pipe"] }),
+    );
+  }
+
+  get alive(): boolean {
+    return !this.gone;
+  }
+
+  /** The spawner's pid: the parent of every command it starts. */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Starts `file`; resolves with the started command, or the errno name it failed to start with. */
+  spawn(
+    file: string,
+    args: readonly string[],
+    opts: HostSpawnOptions,
+  ): Promise<HostChild | string> {
+    const id = String(this.nextId++);
+    const env = Object.entries(opts.env ?? process.env)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${v}`);
+    const fds = (opts.fds ?? []).map((f) => ("listen" in f ? `L${f.listen}` : `R${f.read}`));
+    const fields = [
+      "S",
+      id,
+      opts.stdin ? "1" : "0",
+      String(fds.length),
+      ...fds,
+      file,
+      String(args.length + 1),
+      file,
+      ...args,
+      ...env,
+    ];
+    let resolveExit!: (e: HostExit) => void;
+    const exited = new Promise<HostExit>((r) => (resolveExit = r));
+    if (this.gone) return Promise.resolve(this.why());
+    return new Promise((resolve) => {
+      const entry: Entry = {
+        start: (r) => {
+          if ("error" in r) return resolve(r.error);
+          const streams = this.openStreams(id, r.fds);
+          if ("error" in streams) return resolve(streams.error);
+          entry.exit = resolveExit;
+          resolve({
+            pid: r.pid,
+            ...streams,
+            exited,
+            kill: (signal = "SIGKILL") => this.send(["K", id, String(constants.signals[signal])]),
+          });
+        },
+      };
+      this.entries.set(id, entry);
+      this.refWhileBusy();
+      this.send(fields);
+    });
+  }
+
+  private send(fields: string[]): void {
+    if (this.gone) return;
+    const body = Buffer.from(`${fields.join("\0")}\0`, "utf8");
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(body.length);
+    this.child.stdin!.write(Buffer.concat([head, body]));
+  }
+
+  /** Keeps the service's event loop alive while a command runs (as a child_process child would). */
+  private refWhileBusy(): void {
+    const out = this.child.stdout as unknown as { ref(): void; unref(): void };
+    if (this.entries.size > 0) out.ref();
+    else out.unref();
+  }
+
+  /** The service's ends of a started command's pipes, from the spawner's fd numbers. */
+  private openStreams(
+    id: string,
+    fds: number[],
+  ): Pick<HostChild, "stdout" | "stderr" | "stdin"> | { error: string } {
+    const opened: net.Socket[] = [];
+    try {
+      const stdout = openPipeEnd(this.pid, fds[0], "read");
+      opened.push(stdout);
+      const stderr = openPipeEnd(this.pid, fds[1], "read");
+      opened.push(stderr);
+      let stdin: net.Socket | undefined;
+      if (fds[2] >= 0) {
+        try {
+          stdin = openPipeEnd(this.pid, fds[2], "write");
+          // A command that exits without reading all of its input is not an error here.
+          stdin.on("error", () => undefined);
+        } catch (err) {
+          // ENXIO: no reader left, the command closed its stdin (or exited) already.
+          if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+        }
+      }
+      return { stdout, stderr, stdin };
+    } catch (err) {
+      for (const s of opened) s.destroy();
+      // Output nobody could read: the command must not run on unwatched.
+      this.send(["K", id, String(constants.signals.SIGKILL)]);
+      return { error: (err as NodeJS.ErrnoException).code ?? String(err) };
+    } finally {
+      this.send(["C", id]);
+    }
+  }
+
+  private onEvents(text: string): void {
+    this.buffered += text;
+    let nl: number;
+    while ((nl = this.buffered.indexOf("\n")) >= 0) {
+      const [kind, id, value, ...fds] = this.buffered.slice(0, nl).split(" ");
+      this.buffered = this.buffered.slice(nl + 1);
+      const entry = this.entries.get(id ?? "");
+      if (!entry) continue;
+      const n = Number(value);
+      if (kind === "S") {
+        entry.start({ pid: n, fds: fds.map(Number) });
+        // Not started after all (its streams could not be opened): its exit is of no interest.
+        if (!entry.exit) this.entries.delete(id);
+      } else if (kind === "F") {
+        this.entries.delete(id);
+        entry.start({ error: errnoNames.get(n) ?? `errno ${n}` });
+      } else if (kind === "X") {
+        this.entries.delete(id);
+        // A wait status: low 7 bits the signal, else the exit code in the next byte.
+        const signal = n & 0x7f;
+        entry.exit?.({
+          code: signal ? null : (n >> 8) & 0xff,
+          signal: signal ? ((signalNames.get(signal) ?? "SIGKILL") as NodeJS.Signals) : null,
+        });
+      }
+    }
+    this.refWhileBusy();
+  }
+
+  private why(): string {
+    return `the host spawner exited${this.stderr.trim() ? ` (${this.stderr.trim()})` : ""}`;
+  }
+
+  /** The spawner is gone: its commands died with it (their parent-death signal). */
+  private shutdown(): void {
+    this.gone = true;
+    const why = this.why();
+    for (const [id, entry] of this.entries) {
+      this.entries.delete(id);
+      if (entry.exit) entry.exit({ code: null, signal: "SIGKILL" });
+      else entry.start({ error: why });
+    }
+    this.refWhileBusy();
+  }
+}
+
+let shared: HostSpawner | undefined;
+
+/** The service's spawner, started on first use and again if it went away. */
+function hostSpawner(operation: string): HostSpawner {
+  if (!shared?.alive) {
+    shared = HostSpawner.start();
+    if (!shared) {
+      throw new SandboxIacError(
+        "internal",
+        `the service has no host spawner at ${SPAWNER_PATH}: build the package again (npm run build) with a C compiler and the static libc (e.g. Debian's build-essential)`,
+        { operation },
+      );
+    }
+  }
+  return shared;
+}
+
+/** The command line as error messages show it. */
+export function commandLine(file: string, args: readonly string[]): string {
+  return [file, ...args].join(" ");
+}
+
+/**
+ * Starts `file` with `args` (no shell; `file` is found on the service's
+ * PATH) through the host spawner; rejects with an `internal`
+ * {@link SandboxIacError} naming the command when it cannot start.
+ */
+export async function spawnHost(
+  operation: string,
+  file: string,
+  args: readonly string[],
+  opts: HostSpawnOptions = {},
+): Promise<HostChild> {
+  const spawner = hostSpawner(operation);
+  const started = await spawner.spawn(file, args, opts);
+  if (typeof started === "string") {
+    throw new SandboxIacError(
+      "internal",
+      `host command ${commandLine(file, args)} failed: it could not start (${started})`,
+      { operation },
+    );
+  }
+  return started;
+}
+
+/**
+ * The pid of the process that is the parent of every command started by
+ * {@link spawnHost} (the spawner, started now if needed): a launch chain
+ * checks it is still its parent.
+ */
+export function hostSpawnerPid(operation: string): number {
+  return hostSpawner(operation).pid;
+}
