@@ -11,6 +11,7 @@ const { createSandboxClient } = require("../dist/client/sandbox");
 const { Sandbox } = require("e2b");
 const { liveRows } = require("./scale");
 const { measureFloors, floorsCpu, floorsLine, coldStarts } = require("./floors");
+const { cpuSeconds } = require("./procs");
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 50);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 512);
@@ -38,6 +39,10 @@ async function main() {
     const createCalls = [];
     const firstRuns = [];
     const runs = [];
+    // The service's own CPU over the loop (creates, first commands, kills and the pool's
+    // refills): unlike wall times, the machine's load does not stretch it.
+    const serviceCpu0 = cpuSeconds(service.pid);
+    const load0 = os.loadavg()[0];
     for (let i = 0; i < CREATES; i++) {
       let sbx;
       creates.push(
@@ -50,6 +55,8 @@ async function main() {
         for (let j = 0; j < 10; j++) runs.push(await timeIt(() => sbx.commands.run("true")));
       await sbx.kill();
     }
+    const serviceCpuPerCreate = ((cpuSeconds(service.pid) - serviceCpu0) * 1000) / CREATES;
+    const loadDuring = `load ${load0.toFixed(1)} -> ${os.loadavg()[0].toFixed(1)}`;
     const after = await measureFloors(Math.ceil(CREATES / 2));
     const floors = {
       bwrap: [...before.bwrap, ...after.bwrap],
@@ -101,6 +108,12 @@ async function main() {
       ms(percentile(creates, 95)),
       ms(percentile(cold, 50)) + " (cold p50)",
       `target <= the cold start's p50 (${CREATES} creates in a row)`,
+    );
+    row(
+      "  service CPU per create (own, whole loop)",
+      ms(serviceCpuPerCreate),
+      ms(floorCpu.bwrap + floorCpu.node) + " (bwrap+node)",
+      `create, first command, kill and the pool's refill; ${loadDuring}`,
     );
     row(
       'commands.run("true") p50',

@@ -177,6 +177,41 @@ function socketFetch(socketPath: string): typeof fetch {
 }
 
 /**
+ * Configures the agent of `sandbox` (`POST /init`), as {@link AgentClient.init}
+ * does, without building a sandbox client: a create that only initialises a
+ * warm-pool member (most creates) then pays for `/init` alone.
+ */
+export async function initAgent(
+  sandbox: Pick<RuntimeSandbox, "sandboxID" | "agentSocket">,
+  init: AgentInit,
+  options: AgentClientOptions = {},
+): Promise<void> {
+  const { sandboxID, agentSocket } = sandbox;
+  const { accessToken } = options;
+  const body: Record<string, unknown> = {
+    envVars: init.envVars,
+    timestamp: new Date().toISOString(),
+  };
+  if (accessToken) body.accessToken = accessToken;
+  if (init.defaultUser) body.defaultUser = init.defaultUser;
+  if (init.defaultWorkdir) body.defaultWorkdir = init.defaultWorkdir;
+  await withDeadline(
+    options.callTimeoutMs ?? AGENT_CALL_TIMEOUT_MS,
+    { operation: "agent.init", sandboxID, call: `POST ${ENVD_ROUTES.init}` },
+    async (signal) => {
+      await postToAgent({
+        socketPath: agentSocket,
+        route: ENVD_ROUTES.init,
+        headers: { ...baseHeaders({ sandboxID, accessToken }), "Content-Type": CONTENT_TYPES.json },
+        body: JSON.stringify(body),
+        signal,
+        scope: { operation: "agent.init", sandboxID },
+      });
+    },
+  );
+}
+
+/**
  * The project's sandbox client reaching the agent of `sandbox` over its Unix
  * socket. Nothing is sent until a method is called.
  */
@@ -199,29 +234,7 @@ export function agentClient(
   return {
     ...client,
 
-    async init(init) {
-      const body: Record<string, unknown> = {
-        envVars: init.envVars,
-        timestamp: new Date().toISOString(),
-      };
-      if (accessToken) body.accessToken = accessToken;
-      if (init.defaultUser) body.defaultUser = init.defaultUser;
-      if (init.defaultWorkdir) body.defaultWorkdir = init.defaultWorkdir;
-      await withDeadline(
-        deadlineMs,
-        { operation: "agent.init", sandboxID, call: `POST ${ENVD_ROUTES.init}` },
-        async (signal) => {
-          await postToAgent({
-            socketPath: agentSocket,
-            route: ENVD_ROUTES.init,
-            headers: { ...headers, "Content-Type": CONTENT_TYPES.json },
-            body: JSON.stringify(body),
-            signal,
-            scope: { operation: "agent.init", sandboxID },
-          });
-        },
-      );
-    },
+    init: (init) => initAgent(sandbox, init, options),
 
     async extract(destDir, tar, user) {
       // No deadline on the whole (an archive may be large), one on each wait for the agent.

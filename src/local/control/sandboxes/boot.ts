@@ -8,7 +8,7 @@
 import { SandboxIacError } from "../../../errors";
 import { existsSync } from "node:fs";
 import type { RuntimeSandbox, SandboxBind, SandboxRuntime } from "../../runtime/types";
-import { agentClient, type AgentClient } from "../agent-client";
+import { agentClient, initAgent, type AgentClient } from "../agent-client";
 import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
 import { EDGE_TRUST_ENV } from "../../../wire/sandbox-paths";
@@ -67,13 +67,21 @@ export async function bootSandbox(
     ) {
       await processes.setNetwork(n);
     }
-    const agent = agentClient(processes, { accessToken: opts.token });
-    await agent.init({
-      // The sandbox's own variables win over the egress CA's (EDGE_TRUST_ENV).
-      envVars: { ...EDGE_TRUST_ENV, ...record.initEnv },
-      defaultUser: record.defaultUser,
-      defaultWorkdir: record.defaultWorkdir,
-    });
+    const access = { accessToken: opts.token };
+    await initAgent(
+      processes,
+      {
+        // The sandbox's own variables win over the egress CA's (EDGE_TRUST_ENV).
+        envVars: { ...EDGE_TRUST_ENV, ...record.initEnv },
+        defaultUser: record.defaultUser,
+        defaultWorkdir: record.defaultWorkdir,
+      },
+      access,
+    );
+    // A client only when there is a command to run: most creates (a warm-pool claim of a
+    // template without start or ready command) end with /init.
+    if (!record.startCmd && !opts.readyCmd) return processes;
+    const agent = agentClient(processes, access);
     if (record.startCmd) {
       // Left running in the background: the agent keeps a process whose client went away.
       await agent.startDetached(record.startCmd, { tag: START_CMD_TAG });
