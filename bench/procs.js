@@ -50,25 +50,39 @@ function agentPids(ids) {
   return out;
 }
 
-/** The `cpu.stat` file of the cgroup `pid` is in, or undefined. */
+/**
+ * The CPU accounting of the cgroup `pid` is in: cgroup v2's `cpu.stat`
+ * (usage_usec), else cgroup v1's `cpuacct.usage` (ns); undefined when neither
+ * is readable.
+ */
 function cgroupCpuStat(pid) {
   try {
-    const line = fs
-      .readFileSync(`/proc/${pid}/cgroup`, "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("0::"));
+    const lines = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n");
+    const v1 = lines.find((l) => /^\d+:([^:]*,)?cpuacct(,[^:]*)?:/.test(l));
+    if (v1) {
+      const dir = v1.split(":")[1];
+      const file = `/sys/fs/cgroup/${dir}${v1.slice(v1.indexOf(":", v1.indexOf(":") + 1) + 1)}/cpuacct.usage`;
+      fs.accessSync(file, fs.constants.R_OK);
+      return { file, seconds: (text) => Number(text.trim()) / 1e9 };
+    }
+    const line = lines.find((l) => l.startsWith("0::"));
     const file = `/sys/fs/cgroup${line.slice(3)}/cpu.stat`;
     fs.accessSync(file, fs.constants.R_OK);
-    return file;
+    return {
+      file,
+      seconds: (text) => {
+        const m = /usage_usec (\d+)/.exec(text);
+        return m ? Number(m[1]) / 1e6 : NaN;
+      },
+    };
   } catch {
     return undefined;
   }
 }
 
-function cgroupSeconds(file) {
-  if (!file) return NaN;
-  const m = /usage_usec (\d+)/.exec(fs.readFileSync(file, "utf8"));
-  return m ? Number(m[1]) / 1e6 : NaN;
+function cgroupSeconds(cgroup) {
+  if (!cgroup) return NaN;
+  return cgroup.seconds(fs.readFileSync(cgroup.file, "utf8"));
 }
 
 /**

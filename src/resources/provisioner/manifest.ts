@@ -7,12 +7,12 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { promises as fs, statSync, type BigIntStats } from "node:fs";
 import * as path from "node:path";
 import * as posix from "node:path/posix";
 import { SandboxIacError } from "../../errors";
 import { mapLimit } from "../core/limit";
+import { hashFile, hashSmallFileSync, SYNC_HASH_MAX_BYTES, type FileHash } from "./file-hash";
 import { HashCache } from "./hash-cache";
 import type { FileSpec } from "./provisioner.args";
 
@@ -48,43 +48,10 @@ export interface Manifest {
 /** What is stored in outputs per remote path: enough to tell a change. */
 export type ManifestDigest = Record<string, { sha256: string; mode: number; size: number }>;
 
-/** Files hashed at once: the Provisioner's default upload concurrency. */
+/** Large files hashed at once: the Provisioner's default upload concurrency. */
 const HASH_CONCURRENCY = 8;
-/**
- * Files up to this size are read with one `read` into a buffer of their size;
- * larger ones are streamed in chunks of this size. A stream per small file
- * would allocate a whole chunk per file, which dominates hashing a tree of
- * small files.
- */
-const READ_CHUNK_BYTES = 1 << 20;
-
-/**
- * Opens `file` once and returns its content hash with the size and mode of
- * the very file hashed (fstat of the open descriptor: no separate stat, and
- * no race between the stat and the read).
- */
-async function hashAndStat(
-  file: string,
-): Promise<{ sha256: string; size: number; mode: number; isFile: boolean; stat: BigIntStats }> {
-  const handle = await fs.open(file, "r");
-  try {
-    const stat = await handle.stat({ bigint: true });
-    const mode = Number(stat.mode) & 0o7777;
-    if (!stat.isFile()) return { sha256: "", size: Number(stat.size), mode, isFile: false, stat };
-    const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(Math.min(Math.max(Number(stat.size), 1), READ_CHUNK_BYTES));
-    let size = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      size += bytesRead;
-    }
-    return { sha256: hash.digest("hex"), size, mode, isFile: true, stat };
-  } finally {
-    await handle.close();
-  }
-}
+/** Small files hashed between two turns of the event loop. */
+const HASH_SLICE_FILES = 64;
 
 interface Pending {
   localPath: string;
@@ -161,28 +128,82 @@ export interface ManifestOptions {
 }
 
 /**
- * The hash, size and mode of `file` from the cache when its stat key matches
- * (no read), else by reading it and recording the result.
+ * The stat of `file` and, when the cache vouches for it, its hash, size and
+ * mode (no read); a stat that fails is left for the hashing to report.
  */
-async function cachedHashAndStat(
+function fromCache(
   file: string,
   cache: HashCache,
-): Promise<{ sha256: string; size: number; mode: number; isFile: boolean }> {
-  let st: BigIntStats | undefined;
+): { known?: Hashed; stat?: BigIntStats | undefined } {
+  let stat: BigIntStats | undefined;
   try {
     // Synchronous: a stat is a few microseconds, far less than a trip through the thread pool.
-    st = statSync(file, { bigint: true });
+    stat = statSync(file, { bigint: true });
   } catch {
-    // Reported by the hashing pass below with the file's name.
+    return {};
   }
-  if (st?.isFile()) {
-    const sha256 = cache.lookup(file, st);
-    if (sha256 !== undefined)
-      return { sha256, size: Number(st.size), mode: Number(st.mode) & 0o7777, isFile: true };
+  if (!stat.isFile()) return { stat };
+  const sha256 = cache.lookup(file, stat);
+  if (sha256 === undefined) return { stat };
+  return {
+    known: { sha256, size: Number(stat.size), mode: Number(stat.mode) & 0o7777, isFile: true },
+    stat,
+  };
+}
+
+/** What the manifest keeps of a file's hashing. */
+type Hashed = Omit<FileHash, "stat">;
+
+function unreadable(p: Pending, cause: unknown): SandboxIacError {
+  return new SandboxIacError(
+    "invalid_argument",
+    `cannot read ${JSON.stringify(p.localPath)} (for ${p.remotePath}): ${SandboxIacError.from(cause, { operation: "provisioner.files" }).reason}: make it readable or leave it out of files`,
+    { operation: "provisioner.files", field: "files.source", resourceId: p.localPath, cause },
+  );
+}
+
+/**
+ * Hashes, sizes and modes of `files`: from the cache where it vouches for a
+ * file, else by reading it (small files synchronously, a slice at a time;
+ * large ones streamed, a few at once) and recording the result.
+ */
+async function hashAll(files: readonly Pending[], cache: HashCache): Promise<Hashed[]> {
+  const hashed = new Array<Hashed>(files.length);
+  const large: number[] = [];
+  let read = 0;
+  for (let i = 0; i < files.length; i++) {
+    const p = files[i];
+    const { known, stat } = fromCache(p.localPath, cache);
+    if (known) {
+      hashed[i] = known;
+      continue;
+    }
+    if (stat === undefined || stat.size > SYNC_HASH_MAX_BYTES) {
+      large.push(i);
+      continue;
+    }
+    let h: FileHash;
+    try {
+      h = hashSmallFileSync(p.localPath);
+    } catch (cause) {
+      throw unreadable(p, cause);
+    }
+    if (h.isFile) cache.record(p.localPath, h.stat, h.sha256);
+    hashed[i] = h;
+    if (++read % HASH_SLICE_FILES === 0) await new Promise<void>((r) => setImmediate(r));
   }
-  const h = await hashAndStat(file);
-  if (h.isFile) cache.record(file, h.stat, h.sha256);
-  return h;
+  await mapLimit(large, HASH_CONCURRENCY, async (i) => {
+    const p = files[i];
+    let h: FileHash;
+    try {
+      h = await hashFile(p.localPath);
+    } catch (cause) {
+      throw unreadable(p, cause);
+    }
+    if (h.isFile) cache.record(p.localPath, h.stat, h.sha256);
+    hashed[i] = h;
+  });
+  return hashed;
 }
 
 /**
@@ -203,17 +224,7 @@ export async function buildManifest(
   for (const p of pending) byRemote.set(p.remotePath, p);
   const unique = [...byRemote.values()];
   const cache = options.cache ?? HashCache.none();
-  const hashed = await mapLimit(unique, HASH_CONCURRENCY, async (p) => {
-    try {
-      return await cachedHashAndStat(p.localPath, cache);
-    } catch (cause) {
-      throw new SandboxIacError(
-        "invalid_argument",
-        `cannot read ${JSON.stringify(p.localPath)} (for ${p.remotePath}): ${SandboxIacError.from(cause, { operation: "provisioner.files" }).reason}: make it readable or leave it out of files`,
-        { operation: "provisioner.files", field: "files.source", resourceId: p.localPath, cause },
-      );
-    }
-  });
+  const hashed = await hashAll(unique, cache);
   const files: ManifestEntry[] = [];
   unique.forEach((p, i) => {
     const h = hashed[i];
