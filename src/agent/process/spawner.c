@@ -1,13 +1,19 @@
 /*
  * The agent's spawner: a small, long-lived process inside the sandbox that
- * starts commands for the agent, so that a command costs a vfork of this
+ * starts commands for the agent, so that a command costs a fork of this
  * ~1 MiB process instead of a fork of the agent's ~60 MiB Node heap (the
  * page tables copied, then write-protect faults in the agent and an exit_mmap
  * in the child: most of a `commands.run("true")`).
  *
+ * A fork, not a vfork: a vfork child shares this process's memory, and its
+ * setuid before the exec makes that memory not dumpable until the exec, so
+ * the agent opening the pipe ends of a command started just before (through
+ * /proc/<pid>/fd, which needs this process dumpable) failed with EACCES
+ * whenever two commands of a non-root user started at once. The child
+ * reports a failure before its exec through a close-on-exec pipe.
+ *
  * Started once by the agent (src/agent/process/spawner.ts), which owns the
- * protocol (described there); this side only parses it. It is single
- * threaded, so vfork with set*id in the child is safe. The child gets what
+ * protocol (described there); this side only parses it. The child gets what
  * envd's children get (Go's os/exec): stdio on pipes, so that a command can
  * open /dev/stdout, /dev/stderr or /dev/stdin again (a socket there fails
  * with ENXIO); /dev/null for an absent stdin; supplementary groups dropped,
@@ -27,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,6 +97,14 @@ static struct child *slot_of(const char *id, int live) {
   return NULL;
 }
 
+/* In a child before its exec: reports errno to the spawner through `fd` and exits. */
+static void fail_child(int fd) {
+  int e = errno;
+  ssize_t w = write(fd, &e, sizeof e);
+  (void)w;
+  _exit(127);
+}
+
 /* fields: "S", id, uid, gid, stdin ("1" or "0"), cwd, file, argc, argv..., env... */
 static void spawn_one(char **f, int nf) {
   const char *id = nf > 1 ? f[1] : "?";
@@ -115,8 +128,7 @@ static void spawn_one(char **f, int nf) {
   for (int i = 0; i < MAX_CHILDREN && !slot; i++)
     if (!in_use(&children[i])) slot = &children[i];
   /* [0] read, [1] write: the child gets out[1], err[1] and in[0]. */
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
-  volatile int child_errno = 0;
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, report[2] = {-1, -1};
   if (!argv || !envp || !slot) {
     emit("F %s %ld\n", id, EAGAIN);
     goto done;
@@ -134,35 +146,37 @@ static void spawn_one(char **f, int nf) {
     goto done;
   }
   int child_in = want_stdin ? in[0] : devnull;
-  pid_t pid = vfork();
+  /* The child's errno when it fails before its exec; closed by the exec (EOF: started). */
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    emit("F %s %ld\n", id, errno);
+    goto done;
+  }
+  pid_t pid = fork();
   if (pid == 0) {
     sigset_t none;
     sigemptyset(&none);
     for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* Every pipe end is above 2 (0-2 are this process's own), so no dup2 clobbers another. */
-    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0 || chdir(cwd) != 0) {
-      child_errno = errno;
-      _exit(127);
-    }
+    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0 || chdir(cwd) != 0)
+      fail_child(report[1]);
     setgroups(0, NULL);
-    if (setgid(gid) != 0 || setuid(uid) != 0) {
-      child_errno = errno;
-      _exit(127);
-    }
+    if (setgid(gid) != 0 || setuid(uid) != 0) fail_child(report[1]);
     execve(file, argv, envp);
-    child_errno = errno;
-    _exit(127);
+    fail_child(report[1]);
   }
-  /*
-   * The agent opens its pipe ends through /proc/<pid>/fd, which needs this
-   * process dumpable; the child's setuid before its exec made the memory it
-   * shared with this process not dumpable. Only the sandbox's root (the
-   * agent's uid) gains that access, and it could replace both anyway.
-   */
-  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  int fork_errno = errno;
+  close(report[1]);
+  report[1] = -1;
+  int child_errno = 0;
+  if (pid > 0) {
+    ssize_t r;
+    do r = read(report[0], &child_errno, sizeof child_errno);
+    while (r < 0 && errno == EINTR);
+    if (r != (ssize_t)sizeof child_errno) child_errno = 0;
+  }
   if (pid < 0) {
-    emit("F %s %ld\n", id, errno);
+    emit("F %s %ld\n", id, fork_errno);
   } else if (child_errno != 0) {
     /* The child failed before exec and is a zombie now: reaped here, not by the SIGCHLD loop. */
     waitpid(pid, NULL, 0);
@@ -183,6 +197,7 @@ done:
     if (out[i] >= 0) close(out[i]);
     if (err[i] >= 0) close(err[i]);
     if (in[i] >= 0) close(in[i]);
+    if (report[i] >= 0) close(report[i]);
   }
   free(argv);
   free(envp);
