@@ -35,6 +35,29 @@ async function neighbourWorks(): Promise<void> {
   expect((await runInSandbox(b.agentSocket, "echo fine")).stdout).toBe("fine\n");
 }
 
+/**
+ * Waits until a hog in the background says it holds what it took (its
+ * marker file, seen by `probe`); a hog that ended before that fails the wait
+ * at once with what it printed, instead of after the deadline with nothing.
+ */
+async function untilHeld(
+  hogging: Promise<{ exitCode: number; stdout: string; stderr: string }>,
+  probe: () => Promise<{ stdout: string }>,
+): Promise<void> {
+  let ended: string | undefined;
+  hogging.then(
+    (r) => (ended = `exited ${r.exitCode}: ${r.stdout}${r.stderr}`),
+    (err: unknown) => (ended = `failed: ${String(err)}`),
+  );
+  await eventually(
+    async () => {
+      if (ended !== undefined) throw new Error(`the hog ended before holding: ${ended}`);
+      return (await probe()).stdout === "held\n";
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
 describe.each(USERS)("as %s inside", (user) => {
   const run = (sbx: RuntimeSandbox, cmd: string) => runInSandbox(sbx.agentSocket, cmd, { user });
 
@@ -187,12 +210,7 @@ deadline = time.time() + 60
 while not os.path.exists("${release}") and time.time() < deadline: time.sleep(0.05)
 print(len(fds), err, flush=True)'`;
     const hogging = run(a, hog);
-    await eventually(
-      async () => (await run(a, `test -e ${hogged} && echo held`)).stdout === "held\n",
-      {
-        timeoutMs: 30_000,
-      },
-    );
+    await untilHeld(hogging, () => run(a, `test -e ${hogged} && echo held`));
     const other = await runInSandbox(
       b.agentSocket,
       `python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); print(l.inotify_init() >= 0)'`,
@@ -223,10 +241,7 @@ deadline = time.time() + 60
 while not os.path.exists("${release}") and time.time() < deadline: time.sleep(0.05)
 print(len(fds), err, flush=True)'`;
     const hogging = run(a, hog);
-    await eventually(
-      async () => (await run(a, `test -e ${hogged} && echo held`)).stdout === "held\n",
-      { timeoutMs: 30_000 },
-    );
+    await untilHeld(hogging, () => run(a, `test -e ${hogged} && echo held`));
     const other = await runInSandbox(
       b.agentSocket,
       `python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s).startswith("/dev/pts/"))'`,
