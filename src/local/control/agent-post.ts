@@ -51,11 +51,18 @@ export function postToAgent(input: AgentPost): Promise<void> {
   if (typeof input.body === "string") headers["Content-Length"] = Buffer.byteLength(input.body);
   return new Promise<void>((resolve, reject) => {
     let settled = false;
+    let answered = false;
     const fail = (err: unknown): void => {
       if (settled) return;
       settled = true;
       reject(fromFetchFailure(err, input.scope));
       req.destroy();
+    };
+    // Once the answer has come, a failure to send the rest of the body (the
+    // agent refused it and closed after draining a bounded part, EPIPE) is
+    // not the outcome: the answer is, and it settles at its end.
+    const failSending = (err: unknown): void => {
+      if (!answered) fail(err);
     };
     const req = http.request({
       socketPath: input.socketPath,
@@ -64,8 +71,9 @@ export function postToAgent(input: AgentPost): Promise<void> {
       headers,
       ...(signal ? { signal } : {}),
     });
-    req.on("error", fail);
+    req.on("error", failSending);
     req.on("response", (res) => {
+      answered = true;
       const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -90,7 +98,7 @@ export function postToAgent(input: AgentPost): Promise<void> {
       req.end(input.body);
     } else {
       const body = input.body;
-      body.on("error", fail);
+      body.on("error", failSending);
       body.pipe(req);
       if (input.onProgress) body.on("data", input.onProgress);
     }
