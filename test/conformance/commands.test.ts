@@ -18,6 +18,16 @@ describe("commands with e2b@2.51.0", () => {
     expect(result.stderr).toBe("err\n");
   });
 
+  it("starts many commands of the default user at once, each with its own output", async () => {
+    // A command's pipes are opened while the next one's user switch is under way.
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => env.sbx.commands.run(`echo ${i}; whoami`)),
+    );
+    expect(results.map((r) => r.stdout)).toEqual(
+      Array.from({ length: 24 }, (_, i) => `${i}\nuser\n`),
+    );
+  });
+
   it("runs as root on request, in a given cwd with given envs", async () => {
     const result = await env.sbx.commands.run("whoami; pwd; echo $FOO", {
       user: "root",
