@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Bundles the in-sandbox agent (src/agent/main.ts) into dist/agent/agent-bundle.js:
- * one CommonJS file for Node 20 with every dependency inlined (busboy
- * included), except the native addon node-pty, which is copied next to it,
+ * Bundles the in-sandbox agent (src/agent/main.ts) into dist/agent/agent.js
+ * and dist/agent/agent-full.js: CommonJS for Node 20 with every dependency
+ * inlined (busboy included), except the native addon node-pty, which is copied next to them,
  * into dist/agent/node_modules/node-pty, so that `require("node-pty")`
  * resolves there both inside the sandbox and on the host. The agent's
  * dependencies are therefore devDependencies of the package: a library user
@@ -12,10 +12,12 @@
  * The addon is the one node-pty compiled on the machine that ran the build
  * (N-API, so any Node >= 20 of that platform and architecture loads it).
  *
- * The agent starts from dist/agent/agent.js (src/agent/start.ts), which runs
- * the bundle with the V8 code cache written here: the cache is taken after an
- * agent started with the flags the sandbox runs it with (AGENT_NODE_FLAGS,
- * which V8 checks), so it holds what a start compiles.
+ * The agent starts from dist/agent/agent.js, the boot bundle: main.ts and its
+ * static imports, what answers /health and /init. Every module it imports
+ * dynamically is in agent-full.js, which src/agent/full-bundle.ts loads on the
+ * first such import with the V8 code cache written here: the cache is taken
+ * after an agent started with the flags the sandbox runs it with
+ * (AGENT_NODE_FLAGS, which V8 checks), so it holds what that load compiles.
  *
  * The agent's spawner (src/agent/process/spawner.c) is compiled here, static,
  * to `dist/agent/native/spawner` with the C compiler node-pty's own build
@@ -94,7 +96,7 @@ function writeCodeCache() {
   const program = `
     const fs = require("node:fs");
     const http = require("node:http");
-    const { loadAgentBundle } = require(${JSON.stringify(path.join(outDir, "agent.js"))});
+    const agent = require(${JSON.stringify(path.join(outDir, "agent.js"))});
     const ask = (method, path) => new Promise((resolve, reject) => {
       const req = http.request({ socketPath: ${JSON.stringify(socketPath)}, method, path }, (res) => {
         res.resume();
@@ -103,14 +105,12 @@ function writeCodeCache() {
       req.on("error", reject);
       req.end(method === "POST" ? "{}" : undefined);
     });
-    const agent = loadAgentBundle();
-    agent.exports.startAgent(${JSON.stringify(socketPath)}).then(async (server) => {
-      // A sandbox's start: /health and /init from the boot handler, then the full handler's
-      // load (a cache of the boot part alone started no faster, and left that load uncached).
+    agent.startAgent(${JSON.stringify(socketPath)}).then(async (server) => {
+      // A sandbox's start: /health and /init from the boot bundle, then the full bundle's load.
       await ask("GET", "/health");
       await ask("POST", "/init");
       await ask("GET", "/envs");
-      fs.writeFileSync(${JSON.stringify(path.join(scratch, "cache"))}, agent.script.createCachedData());
+      fs.writeFileSync(${JSON.stringify(path.join(scratch, "cache"))}, agent.fullBundleScript().createCachedData());
       server.close();
       process.exit(0);
     });`;
@@ -120,10 +120,127 @@ function writeCodeCache() {
       timeout: 120_000,
     });
     if (r.status !== 0) throw new Error(`the agent wrote no code cache (${r.signal ?? r.status})`);
-    fs.renameSync(path.join(scratch, "cache"), path.join(outDir, "agent-bundle.js.cache"));
+    fs.renameSync(path.join(scratch, "cache"), path.join(outDir, "agent-full.js.cache"));
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** A module's key across the two bundles: its path from the repository root. */
+const keyOf = (file) => path.relative(root, file).split(path.sep).join("/");
+
+/** Esbuild input for a generated module (onLoad's; `stdin` takes a `sourcefile` too). */
+const generated = (lines) => ({ contents: lines.join("\n"), resolveDir: root, loader: "js" });
+
+/** A module evaluating `files` that exports their namespaces by key as `name`. */
+function namespacesOf(name, files) {
+  return [
+    ...files.map((f, i) => `import * as m${i} from ${JSON.stringify(f)};`),
+    `export const ${name} = {${files.map((f, i) => `${JSON.stringify(keyOf(f))}: m${i}`).join(", ")}};`,
+  ];
+}
+
+/**
+ * The boot bundle's plugin: every dynamic import becomes a module of the full
+ * bundle, loaded by src/agent/full-bundle.ts (recorded in `lazy`), which is
+ * given the boot bundle's own modules (`bootFiles`) as `agent-shared`.
+ */
+function bootPlugin(lazy, bootFiles) {
+  const loader = path.join(root, "src", "agent", "full-bundle.ts");
+  return {
+    name: "agent-boot",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== "dynamic-import" || args.pluginData === "agent-boot") return undefined;
+        const r = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          pluginData: "agent-boot",
+        });
+        if (r.errors.length > 0) return { errors: r.errors };
+        lazy.add(r.path);
+        return { path: keyOf(r.path), namespace: "agent-lazy" };
+      });
+      build.onLoad({ filter: /.*/, namespace: "agent-lazy" }, (args) =>
+        generated([
+          `const { shared } = require("agent-shared");`,
+          `module.exports = require(${JSON.stringify(loader)}).fullBundleModule(${JSON.stringify(args.path)}, { shared });`,
+        ]),
+      );
+      build.onResolve({ filter: /^agent-shared$/ }, () => ({
+        path: "agent-shared",
+        namespace: "agent-shared",
+      }));
+      build.onLoad({ filter: /.*/, namespace: "agent-shared" }, () =>
+        generated(namespacesOf("shared", bootFiles)),
+      );
+    },
+  };
+}
+
+/**
+ * Builds the boot bundle (agent.js: main.ts and its static imports, what
+ * answers /health and /init) and the full bundle (agent-full.js: every module
+ * main.ts's closure imports dynamically, with theirs). The full bundle
+ * imports a boot module as `agent-boot:<key>`, which src/agent/full-bundle.ts
+ * answers with the boot bundle's, so no module is evaluated twice.
+ */
+async function bundleBootAndFull(common) {
+  const entry = {
+    ...generated([
+      `export * from ${JSON.stringify(path.join(root, "src", "agent", "main.ts"))};`,
+      `export { fullBundleScript } from ${JSON.stringify(path.join(root, "src", "agent", "full-bundle.ts"))};`,
+    ]),
+    sourcefile: "agent-boot-entry.js",
+  };
+  // Pass 1: which modules the boot bundle holds, and which it imports dynamically.
+  const lazy = new Set();
+  const probe = await esbuild.build({
+    ...common,
+    stdin: entry,
+    write: false,
+    outfile: path.join(outDir, "agent.js"),
+    absWorkingDir: root,
+    metafile: true,
+    plugins: [bootPlugin(lazy, [])],
+  });
+  const bootFiles = Object.keys(probe.metafile.inputs)
+    .map((f) => path.resolve(root, f))
+    .filter((f) => fs.existsSync(f));
+  const shared = new Set(bootFiles);
+  await esbuild.build({
+    ...common,
+    stdin: entry,
+    outfile: path.join(outDir, "agent.js"),
+    absWorkingDir: root,
+    sourcemap: "linked",
+    plugins: [bootPlugin(new Set(), bootFiles)],
+  });
+  await esbuild.build({
+    ...common,
+    stdin: { ...generated(namespacesOf("modules", [...lazy])), sourcefile: "agent-full-entry.js" },
+    outfile: path.join(outDir, "agent-full.js"),
+    absWorkingDir: root,
+    external: ["node-pty"],
+    sourcemap: "linked",
+    plugins: [
+      {
+        name: "agent-shared",
+        setup(build) {
+          build.onResolve({ filter: /^[./]/ }, async (args) => {
+            if (args.pluginData === "agent-shared") return undefined;
+            const r = await build.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              pluginData: "agent-shared",
+            });
+            if (r.errors.length > 0 || !shared.has(r.path)) return undefined;
+            return { path: `agent-boot:${keyOf(r.path)}`, external: true };
+          });
+        },
+      },
+    ],
+  });
 }
 
 async function main() {
@@ -136,18 +253,11 @@ async function main() {
     legalComments: "none",
     logLevel: "warning",
   };
-  await esbuild.build({
-    ...common,
-    entryPoints: [path.join(root, "src", "agent", "main.ts")],
-    outfile: path.join(outDir, "agent-bundle.js"),
-    external: ["node-pty"],
-    sourcemap: "linked",
-  });
-  await esbuild.build({
-    ...common,
-    entryPoints: [path.join(root, "src", "agent", "start.ts")],
-    outfile: path.join(outDir, "agent.js"),
-  });
+  // Bundles of an older build would be loaded by nothing.
+  for (const f of fs.readdirSync(outDir)) {
+    if (/\.(js|cache|map)$/.test(f)) fs.rmSync(path.join(outDir, f));
+  }
+  await bundleBootAndFull(common);
   // node-pty: its JS (lib/, without its tests and source maps), its
   // manifest and licence, and the compiled addon only.
   fs.rmSync(ptyDest, { recursive: true, force: true });

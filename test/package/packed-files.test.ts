@@ -27,8 +27,8 @@ describe("the packed package", () => {
     expect(agent).toEqual(
       expect.arrayContaining([
         "dist/agent/agent.js",
-        "dist/agent/agent-bundle.js",
-        "dist/agent/agent-bundle.js.cache",
+        "dist/agent/agent-full.js",
+        "dist/agent/agent-full.js.cache",
         "dist/agent/node_modules/node-pty/package.json",
         "dist/agent/node_modules/node-pty/lib/index.js",
         "dist/agent/node_modules/node-pty/build/Release/pty.node",
@@ -38,7 +38,7 @@ describe("the packed package", () => {
     const sources = agent.filter(
       (f) =>
         /\.(js|d\.ts|js\.map)$/.test(f) &&
-        !/^dist\/agent\/(agent\.js|agent-bundle\.js(\.map)?|node_modules\/node-pty\/.+)$/.test(f),
+        !/^dist\/agent\/(agent(-full)?\.js(\.map)?|node_modules\/node-pty\/.+)$/.test(f),
     );
     expect(sources).toEqual([]);
     expect(agent.filter((f) => f.endsWith(".test.js"))).toEqual([]);
