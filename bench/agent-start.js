@@ -7,7 +7,9 @@
 // probe waits in the kernel's backlog, never in a retry loop.
 //
 // Several agent dirs (e.g. an older build's dist/agent beside this one's) are
-// run alternately, so a burst of load weighs on all alike.
+// run alternately, so a burst of load weighs on all alike, each with the Node
+// flags of its own build (its ../local/agent-launch.js), which its code cache
+// was made with.
 // AGENT_START_RUNS (default 20) starts per dir.
 "use strict";
 const { spawn, spawnSync } = require("node:child_process");
@@ -20,6 +22,15 @@ const { percentile, ms, timeIt, row } = require("./stats");
 const { AGENT_NODE_FLAGS } = require("../dist/local/agent-launch");
 
 const RUNS = Number(process.env.AGENT_START_RUNS ?? 20);
+
+/** The agent's Node flags of the build `dir` (a dist/agent) belongs to. */
+function flagsOf(dir) {
+  try {
+    return require(path.join(dir, "..", "local", "agent-launch.js")).AGENT_NODE_FLAGS;
+  } catch {
+    return AGENT_NODE_FLAGS;
+  }
+}
 
 /** CPU ms of every thread of `pid` so far. */
 function threadsCpuMs(pid) {
@@ -60,7 +71,7 @@ async function startOnce(dir, scratch) {
   const since = () => Number(process.hrtime.bigint() - t0) / 1e6;
   const child = spawn(
     process.execPath,
-    [...AGENT_NODE_FLAGS, path.join(dir, "agent.js"), "--listen-fd", "3"],
+    [...flagsOf(dir), path.join(dir, "agent.js"), "--listen-fd", "3"],
     {
       stdio: ["ignore", "inherit", "inherit", fd],
     },

@@ -158,6 +158,8 @@ function bootPlugin(lazy, bootFiles) {
           pluginData: "agent-boot",
         });
         if (r.errors.length > 0) return { errors: r.errors };
+        // Node's own modules stay require() calls.
+        if (r.external) return { path: r.path, external: true };
         lazy.add(r.path);
         return { path: keyOf(r.path), namespace: "agent-lazy" };
       });
@@ -214,6 +216,8 @@ async function bundleBootAndFull(common) {
     outfile: path.join(outDir, "agent.js"),
     absWorkingDir: root,
     sourcemap: "linked",
+    // Node's own modules imported dynamically as require() calls, which need no ESM loader.
+    supported: { "dynamic-import": false },
     plugins: [bootPlugin(new Set(), bootFiles)],
   });
   await esbuild.build({

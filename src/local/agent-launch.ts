@@ -7,19 +7,18 @@
 import * as path from "node:path";
 
 /**
- * V8 flags of the agent. A young generation capped at 1 MiB per semi-space
- * (Node's default grows to 16 MiB) keeps an agent that has served many
- * requests near its start size: measured 78 MiB RSS instead of 97 MiB after
- * 200 commands, which is memory every idle sandbox holds, and page tables
- * every command's fork copies (0.5 ms less agent CPU per command).
+ * Node flags of the agent. One V8 worker thread instead of Node's four: each
+ * idle thread holds its stack and its own malloc arena in every sandbox
+ * (about 1 MiB of PSS per agent measured on 2 cores, where Node's own
+ * `--v8-pool-size=0` estimate also gives one), and the agent's small heap
+ * gains nothing from parallel GC or compilation; its start's CPU time did not
+ * change.
  *
- * One V8 worker thread instead of Node's four: each idle thread holds its
- * stack and its own malloc arena in every sandbox (about 1 MiB of PSS per
- * agent measured on 2 cores, where Node's own `--v8-pool-size=0` estimate
- * also gives one), and the agent's small heap gains nothing from parallel GC
- * or compilation; its start's CPU time did not change.
+ * No V8 flag: one changes V8's flag hash, and V8 then refuses the code cache
+ * Node ships for its own modules, which then compile at every start (the
+ * agent caps its young generation once started instead: src/agent/main.ts).
  */
-export const AGENT_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=1", "--v8-pool-size=1"];
+export const AGENT_NODE_FLAGS: readonly string[] = ["--v8-pool-size=1"];
 
 /**
  * Host path of the directory holding the bundled agent (`agent.js`), built by
