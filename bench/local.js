@@ -11,12 +11,13 @@ const { createSandboxClient } = require("../dist/client/sandbox");
 const { Sandbox } = require("e2b");
 const { liveRows } = require("./scale");
 const { measureFloors, floorsCpu, floorsLine, coldStarts } = require("./floors");
-const { cpuSeconds } = require("./procs");
+const { cpuSeconds, cpuMeter, untilSettled } = require("./procs");
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 50);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 512);
 const PART_MIB = Number(process.env.BENCH_PART_MIB ?? 256);
 const COMPOSE_ROUNDS = Number(process.env.BENCH_COMPOSE_ROUNDS ?? 3);
+const SETTLED_RUNS = Number(process.env.BENCH_SETTLED_RUNS ?? 50);
 // BENCH_COLD_ONLY=1: only the floors, the cold start and the create/command rows (a few minutes, not the transfers).
 const COLD_ONLY = process.env.BENCH_COLD_ONLY === "1";
 
@@ -57,6 +58,7 @@ async function main() {
     }
     const serviceCpuPerCreate = ((cpuSeconds(service.pid) - serviceCpu0) * 1000) / CREATES;
     const loadDuring = `load ${load0.toFixed(1)} -> ${os.loadavg()[0].toFixed(1)}`;
+    const settled = await settledRuns(opts, service.pid);
     const after = await measureFloors(Math.ceil(CREATES / 2));
     const floors = {
       bwrap: [...before.bwrap, ...after.bwrap],
@@ -121,6 +123,22 @@ async function main() {
       ms(bwrap50) + " (bwrap)",
       `${(percentile(runs, 50) / bwrap50).toFixed(2)}x, p95 ${ms(percentile(runs, 95))}, target p50 <= 1x bwrap`,
     );
+    // The rows above run right after each create, while the pool refills with cold starts on the same cores.
+    row(
+      'commands.run("true") p50, settled sandbox',
+      ms(percentile(settled.runs, 50)),
+      ms(bwrap50) + " (bwrap)",
+      `${(percentile(settled.runs, 50) / bwrap50).toFixed(2)}x, p95 ${ms(percentile(settled.runs, 95))}, ` +
+        (Number.isFinite(settled.waitedMs)
+          ? `pool full and idle after ${(settled.waitedMs / 1000).toFixed(1)} s`
+          : "the service never went idle (60 s)"),
+    );
+    row(
+      "  CPU per settled command (sandbox+service)",
+      ms(settled.cpu.sandbox + settled.cpu.service),
+      ms(floorCpu.bwrap) + " (bwrap)",
+      `${((settled.cpu.sandbox + settled.cpu.service) / floorCpu.bwrap).toFixed(2)}x; sandbox ${ms(settled.cpu.sandbox)} (agent ${ms(settled.cpu.agent)}), service ${ms(settled.cpu.service)}, SDK client ${ms(settled.cpu.client)}`,
+    );
 
     if (COLD_ONLY) return;
 
@@ -174,6 +192,37 @@ async function main() {
   } finally {
     await service.close();
     fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `commands.run("true")` in a settled sandbox: created, then, once the pool is
+ * full again and the service idle (untilSettled), a few runs to warm up and
+ * SETTLED_RUNS measured ones. Resolves with their wall times (ms), the wait
+ * (ms, NaN when the service never settled) and the mean CPU ms per command
+ * of the sandbox (its cgroup: agent, spawner, the command), of which the
+ * agent, the service and this client.
+ */
+async function settledRuns(opts, servicePid) {
+  const sbx = await Sandbox.create(opts);
+  try {
+    const waitedMs = await untilSettled(servicePid);
+    for (let i = 0; i < 5; i++) await sbx.commands.run("true");
+    const meter = cpuMeter(servicePid, sbx.sandboxId);
+    const since = meter.start();
+    const runs = [];
+    for (let i = 0; i < SETTLED_RUNS; i++) runs.push(await timeIt(() => sbx.commands.run("true")));
+    const used = since();
+    const per = (s) => (s * 1000) / SETTLED_RUNS;
+    const cpu = {
+      sandbox: per(used.agent + used.rest),
+      agent: per(used.agent),
+      service: per(used.service),
+      client: per(used.client),
+    };
+    return { runs, waitedMs, cpu };
+  } finally {
+    await sbx.kill();
   }
 }
 

@@ -121,4 +121,48 @@ function cpuLine(cpu) {
   return `client ${s(cpu.client)}, service ${s(cpu.service)}, agent ${s(cpu.agent)}, sandbox's commands (tar, sh) ${s(cpu.rest)}`;
 }
 
-module.exports = { cpuSeconds, agentPids, cpuMeter, cpuLine };
+/** The pids of every process below `pid` (children, theirs, ...), sorted. */
+function descendants(pid) {
+  const children = new Map();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [];
+  for (let todo = [pid]; todo.length > 0;) {
+    const next = children.get(todo.pop()) ?? [];
+    out.push(...next);
+    todo.push(...next);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * Waits until the service `servicePid` is settled: over `windows` windows of
+ * `windowMs` in a row, its own CPU moved by at most one clock tick and its
+ * processes (sandboxes, the warm pool's members) stayed the same, so no start
+ * or refill is running. Resolves with the ms waited, or NaN when it did not
+ * settle within `maxMs` (the figures taken then say so).
+ */
+async function untilSettled(servicePid, { windowMs = 500, windows = 2, maxMs = 60_000 } = {}) {
+  const t0 = Date.now();
+  let quiet = 0;
+  let before = { cpu: cpuSeconds(servicePid), procs: descendants(servicePid).join(",") };
+  while (Date.now() - t0 < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = { cpu: cpuSeconds(servicePid), procs: descendants(servicePid).join(",") };
+    const idle = now.cpu - before.cpu <= 0.01 && now.procs === before.procs;
+    quiet = idle ? quiet + 1 : 0;
+    before = now;
+    if (quiet >= windows) return Date.now() - t0;
+  }
+  return NaN;
+}
+
+module.exports = { cpuSeconds, agentPids, cpuMeter, cpuLine, untilSettled };

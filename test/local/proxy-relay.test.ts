@@ -190,6 +190,33 @@ describe("proxy relay", () => {
     }
   });
 
+  it("relays a stream's headers while the agent has sent none of its body yet, then the body", async () => {
+    const sbx = await createSandbox(svc);
+    let sendBody!: () => void;
+    const bodyAllowed = new Promise<void>((resolve) => (sendBody = resolve));
+    // A stream that starts with headers alone (a watch before its first event).
+    const fake = await hijackAgent(sbx.sandboxID, (sock) =>
+      onEachRequest(sock, () => {
+        sock.write(
+          "HTTP/1.1 200 OK\r\nContent-Type: application/connect+json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        );
+        void bodyAllowed.then(() => sock.write("5\r\nevent\r\n0\r\n\r\n"));
+      }),
+    );
+    try {
+      // fetch settles on the response's headers: the body is held until they arrived.
+      const res = await fetch(
+        `${svc.sandboxUrl}${ENVD_ROUTES.files}?${FILES_QUERY.path}=/etc/hostname`,
+        { headers: { [ENVD_HEADERS.sandboxID]: sbx.sandboxID } },
+      );
+      expect(res.headers.get("content-type")).toBe("application/connect+json");
+      sendBody();
+      expect(await res.text()).toBe("event");
+    } finally {
+      await fake.close();
+    }
+  });
+
   it("sends a hostile agent nothing of the requests for other sandboxes on the same connection", async () => {
     const hostile = await createSandbox(svc);
     const other = await createSandbox(svc);

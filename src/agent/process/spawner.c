@@ -1,19 +1,23 @@
 /*
  * The agent's spawner: a small, long-lived process inside the sandbox that
- * starts commands for the agent, so that a command costs a fork of this
- * ~1 MiB process instead of a fork of the agent's ~60 MiB Node heap (the
- * page tables copied, then write-protect faults in the agent and an exit_mmap
- * in the child: most of a `commands.run("true")`).
+ * starts commands for the agent, so that a command costs a vfork of this
+ * process (no page tables copied, nothing to tear down at the child's exec)
+ * instead of a fork of the agent's ~60 MiB Node heap (the page tables copied,
+ * then write-protect faults in the agent and an exit_mmap in the child: most
+ * of a `commands.run("true")`).
  *
- * A fork, not a vfork: a vfork child shares this process's memory, and its
- * setuid before the exec makes that memory not dumpable until the exec, so
- * the agent opening the pipe ends of a command started just before (through
- * /proc/<pid>/fd, which needs this process dumpable) failed with EACCES
- * whenever two commands of a non-root user started at once. The child
- * reports a failure before its exec through a close-on-exec pipe.
+ * A vfork child shares this process's memory, and its setuid before the exec
+ * makes that memory not dumpable, so the agent's open of the pipe ends of a
+ * command through /proc/<pid>/fd (which needs this process dumpable) fails
+ * with EACCES while such a child runs or once it has. So this process makes
+ * itself dumpable again after each vfork, and starts no command while the
+ * agent has not yet taken the pipe ends of the one before (`C`): a start
+ * request that comes meanwhile waits here, in order. The agent only opens
+ * pipe ends between `S` and `C`, so no open can meet a vfork child.
  *
  * Started once by the agent (src/agent/process/spawner.ts), which owns the
- * protocol (described there); this side only parses it. The child gets what
+ * protocol (described there); this side only parses it. It is single
+ * threaded, so vfork with set*id in the child is safe. The child gets what
  * envd's children get (Go's os/exec): stdio on pipes, so that a command can
  * open /dev/stdout, /dev/stderr or /dev/stdin again (a socket there fails
  * with ENXIO); /dev/null for an absent stdin; supplementary groups dropped,
@@ -33,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +55,17 @@ struct child {
 
 static struct child children[MAX_CHILDREN];
 static int devnull = -1;
+/* Commands started whose pipe ends the agent has not taken yet (`C` to come): 0 or 1. */
+static int untaken = 0;
+
+/* A start request read while `untaken`: it runs once the agent sent `C`, in order. */
+struct deferred {
+  char *buf;
+  char **f;
+  int nf;
+  struct deferred *next;
+};
+static struct deferred *deferred_head = NULL, **deferred_tail = &deferred_head;
 
 static int in_use(const struct child *c) {
   return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0;
@@ -83,6 +99,7 @@ static int read_full(int fd, void *buf, size_t len) {
 }
 
 static void close_held(struct child *c) {
+  if (c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0) untaken--;
   for (int i = 0; i < 3; i++) {
     if (c->held[i] >= 0) close(c->held[i]);
     c->held[i] = -1;
@@ -95,14 +112,6 @@ static struct child *slot_of(const char *id, int live) {
     if ((live ? children[i].pid > 0 : in_use(&children[i])) && strcmp(children[i].id, id) == 0)
       return &children[i];
   return NULL;
-}
-
-/* In a child before its exec: reports errno to the spawner through `fd` and exits. */
-static void fail_child(int fd) {
-  int e = errno;
-  ssize_t w = write(fd, &e, sizeof e);
-  (void)w;
-  _exit(127);
 }
 
 /* fields: "S", id, uid, gid, stdin ("1" or "0"), cwd, file, argc, argv..., env... */
@@ -128,7 +137,9 @@ static void spawn_one(char **f, int nf) {
   for (int i = 0; i < MAX_CHILDREN && !slot; i++)
     if (!in_use(&children[i])) slot = &children[i];
   /* [0] read, [1] write: the child gets out[1], err[1] and in[0]. */
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, report[2] = {-1, -1};
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
+  /* Set by the vfork child, which shares this memory, when it fails before its exec. */
+  volatile int child_errno = 0;
   if (!argv || !envp || !slot) {
     emit("F %s %ld\n", id, EAGAIN);
     goto done;
@@ -146,37 +157,36 @@ static void spawn_one(char **f, int nf) {
     goto done;
   }
   int child_in = want_stdin ? in[0] : devnull;
-  /* The child's errno when it fails before its exec; closed by the exec (EOF: started). */
-  if (pipe2(report, O_CLOEXEC) != 0) {
-    emit("F %s %ld\n", id, errno);
-    goto done;
-  }
-  pid_t pid = fork();
+  pid_t pid = vfork();
   if (pid == 0) {
+    /*
+     * Every other signal is at its default here already (main), and a
+     * handler would not survive the exec anyway: only SIGPIPE, ignored here,
+     * would stay ignored in the command.
+     */
     sigset_t none;
     sigemptyset(&none);
-    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* Every pipe end is above 2 (0-2 are this process's own), so no dup2 clobbers another. */
-    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0 || chdir(cwd) != 0)
-      fail_child(report[1]);
+    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0 || chdir(cwd) != 0) {
+      child_errno = errno;
+      _exit(127);
+    }
     setgroups(0, NULL);
-    if (setgid(gid) != 0 || setuid(uid) != 0) fail_child(report[1]);
+    if (setgid(gid) != 0 || setuid(uid) != 0) {
+      child_errno = errno;
+      _exit(127);
+    }
     execve(file, argv, envp);
-    fail_child(report[1]);
+    child_errno = errno;
+    _exit(127);
   }
-  int fork_errno = errno;
-  close(report[1]);
-  report[1] = -1;
-  int child_errno = 0;
-  if (pid > 0) {
-    ssize_t r;
-    do r = read(report[0], &child_errno, sizeof child_errno);
-    while (r < 0 && errno == EINTR);
-    if (r != (ssize_t)sizeof child_errno) child_errno = 0;
-  }
+  int vfork_errno = errno;
+  /* The child's setuid made the memory it shared with this process not dumpable (see top). */
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
   if (pid < 0) {
-    emit("F %s %ld\n", id, fork_errno);
+    emit("F %s %ld\n", id, vfork_errno);
   } else if (child_errno != 0) {
     /* The child failed before exec and is a zombie now: reaped here, not by the SIGCHLD loop. */
     waitpid(pid, NULL, 0);
@@ -188,6 +198,7 @@ static void spawn_one(char **f, int nf) {
     slot->held[1] = err[0];
     slot->held[2] = in[1];
     out[0] = err[0] = in[1] = -1;
+    untaken++;
     char line[96];
     emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", id, (long)pid,
                              slot->held[0], slot->held[1], slot->held[2]));
@@ -197,7 +208,6 @@ done:
     if (out[i] >= 0) close(out[i]);
     if (err[i] >= 0) close(err[i]);
     if (in[i] >= 0) close(in[i]);
-    if (report[i] >= 0) close(report[i]);
   }
   free(argv);
   free(envp);
@@ -208,6 +218,19 @@ static void close_one(char **f, int nf) {
   if (nf != 2) return;
   struct child *c = slot_of(f[1], 0);
   if (c) close_held(c);
+}
+
+/* Runs the start requests that waited for `C`, until one is waiting for its own. */
+static void run_deferred(void) {
+  while (untaken == 0 && deferred_head) {
+    struct deferred *d = deferred_head;
+    deferred_head = d->next;
+    if (!deferred_head) deferred_tail = &deferred_head;
+    spawn_one(d->f, d->nf);
+    free(d->f);
+    free(d->buf);
+    free(d);
+  }
 }
 
 /* fields: "K", id, signal number. Only a child not reaped yet is signalled (no pid reuse). */
@@ -249,9 +272,20 @@ static int handle_request(void) {
     f[i] = buf + start;
     start += (int)strlen(buf + start) + 1;
   }
+  if (strcmp(f[0], "S") == 0 && (untaken > 0 || deferred_head)) {
+    struct deferred *d = malloc(sizeof *d);
+    if (!d) return -1;
+    *d = (struct deferred){buf, f, nf, NULL};
+    *deferred_tail = d;
+    deferred_tail = &d->next;
+    return 0;
+  }
   if (strcmp(f[0], "S") == 0) spawn_one(f, nf);
   else if (strcmp(f[0], "K") == 0) kill_one(f, nf);
-  else if (strcmp(f[0], "C") == 0) close_one(f, nf);
+  else if (strcmp(f[0], "C") == 0) {
+    close_one(f, nf);
+    run_deferred();
+  }
   free(f);
   free(buf);
   return 0;
@@ -265,6 +299,8 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < MAX_CHILDREN; i++) children[i].held[0] = children[i].held[1] = children[i].held[2] = -1;
   devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  /* Every signal at its default, as the commands get them (an ignored one would outlive their exec). */
+  for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
   signal(SIGPIPE, SIG_IGN);
   sigset_t chld;
   sigemptyset(&chld);

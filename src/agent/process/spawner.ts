@@ -22,7 +22,9 @@
  *   the spawner's fd numbers of the agent's ends of stdout, stderr and stdin
  *   (-1 without stdin); `F id errno` not started; `X id waitstatus` exited
  *   and reaped. `S` comes before `X`, and the spawner holds the pipe ends
- *   until `C`, so the agent opens them even after a quick exit.
+ *   until `C`, so the agent opens them even after a quick exit. Between `S`
+ *   and `C` the spawner starts nothing (a vfork child there would make the
+ *   `/proc/<spawner>/fd` opens fail, spawner.c): every `S` must get its `C`.
  *
  * @module
  */
@@ -188,7 +190,14 @@ class Spawner {
       const [kind, id, value, ...fds] = this.buffered.slice(0, nl).split(" ");
       this.buffered = this.buffered.slice(nl + 1);
       const entry = this.entries.get(id ?? "");
-      if (!entry) continue;
+      if (!entry) {
+        // Nobody waits for this command: stop it, and let the spawner start the next.
+        if (kind === "S" && id !== undefined) {
+          this.kill(id, constants.signals.SIGKILL);
+          this.send(["C", id]);
+        }
+        continue;
+      }
       const n = Number(value);
       if (kind === "S") {
         const streams = this.openStreams(id, fds.map(Number));

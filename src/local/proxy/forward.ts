@@ -184,8 +184,14 @@ function pipeToAgent(
   upstream.on("response", (up) => {
     const headers = { ...stripHopByHop(up.headers), ...CORS_HEADERS };
     res.writeHead(up.statusCode ?? 502, headers);
-    // Streams (Connect server-streaming, watch) must reach the client as soon as they start.
-    res.flushHeaders();
+    // Streams (Connect server-streaming, watch) must reach the client as soon as they start:
+    // the headers go out with the first body bytes when the agent sent them together (one
+    // write, one read for the client: a command's start event, a unary answer), else alone.
+    let bodyStarted = false;
+    up.once("data", () => (bodyStarted = true));
+    setImmediate(() => {
+      if (!bodyStarted && !res.writableEnded && !res.destroyed) res.flushHeaders();
+    });
     up.on("error", () => res.destroy());
     up.pipe(res);
   });
