@@ -107,6 +107,23 @@ describe("file transfer", () => {
     expect(inSandbox.stdout.split(" ")[0]).toBe(bigSha);
   });
 
+  it("streams an upload through node:http when no fetch is injected, with fetch's answers and failures", async () => {
+    // The default client pipes the file into node:http (node-upload.ts), not fetch.
+    const written = await client.uploadFile(bigFile, "nodehttp/big.bin");
+    expect(written).toMatchObject({ path: "/home/user/nodehttp/big.bin", name: "big.bin" });
+    const inSandbox = await client.run("sha256sum nodehttp/big.bin");
+    expect(inSandbox.stdout.split(" ")[0]).toBe(bigSha);
+    // A refused write (its parent is a file) fails as it does through fetch: same code, same status.
+    const local = path.join(workDir, "refused.txt");
+    fs.writeFileSync(local, "nowhere to go\n");
+    const under = "nodehttp/big.bin/refused.txt";
+    const viaNode = await failureOf(client.uploadFile(local, under));
+    const viaFetch = await failureOf(clientWith(fetch).uploadFile(local, under));
+    expect(viaNode.code).toBe(viaFetch.code);
+    expect(viaNode.status).toBe(viaFetch.status);
+    expect(viaNode.status).toBeGreaterThanOrEqual(400);
+  });
+
   it("compresses an upload with gzip on the fly", async () => {
     const { seen, observed } = observingFetch();
     const local = path.join(workDir, "text.txt");

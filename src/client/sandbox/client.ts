@@ -17,6 +17,7 @@ import type { SandboxContext } from "./context";
 import { type Chmod, createFilesTransferApi, type FilesTransferApi } from "./files-transfer";
 import { createFilesystemApi, type FilesystemApi } from "./filesystem";
 import { baseHeaders } from "./headers";
+import { postNodeStream } from "./node-upload";
 import { createProcessApi, type ProcessApi } from "./process";
 import { createPtyApi, type PtyApi } from "./pty";
 import { createSigningApi, type SigningApi } from "./signing";
@@ -56,7 +57,8 @@ export interface SandboxClientOptions {
   /**
    * fetch for the plain HTTP routes. It must decode `Content-Encoding` as the
    * Fetch standard says (undici does).
-   * @default the global fetch
+   * @default the global fetch, except that `uploadFile` then pipes the file into
+   * node:http(s) (less CPU per byte than fetch; an injected fetch carries every request)
    */
   fetch?: typeof fetch | undefined;
   /**
@@ -135,6 +137,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     user,
     timeoutMs,
     fetch: options.fetch ?? globalThis.fetch,
+    streamPost: options.fetch === undefined ? postNodeStream : undefined,
     process: createClient(Process, transport),
     processInput: createClient(Process, bulkTransport),
     filesystem: createClient(Filesystem, transport),

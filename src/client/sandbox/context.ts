@@ -9,6 +9,7 @@ import type { CallOptions, Client } from "@connectrpc/connect";
 import type { Filesystem } from "../../gen/envd/filesystem/filesystem_pb";
 import type { Process } from "../../gen/envd/process/process_pb";
 import type { ErrorScope } from "./errors";
+import type { StreamPost } from "./node-upload";
 import { keepaliveHeaders, mergeHeaders, userHeaders, type HeaderRecord } from "./headers";
 
 /** Shared state of one sandbox client. @internal */
@@ -27,6 +28,12 @@ export interface SandboxContext {
   readonly timeoutMs: number;
   /** fetch for the plain HTTP routes. */
   readonly fetch: typeof fetch;
+  /**
+   * Streamed uploads from disk without fetch (`node-upload.ts`); set only
+   * when `fetch` is the default, so an injected fetch still carries every
+   * request.
+   */
+  readonly streamPost?: StreamPost | undefined;
   /** Connect client of `process.Process`. */
   readonly process: Client<typeof Process>;
   /** Connect client of `process.Process` for bulk stdin (`StreamInput`), in binary protobuf. */

@@ -15,7 +15,7 @@ import { GZIP, HTTP_HEADERS, OPS } from "./constants";
 import { effectiveUser, type SandboxContext } from "./context";
 import { uploadFilesBatch, type UploadEntry } from "./files-upload-batch";
 import type { TransferOptions, WrittenFile } from "./transfer-options";
-import { httpRequest, readJson } from "./http";
+import { httpRequest, readJson, type HttpTarget } from "./http";
 import { retryIdempotent } from "./idempotent";
 import { checkPath, checkTimeoutMs, checkUser } from "./validate";
 
@@ -112,16 +112,37 @@ async function checkLocalFile(operation: string, localPath: unknown): Promise<st
 
 /** Builds the transfer part over a shared context. */
 export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): FilesTransferApi {
+  /**
+   * Where a request goes: a Node stream body through `ctx.streamPost` (the
+   * request's own body is left unset), anything else through the client's fetch.
+   */
+  function nodeStreamTarget(body: unknown): HttpTarget {
+    if (!(body instanceof Readable)) return ctx;
+    const streamPost = ctx.streamPost;
+    if (!streamPost)
+      throw new SandboxIacError("internal", "a Node stream body needs the client's streamPost", {
+        operation: OPS.filesUpload,
+      });
+    // httpRequest calls its fetch with the URL as a string.
+    const send = (url: string, init?: RequestInit) =>
+      streamPost(url, {
+        headers: init?.headers as Record<string, string>,
+        body,
+        signal: init?.signal ?? undefined,
+      });
+    return { ...ctx, fetch: send as unknown as typeof fetch };
+  }
+
   async function post(
     operation: string,
     remotePath: string,
-    body: NonNullable<RequestInit["body"]>,
+    body: NonNullable<RequestInit["body"]> | Readable,
     options: TransferOptions & { gzip?: boolean },
     defaultTimeoutMs: number,
   ) {
     const user = effectiveUser(ctx, checkUser(operation, options.user));
     const scope = { operation, sandboxID: ctx.sandboxID, resourceId: remotePath };
-    const res = await httpRequest(ctx, {
+    const res = await httpRequest(nodeStreamTarget(body), {
       method: "POST",
       route: ENVD_ROUTES.files,
       query: filesQuery(remotePath, user),
@@ -129,7 +150,7 @@ export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): Files
         [HTTP_HEADERS.contentType]: CONTENT_TYPES.octetStream,
         ...(options.gzip ? { [HTTP_HEADERS.contentEncoding]: GZIP } : {}),
       },
-      body,
+      body: body instanceof Readable ? undefined : body,
       signal: options.signal,
       timeoutMs: checkTimeoutMs(operation, options.timeoutMs) ?? defaultTimeoutMs,
       scope,
@@ -215,7 +236,10 @@ export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): Files
       const stream: Readable = options.gzip ? source.pipe(zlib.createGzip()) : source;
       // A failing read must fail the request, not hang it; pipe() does not forward errors.
       if (options.gzip) source.on("error", (err) => stream.destroy(err));
-      const body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+      // Piped straight into node:http unless a fetch was injected (node-upload.ts).
+      const body = ctx.streamPost
+        ? stream
+        : (Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>);
       try {
         const written = await post(op, remotePath, body, options, 0);
         if (options.mode !== undefined) await chmod(written.path, options.mode, options);
