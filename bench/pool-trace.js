@@ -42,8 +42,12 @@ function traceCreates(logFile, fromByte, creates) {
     const m = /^sandbox (\S+): pid .*ms since start: .*\bagent (\d+)/.exec(text);
     if (m) starts.set(m[1], { healthAt: at, startAt: at - Number(m[2]) });
   }
+  const created = [];
   for (const { text } of logLines(logFile, fromByte)) {
-    let m;
+    let m = /^sandbox \S+: created, claim (\d+) ms \(warm\), boot (\d+) ms, state (\d+) ms/.exec(
+      text,
+    );
+    if (m) created.push({ claimMs: Number(m[1]), bootMs: Number(m[2]), stateMs: Number(m[3]) });
     m = /^warm pool: claimed (\S+) ready \(age (\d+) ms/.exec(text);
     if (m) claims.set(m[1], { kind: "ready", ageMs: Number(m[2]) });
     m = /^warm pool: claimed (\S+) warming up/.exec(text);
@@ -64,11 +68,11 @@ function traceCreates(logFile, fromByte, creates) {
       return { ...c, kind: "waited", waitedMs: s.healthAt - c.startedAt };
     return { ...c, kind: "cold" };
   });
-  return { creates: classed, refills };
+  return { creates: classed, refills, created };
 }
 
 /** Lines for bench:local: the counts per class, the refills, and the slowest creates. */
-function poolTraceLines({ creates, refills }) {
+function poolTraceLines({ creates, refills, created }) {
   const count = (kind) => creates.filter((c) => c.kind === kind);
   // Each class with its count and the p50 of its create -> first command.
   const klass = (kind, label) => {
@@ -110,6 +114,19 @@ function poolTraceLines({ creates, refills }) {
           )}`
         : ""),
   ];
+  // Builds that log a create's own phases on the service: the claim, the agent's /init, the state file.
+  if (created.length) {
+    const p50 = (key) =>
+      ms(
+        percentile(
+          created.map((c) => c[key]),
+          50,
+        ),
+      );
+    lines.push(
+      `  a warm create on the service, p50 of ${created.length}: claim ${p50("claimMs")}, boot (/init) ${p50("bootMs")}, state file and first sample ${p50("stateMs")}`,
+    );
+  }
   const slowest = [...creates].sort((a, b) => b.total - a.total).slice(0, 5);
   lines.push(
     "  slowest creates (create + first command = create call + command, pool): " +
