@@ -32,7 +32,7 @@
  * start of its own: either is nearer than a new start.
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
- * recently used key is dropped), `concurrency` starts at a time, and the
+ * recently used key is dropped), `maxConcurrency` starts at a time, and the
  * pool's share of memory: its members (ready and starting, over every key)
  * together have memory limits of at most `memoryShareMB`, by default a
  * quarter of the memory every sandbox shares (`--max-sandboxes`' budget:
