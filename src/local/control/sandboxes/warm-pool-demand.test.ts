@@ -157,33 +157,6 @@ describe("the warm pool's refill", () => {
     await closing;
   });
 
-  it("hands a waiting create the member its start just finished, without waiting for its warm-up", async () => {
-    const rt = new HeldRuntime();
-    const warmedUp: string[] = [];
-    const warmUps: Array<() => void> = [];
-    let held = true;
-    const p = pool(rt, {
-      warmUp: (processes) => {
-        warmedUp.push(processes.sandboxID);
-        return held ? new Promise<void>((done) => warmUps.push(done)) : Promise.resolve();
-      },
-    });
-    p.prime(SPEC);
-    const soon = p.claimSoon(SPEC);
-    const first = rt.pending[0]?.spec.sandboxID;
-    rt.finishStarts();
-    expect((await soon)?.sandboxID).toBe(first);
-    // The other start went on to its warm-up; the one the create took did not.
-    await eventually(() => Promise.resolve(warmedUp.length === 1));
-    expect(warmedUp).not.toContain(first);
-    held = false;
-    for (const done of warmUps.splice(0)) done();
-    // The refill the create asked for is still starting: close completes it.
-    const closing = p.close();
-    rt.finishStarts();
-    await closing;
-  });
-
   it("hands a create that finds none ready a member whose warm-up is under way, which never becomes ready for another", async () => {
     const rt = new HeldRuntime();
     const warmUps: Array<() => void> = [];

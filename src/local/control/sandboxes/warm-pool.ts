@@ -27,9 +27,8 @@
  * Node start) and at most `maxConcurrency` (twice that), so a tight loop of
  * creates is refilled about as fast as it claims. A create that finds no
  * ready member ({@link WarmPool.claimSoon}) takes one whose warm-up is under
- * way, else waits for a start of its key under way (and takes it as soon as
- * its agent answers, skipping the warm-up), rather than beginning a cold
- * start of its own: either is nearer than a new start.
+ * way, else waits for a start of its key under way (and its warm-up), rather
+ * than beginning a cold start of its own: either is nearer than a new start.
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
  * recently used key is dropped), `maxConcurrency` starts at a time, and the
@@ -468,16 +467,8 @@ export class WarmPool {
       await this.discard(member);
       return;
     }
-    // A create already waiting takes the member now rather than after its
-    // warm-up: the create's /init starts the agent's full load at once, and its
-    // first command waits only for what is left of it.
-    const early = slot.waiters.shift();
-    if (early) {
-      member.claimed = true;
-      this.noteReady(startMs);
-      early(member);
-      return;
-    }
+    // A create already waiting gets it once warmed up, like any other: handed over at its
+    // agent's answer, its first command paid the agent's load and more (bench:local, load 14-19).
     slot.warming.push(member);
     try {
       await this.opts.warmUp?.(processes);
