@@ -12,6 +12,7 @@ const { Sandbox } = require("e2b");
 const { liveRows } = require("./scale");
 const { measureFloors, floorsCpu, floorsLine, coldStarts } = require("./floors");
 const { cpuSeconds, cpuMeter, untilSettled } = require("./procs");
+const { traceCreates, poolTraceLines } = require("./pool-trace");
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 50);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 512);
@@ -40,18 +41,29 @@ async function main() {
     const createCalls = [];
     const firstRuns = [];
     const runs = [];
+    // Each create's sandbox and start time, to class it from the service's log (pool-trace.js).
+    const traced = [];
     // The service's own CPU over the loop (creates, first commands, kills and the pool's
     // refills): unlike wall times, the machine's load does not stretch it.
     const serviceCpu0 = cpuSeconds(service.pid);
     const load0 = os.loadavg()[0];
     for (let i = 0; i < CREATES; i++) {
       let sbx;
+      const startedAt = Date.now();
       creates.push(
         await timeIt(async () => {
           createCalls.push(await timeIt(async () => (sbx = await Sandbox.create(opts))));
           firstRuns.push(await timeIt(() => sbx.commands.run("true")));
         }),
       );
+      traced.push({
+        index: i,
+        id: sbx.sandboxId,
+        startedAt,
+        total: creates[i],
+        createCall: createCalls[i],
+        firstRun: firstRuns[i],
+      });
       if (i < 10)
         for (let j = 0; j < 10; j++) runs.push(await timeIt(() => sbx.commands.run("true")));
       await sbx.kill();
@@ -111,6 +123,7 @@ async function main() {
       ms(percentile(cold, 50)) + " (cold p50)",
       `target <= the cold start's p50 (${CREATES} creates in a row)`,
     );
+    for (const line of poolTraceLines(traceCreates(logFile, logFrom, traced))) console.log(line);
     row(
       "  service CPU per create (own, whole loop)",
       ms(serviceCpuPerCreate),
@@ -191,6 +204,9 @@ async function main() {
     await liveRows({ opts, service });
   } finally {
     await service.close();
+    // BENCH_KEEP_LOG=<file>: the service's log (every start's phases, the pool's claims) is kept there.
+    if (process.env.BENCH_KEEP_LOG)
+      fs.copyFileSync(`${path.join(work, "data")}.log`, process.env.BENCH_KEEP_LOG);
     fs.rmSync(work, { recursive: true, force: true });
   }
 }

@@ -33,7 +33,8 @@ export interface CreateContext {
 export async function startSandbox(
   ctx: CreateContext,
   input: CreateSandboxInput,
-): Promise<{ record: SandboxRecord; processes: RuntimeSandbox }> {
+): Promise<{ record: SandboxRecord; processes: RuntimeSandbox; phases: string }> {
+  const t0 = performance.now();
   const template = ctx.templates.resolve(input.template);
   if (!template) throw serviceError("not_found", `template '${input.template}' not found`);
   // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
@@ -41,6 +42,7 @@ export async function startSandbox(
   const started = input.volumeMounts?.length
     ? undefined
     : await ctx.pool.claimSoon(warmSpec(template, input.allowInternetAccess));
+  const claimed = performance.now();
   const sandboxID = started?.sandboxID ?? newSandboxID();
   const record = newSandboxRecord(sandboxID, template, input, Date.now());
   let processes: RuntimeSandbox;
@@ -58,5 +60,6 @@ export async function startSandbox(
   record.endAt = new Date(Date.now() + input.timeoutSec * 1000).toISOString();
   appendLog(record, "info", "sandbox created", { templateID: template.templateID });
   ctx.templates.markSpawned(template.templateID);
-  return { record, processes };
+  const phases = `claim ${(claimed - t0).toFixed(0)} ms (${started ? "warm" : "none"}), boot ${(performance.now() - claimed).toFixed(0)} ms`;
+  return { record, processes, phases };
 }

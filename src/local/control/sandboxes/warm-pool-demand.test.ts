@@ -47,7 +47,15 @@ class HeldRuntime {
 const SPEC: WarmSpec = { layers: ["base"], cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
 
 let n = 0;
-function pool(rt: HeldRuntime, opts: { idleMs?: number; memoryShareMB?: number } = {}): WarmPool {
+function pool(
+  rt: HeldRuntime,
+  opts: {
+    idleMs?: number;
+    memoryShareMB?: number;
+    now?: () => number;
+    warmUp?: (processes: RuntimeSandbox) => Promise<void>;
+  } = {},
+): WarmPool {
   return new WarmPool({
     runtime: rt.runtime,
     newId: () => `i${String(++n).padStart(20, "0")}`,
@@ -144,6 +152,64 @@ describe("the warm pool's refill", () => {
     const rtOf = await soon;
     expect(starting).toContain(rtOf?.sandboxID);
     // The refill it asked for is still starting: close completes it.
+    const closing = p.close();
+    rt.finishStarts();
+    await closing;
+  });
+
+  it("hands a create that finds none ready a member whose warm-up is under way, which never becomes ready for another", async () => {
+    const rt = new HeldRuntime();
+    const warmUps: Array<() => void> = [];
+    const p = pool(rt, {
+      warmUp: () => new Promise<void>((done) => warmUps.push(done)),
+    });
+    p.prime(SPEC);
+    const starting = rt.pending.map((s) => s.spec.sandboxID);
+    rt.finishStarts();
+    await eventually(() => Promise.resolve(warmUps.length === 2));
+    const taken = await p.claimSoon(SPEC);
+    expect(starting).toContain(taken?.sandboxID);
+    for (const done of warmUps.splice(0)) done();
+    await eventually(() => Promise.resolve(p.readyCount === 1));
+    expect(p.readyIds()).not.toContain(taken?.sandboxID);
+    const closing = p.close();
+    rt.finishStarts();
+    await closing;
+  });
+
+  it("starts more members at once while creates come faster than one member starts, up to maxConcurrency", async () => {
+    const rt = new HeldRuntime();
+    let clock = 0;
+    const p = pool(rt, { now: () => clock });
+    p.prime(SPEC);
+    // Each member takes 1 s to be ready.
+    clock = 1_000;
+    await fillTo(rt, p, 2);
+    // GIVEN creates every 100 ms (ten per member start), WHEN they empty the key,
+    // THEN the refill starts four at once (maxConcurrency: twice concurrency).
+    for (const claimed of [true, true, false]) {
+      clock += 100;
+      expect(p.claim(SPEC) !== undefined).toBe(claimed);
+    }
+    expect(rt.pending).toHaveLength(4);
+    const closing = p.close();
+    rt.finishStarts();
+    await closing;
+  });
+
+  it("keeps to its concurrency while creates come slower than one member starts", async () => {
+    const rt = new HeldRuntime();
+    let clock = 0;
+    const p = pool(rt, { now: () => clock });
+    p.prime(SPEC);
+    clock = 1_000;
+    await fillTo(rt, p, 2);
+    // One create every 10 s, each member ready in 1 s: two at once are plenty.
+    for (const claimed of [true, true, false]) {
+      clock += 10_000;
+      expect(p.claim(SPEC) !== undefined).toBe(claimed);
+    }
+    expect(rt.pending).toHaveLength(2);
     const closing = p.close();
     rt.finishStarts();
     await closing;

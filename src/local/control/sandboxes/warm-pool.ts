@@ -20,16 +20,18 @@
  * Demand. Each key keeps `size` members ready while it is quiet. A create
  * that finds its key empty (a miss: demand outran the refill) doubles the
  * key's target, up to `maxSize`; a key not claimed for `idleMs` falls back to
- * `size` and stops its extra members. Up to `concurrency` members start at
- * once (by default one per core: a start is mostly CPU, the agent's Node
- * start, so more at once only share the cores), so a burst of creates is
- * refilled in parallel rather than one start at a time. A create that finds
- * no ready member but one of its key starting ({@link WarmPool.claimSoon})
- * waits for that start rather than beginning a cold start of its own: the
- * member has been starting for a while, so it is ready sooner than a new one.
+ * `size` and stops its extra members. Members start in parallel: as many at
+ * once as creates arrive during one member's start (the creates' rate over
+ * the last few claims times a member's time to ready), at least
+ * `concurrency` (by default one per core: a start is mostly CPU, the agent's
+ * Node start) and at most `maxConcurrency` (twice that), so a tight loop of
+ * creates is refilled about as fast as it claims. A create that finds no
+ * ready member ({@link WarmPool.claimSoon}) takes one whose warm-up is under
+ * way, else waits for a start of its key under way (and its warm-up), rather
+ * than beginning a cold start of its own: either is nearer than a new start.
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
- * recently used key is dropped), `concurrency` starts at a time, and the
+ * recently used key is dropped), `maxConcurrency` starts at a time, and the
  * pool's share of memory: its members (ready and starting, over every key)
  * together have memory limits of at most `memoryShareMB`, by default a
  * quarter of the memory every sandbox shares (`--max-sandboxes`' budget:
@@ -68,10 +70,18 @@ export interface WarmPoolOptions {
    */
   maxSize?: number | undefined;
   /**
-   * Members starting at once, over every key.
+   * Members starting at once, over every key, while creates come slower
+   * than the pool refills.
    * @default the machine's cores (`os.availableParallelism()`), at least 2
    */
   concurrency?: number | undefined;
+  /**
+   * Members starting at once while creates come faster: the pool starts as
+   * many as creates arrive during one member's start (creates per second
+   * times the seconds a member takes to be ready), up to this.
+   * @default twice `concurrency`
+   */
+  maxConcurrency?: number | undefined;
   /**
    * The most memory, in MiB, the members together may be limited to (each
    * counts its key's `memoryMB`, ready or starting).
@@ -84,6 +94,11 @@ export interface WarmPoolOptions {
    */
   idleMs?: number | undefined;
   /**
+   * The clock the creates' rate and the members' times are read from, ms.
+   * @default performance.now
+   */
+  now?: (() => number) | undefined;
+  /**
    * Keys kept warm at once; the least recently claimed key beyond it is emptied.
    * @default 3
    */
@@ -94,13 +109,19 @@ interface Member {
   processes: RuntimeSandbox;
   /** Set when its processes exited while waiting in the pool. */
   dead: boolean;
+  /** When it became ready (the pool's clock), for the claim's log line; NaN before. */
+  readyAt: number;
+  /** Set once a create took it (possibly before its warm-up ended). */
+  claimed: boolean;
 }
 
 interface Slot {
   spec: WarmSpec;
   ready: Member[];
-  /** Members of this key being started. */
+  /** Members of this key being started (warming up included). */
   starting: number;
+  /** Started members whose warm-up is under way: a create with none ready takes one of these first. */
+  warming: Member[];
   /** Members wanted now: `size`, doubled on each miss up to `maxSize`. */
   target: number;
   /** When a create last claimed from this key (ms since the epoch). */
@@ -120,6 +141,8 @@ const MIN_WARM_POOL_CONCURRENCY = 2;
 /** The share of the sandboxes' memory the pool may hold by default. */
 const DEFAULT_WARM_POOL_MEMORY_SHARE = 1 / 4;
 const MIB = 1024 * 1024;
+/** Claims the creates' rate is measured over. */
+const RATE_WINDOW = 8;
 /** Default quiet time after which a grown key shrinks back. */
 const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
 /** Default number of keys kept warm. */
@@ -139,6 +162,11 @@ export class WarmPool {
   private readonly size: number;
   private readonly maxSize: number;
   private readonly concurrency: number;
+  private readonly maxConcurrency: number;
+  /** When the last few claims came (the pool's clock, every key): the creates' rate. */
+  private readonly claimTimes: number[] = [];
+  /** A moving average of how long a member takes to be ready (start and warm-up), ms. */
+  private readyMs: number | undefined;
   private readonly idleMs: number;
   private readonly maxKeys: number;
   private readonly memoryShareMB: number;
@@ -151,12 +179,19 @@ export class WarmPool {
   private shrinkTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  private readonly now: () => number;
+
   constructor(private readonly opts: WarmPoolOptions) {
+    this.now = opts.now ?? (() => performance.now());
     this.size = Math.max(0, Math.floor(opts.size ?? DEFAULT_WARM_POOL_SIZE));
     this.maxSize = Math.max(this.size, Math.floor(opts.maxSize ?? DEFAULT_WARM_POOL_MAX_SIZE));
     this.concurrency = Math.max(
       1,
       Math.floor(opts.concurrency ?? Math.max(MIN_WARM_POOL_CONCURRENCY, availableParallelism())),
+    );
+    this.maxConcurrency = Math.max(
+      this.concurrency,
+      Math.floor(opts.maxConcurrency ?? this.concurrency * 2),
     );
     const budget = (opts.runtime as Partial<SandboxRuntime>).sandboxesMemoryBytes;
     this.memoryShareMB =
@@ -174,6 +209,7 @@ export class WarmPool {
   claim(spec: WarmSpec): RuntimeSandbox | undefined {
     const taken = this.take(spec);
     this.refill();
+    if (taken) this.logClaim(taken.slot, taken.member, undefined);
     return taken?.member?.processes;
   }
 
@@ -188,15 +224,57 @@ export class WarmPool {
     const taken = this.take(spec);
     if (!taken || taken.member) {
       this.refill();
+      if (taken) this.logClaim(taken.slot, taken.member, undefined);
       return taken?.member?.processes;
     }
     const { slot } = taken;
+    // A member warming up is nearer than any start: its create's /init and
+    // first command wait only for what is left of the agent's load.
+    const warming = slot.warming.find((member) => !member.claimed && !member.dead);
+    if (warming) {
+      warming.claimed = true;
+      this.refill();
+      this.opts.log(
+        `warm pool: claimed ${warming.processes.sandboxID} warming up (${alive(slot)} ready, ${slot.starting} starting, target ${slot.target})`,
+      );
+      return warming.processes;
+    }
+    // Members claimed while warming up still count as starting; no waiter gets them.
+    const open = slot.starting - slot.warming.filter((member) => member.claimed).length;
     const waiting =
-      slot.starting > slot.waiters.length
+      open > slot.waiters.length
         ? new Promise<Member | undefined>((resolve) => slot.waiters.push(resolve))
         : undefined;
     this.refill();
-    return (await waiting)?.processes;
+    if (!waiting) {
+      this.logClaim(slot, undefined, undefined);
+      return undefined;
+    }
+    const t0 = this.now();
+    const member = await waiting;
+    this.logClaim(slot, member, this.now() - t0);
+    return member?.processes;
+  }
+
+  /**
+   * One line per claim, so a create's latency can be told apart in the
+   * service log (bench/local.js reads them): a ready member and how long it
+   * waited, a start waited for, or none (the create starts its own).
+   */
+  private logClaim(slot: Slot, member: Member | undefined, waitedMs: number | undefined): void {
+    const counts = `${alive(slot)} ready, ${slot.starting} starting, target ${slot.target}`;
+    if (!member) {
+      this.opts.log(`warm pool: claim missed, the create starts cold (${counts})`);
+    } else if (waitedMs === undefined) {
+      const age = this.now() - member.readyAt;
+      this.opts.log(
+        `warm pool: claimed ${member.processes.sandboxID} ready (age ${age.toFixed(0)} ms; ${counts})`,
+      );
+    } else {
+      this.opts.log(
+        `warm pool: claimed ${member.processes.sandboxID} after waiting ${waitedMs.toFixed(0)} ms for its start (${counts})`,
+      );
+    }
   }
 
   /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
@@ -206,8 +284,11 @@ export class WarmPool {
     const slot = this.touch(spec);
     slot.failed = false;
     slot.lastClaim = Date.now();
+    this.claimTimes.push(this.now());
+    if (this.claimTimes.length > RATE_WINDOW) this.claimTimes.shift();
     let member: Member | undefined;
     while ((member = slot.ready.shift()) && member.dead);
+    if (member) member.claimed = true;
     // A miss on a key already kept warm means creates outran its refill; a
     // first create of a template is no such sign.
     if (!member && known && slot.target < this.maxSize) {
@@ -279,6 +360,7 @@ export class WarmPool {
         spec: { ...spec, layers: [...spec.layers] },
         ready: [],
         starting: 0,
+        warming: [],
         target: this.size,
         lastClaim: Date.now(),
         failed: false,
@@ -300,7 +382,8 @@ export class WarmPool {
    * share of memory.
    */
   private refill(): void {
-    while (!this.closed && this.starts.size < this.concurrency) {
+    const concurrency = this.concurrencyNow();
+    while (!this.closed && this.starts.size < concurrency) {
       const held = this.heldMemoryMB();
       const slot = [...this.slots.values()]
         .reverse()
@@ -322,6 +405,33 @@ export class WarmPool {
     this.scheduleShrink();
   }
 
+  /**
+   * Members to start at once now: as many as creates arrive while one member
+   * starts (Little's law: creates per ms times a member's ms to ready), at
+   * least `concurrency` and at most `maxConcurrency`. A start is mostly CPU,
+   * so past the cores more at once only share them, but under a burst the
+   * pool's starts then keep their share against the creates' own work.
+   */
+  private concurrencyNow(): number {
+    const times = this.claimTimes;
+    const last = times[times.length - 1];
+    if (
+      times.length < 2 ||
+      this.readyMs === undefined ||
+      last === undefined ||
+      this.now() - last > this.idleMs
+    )
+      return this.concurrency;
+    const perMs = (times.length - 1) / Math.max(1, last - (times[0] ?? last));
+    const needed = Math.ceil(perMs * this.readyMs);
+    return Math.min(this.maxConcurrency, Math.max(this.concurrency, needed));
+  }
+
+  /** Adds a member's time to ready to the moving average {@link concurrencyNow} reads. */
+  private noteReady(ms: number): void {
+    this.readyMs = this.readyMs === undefined ? ms : this.readyMs * 0.7 + ms * 0.3;
+  }
+
   /** The memory limits of every member, ready or starting, in MiB. */
   private heldMemoryMB(): number {
     let mb = 0;
@@ -332,26 +442,21 @@ export class WarmPool {
 
   private async startOne(slot: Slot): Promise<void> {
     const id = this.opts.newId();
-    let processes: RuntimeSandbox | undefined;
+    const t0 = this.now();
+    let processes: RuntimeSandbox;
     try {
       processes = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
-      await this.opts.warmUp?.(processes);
     } catch (err) {
-      await processes?.stop().catch(() => undefined);
-      slot.failed = true;
-      this.opts.log(
-        `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
-      );
-      await this.opts.runtime.destroy(id).catch(() => undefined);
-      // A create waiting for this start starts its own sandbox.
-      slot.waiters.shift()?.(undefined);
+      await this.startFailed(slot, id, undefined, err);
       return;
     }
-    const member: Member = { processes, dead: false };
+    const startMs = this.now() - t0;
+    const member: Member = { processes, dead: false, readyAt: NaN, claimed: false };
     void processes.exited.then(() => {
       if (member.dead) return;
       member.dead = true;
-      // Still waiting in the pool: nobody else will clean it up.
+      // Still waiting in the pool: nobody else will clean it up (a member
+      // warming up is cleaned up by its failed warm-up).
       const idx = slot.ready.indexOf(member);
       if (idx >= 0) {
         slot.ready.splice(idx, 1);
@@ -362,9 +467,54 @@ export class WarmPool {
       await this.discard(member);
       return;
     }
+    // A create already waiting gets it once warmed up, like any other: handed over at its
+    // agent's answer, its first command paid the agent's load and more (bench:local, load 14-19).
+    slot.warming.push(member);
+    try {
+      await this.opts.warmUp?.(processes);
+    } catch (err) {
+      slot.warming.splice(slot.warming.indexOf(member), 1);
+      // Claimed while warming up: the create owns it now, and its own first
+      // command says what is wrong.
+      if (member.claimed) return;
+      member.dead = true;
+      await this.startFailed(slot, id, processes, err);
+      return;
+    }
+    const readyMs = this.now() - t0;
+    this.noteReady(readyMs);
+    const idx = slot.warming.indexOf(member);
+    if (idx >= 0) slot.warming.splice(idx, 1);
+    if (member.claimed) return;
+    member.readyAt = this.now();
+    this.opts.log(
+      `warm pool: ${id} ready in ${readyMs.toFixed(0)} ms (start ${startMs.toFixed(0)}, warm-up ${(readyMs - startMs).toFixed(0)}; ${this.starts.size} starting of at most ${this.concurrencyNow()})`,
+    );
+    if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
+      await this.discard(member);
+      return;
+    }
     const waiter = slot.waiters.shift();
-    if (waiter) waiter(member);
-    else slot.ready.push(member);
+    if (waiter) {
+      member.claimed = true;
+      waiter(member);
+    } else slot.ready.push(member);
+  }
+
+  /** A start or warm-up failed: the key stops refilling until claimed again, and a waiting create starts its own. */
+  private async startFailed(
+    slot: Slot,
+    id: string,
+    processes: RuntimeSandbox | undefined,
+    err: unknown,
+  ): Promise<void> {
+    await processes?.stop().catch(() => undefined);
+    slot.failed = true;
+    this.opts.log(
+      `warm pool: starting a sandbox for layers ${slot.spec.layers.join(",")} failed: ${String(err)}`,
+    );
+    await this.opts.runtime.destroy(id).catch(() => undefined);
+    slot.waiters.shift()?.(undefined);
   }
 
   /** Arms one timer that shrinks keys grown beyond `size` once they are quiet. */
