@@ -64,6 +64,10 @@ struct child {
   pid_t pid;
   /* The service's ends of stdout, stderr and stdin (-1: none), held until `C`. */
   int held[3];
+  /* A launch's report pipe until it exec'd or failed (-1: none; see settle_start). */
+  int report;
+  /* Its launch failed (`F` sent): reaped without an `X`. */
+  int failed;
   char id[24];
 };
 
@@ -72,7 +76,7 @@ static int devnull = -1;
 static pid_t self;
 
 static int in_use(const struct child *c) {
-  return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0;
+  return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0 || c->report >= 0;
 }
 
 /* Writes one event line to the service (stdout); exits when the service is gone. */
@@ -207,6 +211,33 @@ static void emit_failure(const char *id, const struct failure *why, int launch) 
                             step_names[why->step], why->index)
                  : snprintf(line, sizeof line, "F %s %d\n", id, why->err);
   emit_line(line, n);
+}
+
+static void emit_started(const struct child *c) {
+  char line[96];
+  emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", c->id, (long)c->pid,
+                           c->held[0], c->held[1], c->held[2]));
+}
+
+/*
+ * A launch's child has reported (its report pipe is readable, or it was
+ * reaped): EOF once it exec'd, `S`; else the step that failed, `F`, and its
+ * exit is not reported.
+ */
+static void settle_start(struct child *c) {
+  struct failure why;
+  ssize_t got;
+  do got = read(c->report, &why, sizeof why);
+  while (got < 0 && errno == EINTR);
+  close(c->report);
+  c->report = -1;
+  if (got != (ssize_t)sizeof why) {
+    emit_started(c);
+    return;
+  }
+  emit_failure(c->id, &why, 1);
+  c->failed = 1;
+  close_held(c);
 }
 
 /* In a child before its exec: reports the failed step to the parent and exits. */
@@ -410,8 +441,12 @@ static void spawn_one(char **f, int nf) {
   report[1] = -1;
   struct failure why;
   ssize_t got = -1;
-  /* EOF: the child exec'd (the pipe is close-on-exec). A vfork child has by now. */
-  if (pid > 0) {
+  /*
+   * EOF: the child exec'd (the pipe is close-on-exec). A vfork child has by
+   * now; a launch's is waited for in the main loop (settle_start), so its
+   * steps (cgroup moves, an exec) do not hold up other commands.
+   */
+  if (pid > 0 && !launching) {
     do got = read(report[0], &why, sizeof why);
     while (got < 0 && errno == EINTR);
   }
@@ -430,9 +465,13 @@ static void spawn_one(char **f, int nf) {
     slot->held[1] = err[0];
     slot->held[2] = in[1];
     out[0] = err[0] = in[1] = -1;
-    char line[96];
-    emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", id, (long)pid,
-                             slot->held[0], slot->held[1], slot->held[2]));
+    slot->failed = 0;
+    if (launching) {
+      slot->report = report[0];
+      report[0] = -1;
+    } else {
+      emit_started(slot);
+    }
   }
 done:
   for (int i = 0; i < 2; i++) {
@@ -471,8 +510,10 @@ static void reap(void) {
     if (pid <= 0) return;
     for (int i = 0; i < MAX_CHILDREN; i++) {
       if (children[i].pid == pid) {
+        /* Its report is in the pipe already (written before it exited): `S` or `F` first. */
+        if (children[i].report >= 0) settle_start(&children[i]);
         children[i].pid = 0;
-        emit("X %s %ld\n", children[i].id, status);
+        if (!children[i].failed) emit("X %s %ld\n", children[i].id, status);
         break;
       }
     }
@@ -516,7 +557,7 @@ int main(int argc, char **argv) {
   }
   self = getpid();
   for (int i = 0; i < MAX_CHILDREN; i++)
-    children[i].held[0] = children[i].held[1] = children[i].held[2] = -1;
+    children[i].held[0] = children[i].held[1] = children[i].held[2] = children[i].report = -1;
   /* Hold 3 .. FIRST_FREE_FD-1 (close-on-exec) so every descriptor made later is above them. */
   for (int fd = 3; fd < FIRST_FREE_FD; fd++) {
     if (fcntl(fd, F_GETFD) >= 0) {
@@ -540,12 +581,26 @@ int main(int argc, char **argv) {
     perror("host-spawner");
     return 1;
   }
-  struct pollfd pfd[2] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}};
+  /* The requests, SIGCHLD, and the report pipe of each launch not settled yet (`starting`). */
+  static struct pollfd pfd[2 + MAX_CHILDREN];
+  static int starting[2 + MAX_CHILDREN];
+  pfd[0] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
+  pfd[1] = (struct pollfd){sfd, POLLIN, 0};
   for (;;) {
-    if (poll(pfd, 2, -1) < 0) {
+    int n = 2;
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+      if (children[i].report < 0) continue;
+      pfd[n] = (struct pollfd){children[i].report, POLLIN, 0};
+      starting[n++] = i;
+    }
+    if (poll(pfd, (nfds_t)n, -1) < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
+    /* Before the reaping: a launch that exec'd and exited at once is reported started first. */
+    for (int k = 2; k < n; k++)
+      if (pfd[k].revents && children[starting[k]].report == pfd[k].fd)
+        settle_start(&children[starting[k]]);
     if (pfd[1].revents) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {

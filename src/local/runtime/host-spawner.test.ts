@@ -204,6 +204,33 @@ describe("a sandbox's launch through the host spawner", () => {
     expect(survived).toBe(false);
   });
 
+  it("serves other commands while a launch's child is still before its exec", async () => {
+    const holder = await spawnHost("test.launch", "sleep", ["1000"]);
+    holder.stdout.resume();
+    holder.stderr.resume();
+    // GIVEN a launch whose cgroup join blocks: a FIFO nobody reads yet
+    const fifo = path.join(dir, "blocking.procs");
+    await execHost("test.launch", "mkfifo", [fifo]);
+    try {
+      const launched = spawnHost("test.launch", "true", [], {
+        launch: launchOf(holder.pid, [fifo]),
+      });
+      // WHEN another command is started meanwhile THEN it runs
+      expect((await execHost("test.launch", "echo", ["meanwhile"])).stdout).toBe("meanwhile\n");
+      // AND the launch goes on once its join can
+      const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      try {
+        const child = await launched;
+        expect(fs.readFileSync(reader, "utf8")).toBe(`${child.pid}\n`);
+        expect(await outputOf(child)).toBe("");
+      } finally {
+        fs.closeSync(reader);
+      }
+    } finally {
+      holder.kill();
+    }
+  });
+
   it("fails naming the sandbox and the step when its holder is gone, and runs nothing", async () => {
     const gone = await spawnHost("test.launch", "true", []);
     gone.stdout.resume();
