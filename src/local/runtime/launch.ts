@@ -58,8 +58,9 @@ export interface LaunchCommand {
 }
 
 /**
- * Builds the `bwrap … agent` command for `plan`. Dying with the service on a
- * kill -9 at any moment: the spawner's child takes the parent-death signal
+ * Builds the `bwrap … agent` command for `plan`. It must die with the service
+ * on a kill -9 at any moment, or its bwrap lives on under init and keeps the
+ * sandbox's namespaces, veth and loop device: the spawner's child takes the parent-death signal
  * before anything else and again after its uid change (the kernel clears it
  * on any credential change), checking each time that its parent is still
  * the spawner (which dies with the service); bwrap's --die-with-parent keeps
