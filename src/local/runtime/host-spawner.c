@@ -24,18 +24,28 @@
  * path, or a file opened read-only. The service's ends of the pipes stay
  * open here until it has opened them through /proc/<pid>/fd (`C`).
  *
+ * A launch (`L`) is a command that enters a sandbox: its child joins the
+ * sandbox's cgroups, sets its limits, enters the namespace holder's mount
+ * and network namespaces, drops to the sandbox's host uid and only then
+ * execs (bwrap), with the holder's user namespace as one more descriptor
+ * (see launch_steps). Doing that here costs a fork; done by sh, nsenter and
+ * setpriv it cost three more execs per sandbox start.
+ *
  * Build: cc -O2 -static (scripts/build-host-spawner.js).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -54,6 +64,10 @@ struct child {
   pid_t pid;
   /* The service's ends of stdout, stderr and stdin (-1: none), held until `C`. */
   int held[3];
+  /* A launch's report pipe until it exec'd or failed (-1: none; see settle_start). */
+  int report;
+  /* Its launch failed (`F` sent): reaped without an `X`. */
+  int failed;
   char id[24];
 };
 
@@ -62,7 +76,7 @@ static int devnull = -1;
 static pid_t self;
 
 static int in_use(const struct child *c) {
-  return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0;
+  return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0 || c->report >= 0;
 }
 
 /* Writes one event line to the service (stdout); exits when the service is gone. */
@@ -136,24 +150,222 @@ static int extra_fd(const char *spec) {
   return -1;
 }
 
-/* fields: "S", id, stdin ("1" or "0"), nfds, fd spec..., file, argc, argv..., env... */
+/*
+ * Steps of a start that can fail, named in its `F` event (host-launch.ts
+ * describes each to the user). A plain command's failures are named by their
+ * errno alone.
+ */
+enum step {
+  STEP_NONE,
+  STEP_PARENT,
+  STEP_FDS,
+  STEP_EXEC,
+  STEP_HOLDER,
+  STEP_NS_USER,
+  STEP_NS_MNT,
+  STEP_NS_NET,
+  STEP_CGROUP,
+  STEP_NOFILE,
+  STEP_SETNS_MNT,
+  STEP_SETNS_NET,
+  STEP_GROUPS,
+  STEP_GID,
+  STEP_UID,
+  STEP_PDEATHSIG,
+};
+static const char *const step_names[] = {
+    [STEP_NONE] = "",           [STEP_PARENT] = "parent",       [STEP_FDS] = "fds",
+    [STEP_EXEC] = "exec",       [STEP_HOLDER] = "holder",       [STEP_NS_USER] = "ns-user",
+    [STEP_NS_MNT] = "ns-mnt",   [STEP_NS_NET] = "ns-net",       [STEP_CGROUP] = "cgroup",
+    [STEP_NOFILE] = "nofile",   [STEP_SETNS_MNT] = "setns-mnt", [STEP_SETNS_NET] = "setns-net",
+    [STEP_GROUPS] = "groups",   [STEP_GID] = "gid",             [STEP_UID] = "uid",
+    [STEP_PDEATHSIG] = "pdeathsig",
+};
+
+/* What a child that failed before its exec tells this process, through a close-on-exec pipe. */
+struct failure {
+  int step;
+  /* Which cgroup.procs file, for STEP_CGROUP. */
+  int index;
+  int err;
+};
+
+/* A launch's steps before its exec (the fields of `L`, see host-launch.ts). */
+struct launch {
+  pid_t holder;
+  /* The sandbox's host uid and gid (root inside its user namespace). */
+  uid_t id;
+  rlim_t nofile;
+  const char *oom_score_adj;
+  /* The descriptor number the holder's user namespace gets (bwrap --userns). */
+  int userns_fd;
+  long ncgroups;
+  char **cgroup_procs;
+  /* The holder's user, mount and network namespaces, opened here before the fork. */
+  int ns[3];
+};
+
+static void emit_failure(const char *id, const struct failure *why, int launch) {
+  char line[128];
+  int n = launch ? snprintf(line, sizeof line, "F %s %d %s %d\n", id, why->err,
+                            step_names[why->step], why->index)
+                 : snprintf(line, sizeof line, "F %s %d\n", id, why->err);
+  emit_line(line, n);
+}
+
+static void emit_started(const struct child *c) {
+  char line[96];
+  emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", c->id, (long)c->pid,
+                           c->held[0], c->held[1], c->held[2]));
+}
+
+/*
+ * A launch's child has reported (its report pipe is readable, or it was
+ * reaped): EOF once it exec'd, `S`; else the step that failed, `F`, and its
+ * exit is not reported.
+ */
+static void settle_start(struct child *c) {
+  struct failure why;
+  ssize_t got;
+  do got = read(c->report, &why, sizeof why);
+  while (got < 0 && errno == EINTR);
+  close(c->report);
+  c->report = -1;
+  if (got != (ssize_t)sizeof why) {
+    emit_started(c);
+    return;
+  }
+  emit_failure(c->id, &why, 1);
+  c->failed = 1;
+  close_held(c);
+}
+
+/* In a child before its exec: reports the failed step to the parent and exits. */
+static void _Noreturn fail_child(int report, int step, int index) {
+  struct failure why = {step, index, errno};
+  ssize_t w = write(report, &why, sizeof why);
+  (void)w;
+  _exit(127);
+}
+
+/* Writes `text` to an existing file (cgroup.procs, oom_score_adj); -1 with errno set. */
+static int write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t n = strlen(text);
+  ssize_t w = write(fd, text, n);
+  int e = errno;
+  close(fd);
+  if (w == (ssize_t)n) return 0;
+  errno = w < 0 ? e : EIO;
+  return -1;
+}
+
+/* True while `pid` is a child of this process not reaped yet: its pid is no one else's. */
+static int live_child(pid_t pid) {
+  for (int i = 0; i < MAX_CHILDREN; i++)
+    if (children[i].pid == pid) return pid > 0;
+  return 0;
+}
+
+/*
+ * Opens the holder's namespaces, in this process, while the holder is a child
+ * not reaped yet: its /proc entry cannot be another process's, however long
+ * the service's request took to come. 0, or the failed step with errno set.
+ */
+static int open_holder(struct launch *l) {
+  static const char *const names[3] = {"user", "mnt", "net"};
+  if (!live_child(l->holder)) {
+    errno = ESRCH;
+    return STEP_HOLDER;
+  }
+  for (int i = 0; i < 3; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/ns/%s", (long)l->holder, names[i]);
+    if ((l->ns[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0) return STEP_NS_USER + i;
+  }
+  return STEP_NONE;
+}
+
+/*
+ * A launch's child, as root, after its descriptors are in place: what the
+ * launch script (sh, nsenter, setpriv) did before. It joins the sandbox's
+ * cgroups first, so everything after is charged to the sandbox; enters the
+ * holder's mount and network namespaces; then drops to the sandbox's host
+ * uid, since bwrap refuses --userns as host root. Exits through fail_child.
+ */
+static void enter_sandbox(const struct launch *l, int report) {
+  char pid[24];
+  snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  for (long i = 0; i < l->ncgroups; i++)
+    if (write_file(l->cgroup_procs[i], pid) != 0) fail_child(report, STEP_CGROUP, (int)i);
+  /* Best effort: lowering it needs CAP_SYS_RESOURCE, which some container hosts withhold. */
+  (void)write_file("/proc/self/oom_score_adj", l->oom_score_adj);
+  struct rlimit nofile = {l->nofile, l->nofile};
+  if (setrlimit(RLIMIT_NOFILE, &nofile) != 0) fail_child(report, STEP_NOFILE, 0);
+  if (setns(l->ns[1], CLONE_NEWNS) != 0) fail_child(report, STEP_SETNS_MNT, 0);
+  if (setns(l->ns[2], CLONE_NEWNET) != 0) fail_child(report, STEP_SETNS_NET, 0);
+  if (setgroups(0, NULL) != 0) fail_child(report, STEP_GROUPS, 0);
+  if (setresgid(l->id, l->id, l->id) != 0) fail_child(report, STEP_GID, 0);
+  if (setresuid(l->id, l->id, l->id) != 0) fail_child(report, STEP_UID, 0);
+  /*
+   * The kernel clears the parent-death signal on a credential change: set it
+   * again, then check this process's parent did not die before (bwrap's
+   * --die-with-parent keeps it from there).
+   */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail_child(report, STEP_PDEATHSIG, 0);
+  if (getppid() != self) {
+    errno = ESRCH;
+    fail_child(report, STEP_PARENT, 0);
+  }
+}
+
+/*
+ * fields: "S", id, stdin ("1" or "0"), nfds, fd spec..., file, argc, argv..., env...
+ * or "L", id, stdin, nfds, fd spec..., holder, id base, nofile, oom_score_adj,
+ * userns fd, ncgroups, cgroup.procs..., file, argc, argv..., env...
+ */
 static void spawn_one(char **f, int nf) {
+  const int launching = f[0][0] == 'L';
   const char *id = nf > 1 ? f[1] : "?";
+  struct failure bad = {STEP_NONE, 0, EINVAL};
   if (nf < 6 || strlen(id) >= sizeof children[0].id) {
-    emit("F %s %ld\n", strlen(id) < sizeof children[0].id ? id : "?", EINVAL);
+    emit_failure(strlen(id) < sizeof children[0].id ? id : "?", &bad, launching);
     return;
   }
   int want_stdin = f[2][0] == '1';
   long nfds = strtol(f[3], NULL, 10);
   if (nfds < 0 || nfds > MAX_EXTRA_FDS || 4 + nfds + 2 > nf) {
-    emit("F %s %ld\n", id, EINVAL);
+    emit_failure(id, &bad, launching);
     return;
   }
-  const char *file = f[4 + nfds];
-  long argc = strtol(f[5 + nfds], NULL, 10);
-  long argv0 = 6 + nfds;
+  long next = 4 + nfds;
+  struct launch l = {.ns = {-1, -1, -1}};
+  if (launching) {
+    if (next + 6 > nf) {
+      emit_failure(id, &bad, launching);
+      return;
+    }
+    l.holder = (pid_t)strtol(f[next], NULL, 10);
+    l.id = (uid_t)strtoul(f[next + 1], NULL, 10);
+    l.nofile = (rlim_t)strtoul(f[next + 2], NULL, 10);
+    l.oom_score_adj = f[next + 3];
+    l.userns_fd = (int)strtol(f[next + 4], NULL, 10);
+    l.ncgroups = strtol(f[next + 5], NULL, 10);
+    l.cgroup_procs = f + next + 6;
+    next += 6 + l.ncgroups;
+    /* Root inside must not be host root, and the user namespace goes above the extra descriptors. */
+    if (l.holder <= 0 || l.id == 0 || l.nofile == 0 || l.userns_fd < 3 + nfds ||
+        l.userns_fd >= FIRST_FREE_FD || l.ncgroups < 0 || next + 2 > nf) {
+      emit_failure(id, &bad, launching);
+      return;
+    }
+  }
+  const char *file = f[next];
+  long argc = strtol(f[next + 1], NULL, 10);
+  long argv0 = next + 2;
   if (argc < 1 || argv0 + argc > nf) {
-    emit("F %s %ld\n", id, EINVAL);
+    emit_failure(id, &bad, launching);
     return;
   }
   int extra[MAX_EXTRA_FDS];
@@ -163,63 +375,89 @@ static void spawn_one(char **f, int nf) {
   struct child *slot = NULL;
   for (int i = 0; i < MAX_CHILDREN && !slot; i++)
     if (!in_use(&children[i])) slot = &children[i];
-  /* [0] read, [1] write: the child gets out[1], err[1] and in[0]. */
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
-  volatile int child_errno = 0;
+  /* [0] read, [1] write: the child gets out[1], err[1] and in[0], and reports on report[1]. */
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, report[2] = {-1, -1};
   if (!argv || !envp || !slot) {
-    emit("F %s %ld\n", id, EAGAIN);
+    bad.err = EAGAIN;
+    emit_failure(id, &bad, launching);
     goto done;
   }
   for (long i = 0; i < argc; i++) argv[i] = f[argv0 + i];
   for (long i = 0; i < nf - argv0 - argc; i++) envp[i] = f[argv0 + argc + i];
+  bad.step = STEP_FDS;
   for (long i = 0; i < nfds; i++) {
     if ((extra[i] = extra_fd(f[4 + i])) < 0) {
-      emit("F %s %ld\n", id, errno);
+      bad.err = errno;
+      emit_failure(id, &bad, launching);
       goto done;
     }
   }
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
-      (want_stdin && pipe2(in, O_CLOEXEC) != 0)) {
-    emit("F %s %ld\n", id, errno);
+      (want_stdin && pipe2(in, O_CLOEXEC) != 0) || pipe2(report, O_CLOEXEC) != 0) {
+    bad.err = errno;
+    emit_failure(id, &bad, launching);
+    goto done;
+  }
+  if (launching && (bad.step = open_holder(&l)) != STEP_NONE) {
+    bad.err = errno;
+    emit_failure(id, &bad, launching);
     goto done;
   }
   int child_in = want_stdin ? in[0] : devnull;
-  pid_t pid = vfork();
+  /*
+   * A launch forks: its credential change in a vfork child, which shares this
+   * process's memory, would make this process non-dumpable, and the service
+   * could no longer open its pipe ends through /proc/<pid>/fd.
+   */
+  pid_t pid = launching ? fork() : vfork();
   if (pid == 0) {
     sigset_t none;
     sigemptyset(&none);
     for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* Dies with this process; if this process died already, the command must not run. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) {
-      child_errno = ESRCH;
-      _exit(127);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail_child(report[1], STEP_PDEATHSIG, 0);
+    if (getppid() != self) {
+      errno = ESRCH;
+      fail_child(report[1], STEP_PARENT, 0);
     }
     /*
      * Every descriptor made here is at FIRST_FREE_FD or above (3 and up are held
      * busy below it), so no dup2 clobbers a source not moved yet.
      */
-    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) {
-      child_errno = errno;
-      _exit(127);
-    }
-    for (long i = 0; i < nfds; i++) {
-      if (dup2(extra[i], 3 + (int)i) < 0) {
-        child_errno = errno;
-        _exit(127);
-      }
+    if (dup2(child_in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+      fail_child(report[1], STEP_FDS, 0);
+    for (long i = 0; i < nfds; i++)
+      if (dup2(extra[i], 3 + (int)i) < 0) fail_child(report[1], STEP_FDS, 0);
+    if (launching) {
+      if (dup2(l.ns[0], l.userns_fd) < 0) fail_child(report[1], STEP_FDS, 0);
+      enter_sandbox(&l, report[1]);
     }
     /* The busy placeholders above the extra descriptors are close-on-exec already. */
     execvpe(file, argv, envp);
-    child_errno = errno;
-    _exit(127);
+    fail_child(report[1], STEP_EXEC, 0);
+  }
+  close(report[1]);
+  report[1] = -1;
+  struct failure why;
+  ssize_t got = -1;
+  /*
+   * EOF: the child exec'd (the pipe is close-on-exec). A vfork child has by
+   * now; a launch's is waited for in the main loop (settle_start), so its
+   * steps (cgroup moves, an exec) do not hold up other commands.
+   */
+  if (pid > 0 && !launching) {
+    do got = read(report[0], &why, sizeof why);
+    while (got < 0 && errno == EINTR);
   }
   if (pid < 0) {
-    emit("F %s %ld\n", id, errno);
-  } else if (child_errno != 0) {
+    bad.step = STEP_NONE;
+    bad.err = errno;
+    emit_failure(id, &bad, launching);
+  } else if (got == (ssize_t)sizeof why) {
     /* The child failed before exec and is a zombie now: reaped here, not by the SIGCHLD loop. */
     waitpid(pid, NULL, 0);
-    emit("F %s %ld\n", id, child_errno);
+    emit_failure(id, &why, launching);
   } else {
     slot->pid = pid;
     strcpy(slot->id, id);
@@ -227,16 +465,23 @@ static void spawn_one(char **f, int nf) {
     slot->held[1] = err[0];
     slot->held[2] = in[1];
     out[0] = err[0] = in[1] = -1;
-    char line[96];
-    emit_line(line, snprintf(line, sizeof line, "S %s %ld %d %d %d\n", id, (long)pid,
-                             slot->held[0], slot->held[1], slot->held[2]));
+    slot->failed = 0;
+    if (launching) {
+      slot->report = report[0];
+      report[0] = -1;
+    } else {
+      emit_started(slot);
+    }
   }
 done:
   for (int i = 0; i < 2; i++) {
     if (out[i] >= 0) close(out[i]);
     if (err[i] >= 0) close(err[i]);
     if (in[i] >= 0) close(in[i]);
+    if (report[i] >= 0) close(report[i]);
   }
+  for (int i = 0; i < 3; i++)
+    if (l.ns[i] >= 0) close(l.ns[i]);
   /* The listening socket now lives in the child only: its accept queue is the child's. */
   for (int i = 0; i < MAX_EXTRA_FDS; i++)
     if (extra[i] >= 0) close(extra[i]);
@@ -265,8 +510,10 @@ static void reap(void) {
     if (pid <= 0) return;
     for (int i = 0; i < MAX_CHILDREN; i++) {
       if (children[i].pid == pid) {
+        /* Its report is in the pipe already (written before it exited): `S` or `F` first. */
+        if (children[i].report >= 0) settle_start(&children[i]);
         children[i].pid = 0;
-        emit("X %s %ld\n", children[i].id, status);
+        if (!children[i].failed) emit("X %s %ld\n", children[i].id, status);
         break;
       }
     }
@@ -290,7 +537,7 @@ static int handle_request(void) {
     f[i] = buf + start;
     start += (int)strlen(buf + start) + 1;
   }
-  if (strcmp(f[0], "S") == 0) spawn_one(f, nf);
+  if (strcmp(f[0], "S") == 0 || strcmp(f[0], "L") == 0) spawn_one(f, nf);
   else if (strcmp(f[0], "K") == 0) kill_one(f, nf);
   else if (strcmp(f[0], "C") == 0) close_one(f, nf);
   free(f);
@@ -310,7 +557,7 @@ int main(int argc, char **argv) {
   }
   self = getpid();
   for (int i = 0; i < MAX_CHILDREN; i++)
-    children[i].held[0] = children[i].held[1] = children[i].held[2] = -1;
+    children[i].held[0] = children[i].held[1] = children[i].held[2] = children[i].report = -1;
   /* Hold 3 .. FIRST_FREE_FD-1 (close-on-exec) so every descriptor made later is above them. */
   for (int fd = 3; fd < FIRST_FREE_FD; fd++) {
     if (fcntl(fd, F_GETFD) >= 0) {
@@ -334,12 +581,26 @@ int main(int argc, char **argv) {
     perror("host-spawner");
     return 1;
   }
-  struct pollfd pfd[2] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}};
+  /* The requests, SIGCHLD, and the report pipe of each launch not settled yet (`starting`). */
+  static struct pollfd pfd[2 + MAX_CHILDREN];
+  static int starting[2 + MAX_CHILDREN];
+  pfd[0] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
+  pfd[1] = (struct pollfd){sfd, POLLIN, 0};
   for (;;) {
-    if (poll(pfd, 2, -1) < 0) {
+    int n = 2;
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+      if (children[i].report < 0) continue;
+      pfd[n] = (struct pollfd){children[i].report, POLLIN, 0};
+      starting[n++] = i;
+    }
+    if (poll(pfd, (nfds_t)n, -1) < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
+    /* Before the reaping: a launch that exec'd and exited at once is reported started first. */
+    for (int k = 2; k < n; k++)
+      if (pfd[k].revents && children[starting[k]].report == pfd[k].fd)
+        settle_start(&children[starting[k]]);
     if (pfd[1].revents) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {

@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { eventually } from "../../../test/support/eventually";
 import { execHost } from "./exec";
-import { hostSpawnerPid, spawnHost } from "./host-spawner";
+import type { HostLaunch } from "./host-launch";
+import { hostSpawnerPid, spawnHost, type HostChild } from "./host-spawner";
 
 jest.setTimeout(60_000);
 
@@ -114,5 +115,158 @@ describe("host commands through the host spawner", () => {
     const { stdout } = await execHost("test.death", "echo", ["again"]);
     expect(stdout).toBe("again\n");
     expect(hostSpawnerPid("test.death")).not.toBe(first);
+  });
+});
+
+describe("a sandbox's launch through the host spawner", () => {
+  /** A launch of sandbox `sbx-launch` into `holderPid`'s namespaces, as host uid 65534. */
+  function launchOf(holderPid: number, cgroupProcsFiles: string[]): HostLaunch {
+    return {
+      sandboxID: "sbx-launch",
+      holderPid,
+      cgroupProcsFiles,
+      oomScoreAdj: 0,
+      nofile: 1234,
+      usernsFd: 5,
+      idBase: 65534,
+    };
+  }
+
+  /** Its whole stdout once it exited. */
+  async function outputOf(child: HostChild): Promise<string> {
+    let text = "";
+    child.stdout.on("data", (d: Buffer) => (text += String(d)));
+    child.stderr.resume();
+    await child.exited;
+    await eventually(() => child.stdout.readableEnded || child.stdout.destroyed, { intervalMs: 5 });
+    return text;
+  }
+
+  it("joins the cgroup, the holder's mount and network namespaces, its limits and host uid before the exec, with the holder's user namespace as descriptor 5", async () => {
+    // GIVEN a holder with namespaces of its own, as holder.ts makes it (but as root)
+    const holder = await spawnHost("test.launch", "unshare", [
+      "--user",
+      "--mount",
+      "--net",
+      "--",
+      "sleep",
+      "1000",
+    ]);
+    holder.stdout.resume();
+    holder.stderr.resume();
+    const ns = (pid: number | "self", name: string) => fs.readlinkSync(`/proc/${pid}/ns/${name}`);
+    // unshare(2) runs after its exec: until then the holder shares the service's namespaces.
+    await eventually(() => ns(holder.pid, "net") !== ns("self", "net"), { intervalMs: 5 });
+    const cgroup = path.join(dir, "cgroup.procs");
+    fs.writeFileSync(cgroup, "");
+    try {
+      // WHEN a command is launched into it
+      const script =
+        "id -u; id -g; id -G; ulimit -n; ulimit -Hn; readlink /proc/self/fd/5 /proc/self/ns/mnt /proc/self/ns/net; echo $$ $PPID";
+      const child = await spawnHost("test.launch", "sh", ["-c", script], {
+        launch: launchOf(holder.pid, [cgroup]),
+      });
+      // THEN it ran as the sandbox's host uid and gid, without supplementary groups, in the holder's namespaces
+      expect((await outputOf(child)).split("\n")).toEqual([
+        "65534",
+        "65534",
+        "65534",
+        "1234",
+        "1234",
+        ns(holder.pid, "user"),
+        ns(holder.pid, "mnt"),
+        ns(holder.pid, "net"),
+        `${child.pid} ${hostSpawnerPid("test.launch")}`,
+        "",
+      ]);
+      // AND it joined the cgroup first, as the process that exec'd
+      expect(fs.readFileSync(cgroup, "utf8")).toBe(`${child.pid}\n`);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it("dies with the spawner after its uid change (the kernel clears the parent-death signal on it)", async () => {
+    const holder = await spawnHost("test.launch", "sleep", ["1000"]);
+    holder.stdout.resume();
+    holder.stderr.resume();
+    const child = await spawnHost("test.launch", "sleep", ["1000"], {
+      launch: launchOf(holder.pid, []),
+    });
+    child.stdout.resume();
+    child.stderr.resume();
+    expect(running(child.pid)).toBe(true);
+    process.kill(hostSpawnerPid("test.launch"), "SIGKILL");
+    await eventually(() => !running(child.pid), { intervalMs: 20 }).catch(() => undefined);
+    const survived = running(child.pid);
+    // A survivor under init would hold its pipes open and keep jest from exiting.
+    if (survived) process.kill(child.pid, "SIGKILL");
+    expect(survived).toBe(false);
+  });
+
+  it("serves other commands while a launch's child is still before its exec", async () => {
+    const holder = await spawnHost("test.launch", "sleep", ["1000"]);
+    holder.stdout.resume();
+    holder.stderr.resume();
+    // GIVEN a launch whose cgroup join blocks: a FIFO nobody reads yet
+    const fifo = path.join(dir, "blocking.procs");
+    await execHost("test.launch", "mkfifo", [fifo]);
+    try {
+      const launched = spawnHost("test.launch", "true", [], {
+        launch: launchOf(holder.pid, [fifo]),
+      });
+      // WHEN another command is started meanwhile THEN it runs
+      expect((await execHost("test.launch", "echo", ["meanwhile"])).stdout).toBe("meanwhile\n");
+      // AND the launch goes on once its join can
+      const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      try {
+        const child = await launched;
+        expect(fs.readFileSync(reader, "utf8")).toBe(`${child.pid}\n`);
+        expect(await outputOf(child)).toBe("");
+      } finally {
+        fs.closeSync(reader);
+      }
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it("fails naming the sandbox and the step when its holder is gone, and runs nothing", async () => {
+    const gone = await spawnHost("test.launch", "true", []);
+    gone.stdout.resume();
+    gone.stderr.resume();
+    await gone.exited;
+    const marker = path.join(dir, "ran");
+    for (const holderPid of [gone.pid, process.pid]) {
+      const err = await spawnHost("test.launch", "touch", [marker], {
+        launch: launchOf(holderPid, []),
+      }).catch((e: unknown) => e);
+      expect(err).toMatchObject({
+        code: "internal",
+        operation: "test.launch",
+        resourceId: "sbx-launch",
+        message: `test.launch (sbx-launch) failed: the sandbox's launch failed at finding its namespace holder (pid ${holderPid}) among the host spawner's running children (it exited): ESRCH`,
+      });
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it("fails naming the cgroup it could not join, from the child, and runs nothing", async () => {
+    const holder = await spawnHost("test.launch", "sleep", ["1000"]);
+    holder.stdout.resume();
+    holder.stderr.resume();
+    const marker = path.join(dir, "ran");
+    const missing = path.join(dir, "no-such-cgroup", "cgroup.procs");
+    try {
+      const err = await spawnHost("test.launch", "touch", [marker], {
+        launch: launchOf(holder.pid, [path.join(dir, "cgroup.procs"), missing]),
+      }).catch((e: unknown) => e);
+      expect((err as Error).message).toBe(
+        `test.launch (sbx-launch) failed: the sandbox's launch failed at joining its cgroup (writing its pid to ${missing}): ENOENT`,
+      );
+      expect(fs.existsSync(marker)).toBe(false);
+    } finally {
+      holder.kill();
+    }
   });
 });

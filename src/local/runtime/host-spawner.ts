@@ -1,7 +1,7 @@
 /**
  * Host commands started through the host spawner (`dist/native/host-spawner`,
  * from host-spawner.c): a small process the service starts once and keeps,
- * which vforks each command. Forking the service itself blocks its main
+ * which vforks each command (and forks each sandbox's launch). Forking the service itself blocks its main
  * thread while the kernel copies the page tables of its heap and until the
  * child has exec'd: with the warm pool refilling, that was most of the
  * service's busy time (each sandbox start runs half a dozen host commands).
@@ -24,12 +24,16 @@
  *   `L<path>`, a unix socket listening on path, or `R<path>`, a file opened
  *   read-only, given as descriptors 3, 4, …), `K id signal` signals one the
  *   spawner has not reaped, `C id` closes the spawner's copies of the
- *   service's ends of its pipes;
+ *   service's ends of its pipes; `L id stdin nfds fd… holder idBase nofile
+ *   oomScoreAdj usernsFd ncgroups cgroupProcs… file argc argv… env…` starts
+ *   a sandbox's launch: `S` plus the steps its child takes before the exec
+ *   (host-launch.ts);
  * - events on its stdout, one line each: `S id pid out err in` started, with
  *   the spawner's fd numbers of the service's ends of stdout, stderr and
- *   stdin (-1 without stdin); `F id errno` not started; `X id waitstatus`
- *   exited and reaped. `S` comes before `X`, and the spawner holds the pipe
- *   ends until `C`, so the service opens them even after a quick exit.
+ *   stdin (-1 without stdin); `F id errno` not started (`F id errno step
+ *   index` for a launch: the step that failed); `X id waitstatus` exited and
+ *   reaped. `S` comes before `X`, and the spawner holds the pipe ends until
+ *   `C`, so the service opens them even after a quick exit.
  *
  * @module
  */
@@ -41,6 +45,7 @@ import * as path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { SandboxIacError } from "../../errors";
 import { agentBundleDirOnHost } from "../agent-launch";
+import { launchError, launchFields, type HostLaunch } from "./host-launch";
 
 /** The spawner's place beside `dist/agent` (scripts/build-host-spawner.js builds it). */
 const SPAWNER_PATH = path.join(path.dirname(agentBundleDirOnHost()), "native", "host-spawner");
@@ -62,6 +67,8 @@ export interface HostSpawnOptions {
   stdin?: boolean | undefined;
   /** Descriptors 3, 4, … of the command. @default none */
   fds?: readonly HostFd[] | undefined;
+  /** Enter a sandbox before the exec (the command is its bwrap). @default a plain command */
+  launch?: HostLaunch | undefined;
 }
 
 /** A command started through the spawner. */
@@ -77,8 +84,16 @@ export interface HostChild {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/** Why a command did not start: an errno name (or the spawner's failure), and a launch's failed step. */
+interface StartFailure {
+  errno: string;
+  step?: string | undefined;
+  /** Which cgroup, for the step `cgroup`. */
+  index: number;
+}
+
 interface Entry {
-  start: (r: { pid: number; fds: number[] } | { error: string }) => void;
+  start: (r: { pid: number; fds: number[] } | StartFailure) => void;
   exit?: ((e: HostExit) => void) | undefined;
 }
 
@@ -142,23 +157,24 @@ class HostSpawner {
     return this.child.pid!;
   }
 
-  /** Starts `file`; resolves with the started command, or the errno name it failed to start with. */
+  /** Starts `file`; resolves with the started command, or why it did not start. */
   spawn(
     file: string,
     args: readonly string[],
     opts: HostSpawnOptions,
-  ): Promise<HostChild | string> {
+  ): Promise<HostChild | StartFailure> {
     const id = String(this.nextId++);
     const env = Object.entries(opts.env ?? process.env)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${v}`);
     const fds = (opts.fds ?? []).map((f) => ("listen" in f ? `L${f.listen}` : `R${f.read}`));
     const fields = [
-      "S",
+      opts.launch ? "L" : "S",
       id,
       opts.stdin ? "1" : "0",
       String(fds.length),
       ...fds,
+      ...(opts.launch ? launchFields(opts.launch) : []),
       file,
       String(args.length + 1),
       file,
@@ -167,13 +183,13 @@ class HostSpawner {
     ];
     let resolveExit!: (e: HostExit) => void;
     const exited = new Promise<HostExit>((r) => (resolveExit = r));
-    if (this.gone) return Promise.resolve(this.why());
+    if (this.gone) return Promise.resolve({ errno: this.why(), index: 0 });
     return new Promise((resolve) => {
       const entry: Entry = {
         start: (r) => {
-          if ("error" in r) return resolve(r.error);
+          if ("errno" in r) return resolve(r);
           const streams = this.openStreams(id, r.fds);
-          if ("error" in streams) return resolve(streams.error);
+          if ("error" in streams) return resolve({ errno: streams.error, index: 0 });
           entry.exit = resolveExit;
           resolve({
             pid: r.pid,
@@ -241,18 +257,22 @@ class HostSpawner {
     this.buffered += text;
     let nl: number;
     while ((nl = this.buffered.indexOf("\n")) >= 0) {
-      const [kind, id, value, ...fds] = this.buffered.slice(0, nl).split(" ");
+      const [kind, id, value, ...rest] = this.buffered.slice(0, nl).split(" ");
       this.buffered = this.buffered.slice(nl + 1);
       const entry = this.entries.get(id ?? "");
       if (!entry) continue;
       const n = Number(value);
       if (kind === "S") {
-        entry.start({ pid: n, fds: fds.map(Number) });
+        entry.start({ pid: n, fds: rest.map(Number) });
         // Not started after all (its streams could not be opened): its exit is of no interest.
         if (!entry.exit) this.entries.delete(id);
       } else if (kind === "F") {
         this.entries.delete(id);
-        entry.start({ error: errnoNames.get(n) ?? `errno ${n}` });
+        entry.start({
+          errno: errnoNames.get(n) ?? `errno ${n}`,
+          step: rest[0],
+          index: Number(rest[1] ?? 0),
+        });
       } else if (kind === "X") {
         this.entries.delete(id);
         // A wait status: low 7 bits the signal, else the exit code in the next byte.
@@ -277,7 +297,7 @@ class HostSpawner {
     for (const [id, entry] of this.entries) {
       this.entries.delete(id);
       if (entry.exit) entry.exit({ code: null, signal: "SIGKILL" });
-      else entry.start({ error: why });
+      else entry.start({ errno: why, index: 0 });
     }
     this.refWhileBusy();
   }
@@ -308,7 +328,8 @@ export function commandLine(file: string, args: readonly string[]): string {
 /**
  * Starts `file` with `args` (no shell; `file` is found on the service's
  * PATH) through the host spawner; rejects with an `internal`
- * {@link SandboxIacError} naming the command when it cannot start.
+ * {@link SandboxIacError} naming the command (or, for a launch, the sandbox
+ * and the step that failed) when it cannot start.
  */
 export async function spawnHost(
   operation: string,
@@ -318,10 +339,11 @@ export async function spawnHost(
 ): Promise<HostChild> {
   const spawner = hostSpawner(operation);
   const started = await spawner.spawn(file, args, opts);
-  if (typeof started === "string") {
+  if ("errno" in started) {
+    if (opts.launch) throw launchError(operation, opts.launch, started);
     throw new SandboxIacError(
       "internal",
-      `host command ${commandLine(file, args)} failed: it could not start (${started})`,
+      `host command ${commandLine(file, args)} failed: it could not start (${started.errno})`,
       { operation },
     );
   }
@@ -330,8 +352,7 @@ export async function spawnHost(
 
 /**
  * The pid of the process that is the parent of every command started by
- * {@link spawnHost} (the spawner, started now if needed): a launch chain
- * checks it is still its parent.
+ * {@link spawnHost} (the spawner, started now if needed).
  */
 export function hostSpawnerPid(operation: string): number {
   return hostSpawner(operation).pid;

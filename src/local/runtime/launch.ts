@@ -1,14 +1,15 @@
 /**
- * The command line that starts one sandbox's agent, once its holder owns the
+ * The command that starts one sandbox's agent, once its holder owns the
  * namespaces and its root is mounted (see holder.ts and mounts.ts).
  *
- * `setpriv --pdeathsig` → `sh` (as root: joins the cgroups, sets RLIMIT_NOFILE, opens the holder's
- * user namespace) → `nsenter` into the holder's mount and network namespaces
- * → `setpriv` down to the sandbox's host uid (bubblewrap refuses `--userns`
- * as host root) → `bwrap --userns`, which joins the user namespace as root
- * inside, unshares pid/ipc/uts/cgroup, masks `/proc`, drops capabilities to
- * Docker's set and loads the seccomp filter → the agent, which listens on the
- * socket the service created and passed as descriptor 3.
+ * The host spawner's child, as host root, joins the sandbox's cgroups, sets
+ * its RLIMIT_NOFILE, opens the holder's user namespace, enters the holder's
+ * mount and network namespaces and drops to the sandbox's host uid
+ * (bubblewrap refuses `--userns` as host root): see host-launch.ts. It then
+ * execs `bwrap --userns`, which joins the user namespace as root inside,
+ * unshares pid/ipc/uts/cgroup, masks `/proc`, drops capabilities to Docker's
+ * set and loads the seccomp filter → the agent, which listens on the socket
+ * the service created and passed as descriptor 3.
  *
  * @module
  */
@@ -24,11 +25,12 @@ import {
   SANDBOX_NOFILE,
   SANDBOX_PATH,
 } from "./constants";
+import type { HostLaunch } from "./host-launch";
 import { STAGING } from "./mounts";
 
-/** Descriptor numbers the launch chain inherits from the service. */
+/** Descriptor numbers the launch inherits from the service. */
 export const LAUNCH_FDS = { agentListener: 3, seccomp: 4 } as const;
-/** Descriptor the launch script opens on the holder's user namespace. */
+/** Descriptor the spawner's child opens on the holder's user namespace. */
 const USERNS_FD = 5;
 
 /** Everything the launch command depends on. */
@@ -36,12 +38,10 @@ export interface LaunchPlan {
   sandboxID: string;
   /** `cgroup.procs` files to join before anything else runs. */
   cgroupProcsFiles: readonly string[];
-  /** Pid of the holder owning the sandbox's namespaces. */
+  /** Pid of the holder owning the sandbox's namespaces (a running child of the host spawner). */
   holderPid: number;
   /** Host uid/gid of root inside. */
   idBase: number;
-  /** Pid of the process that spawns the chain and dies with the service (the host spawner). */
-  parentPid: number;
   /**
    * How Node starts inside (see agent-libs.ts).
    * @default the Node binary at its mount point
@@ -49,32 +49,23 @@ export interface LaunchPlan {
   nodeArgv?: readonly string[] | undefined;
 }
 
-/** A program, its arguments and the environment to spawn it with. */
+/** A program, its arguments and environment, and the steps the spawner's child takes before its exec. */
 export interface LaunchCommand {
   file: string;
   args: string[];
   env: Record<string, string>;
+  launch: HostLaunch;
 }
 
-// Runs as the spawned process itself (each step execs), so `$$` is the pid that becomes bwrap.
-// The chain must die with the service even on kill -9 mid-start, or its bwrap lives on under
-// init and keeps the sandbox's namespaces, veth and loop device. Its parent is the host spawner
-// (host-spawner.c), which dies with the service and sets the death signal before the exec;
-// `setpriv --pdeathsig` sets it too, and a spawner that died before that is seen here as another
-// parent. The inner setpriv's uid change clears the signal (the kernel does so on any credential
-// change), so it sets it again at once; bwrap's --die-with-parent then keeps it.
-const LAUNCH_SCRIPT = [
-  "set -e",
-  '[ "$PPID" = "$SBX_PARENT_PID" ] || exit 1',
-  'for f in $SBX_CGROUP_PROCS; do echo $$ > "$f"; done',
-  "# Best effort: lowering it needs CAP_SYS_RESOURCE, which some container hosts withhold.",
-  '(echo "$SBX_OOM_SCORE_ADJ" > /proc/self/oom_score_adj) 2>/dev/null || true',
-  'ulimit -n "$SBX_NOFILE"',
-  `exec ${USERNS_FD}</proc/"$SBX_HOLDER"/ns/user`,
-  'exec nsenter -t "$SBX_HOLDER" -m -n -- setpriv --reuid="$SBX_ID_BASE" --regid="$SBX_ID_BASE" --clear-groups --pdeathsig KILL -- bwrap "$@"',
-].join("\n");
-
-/** Builds the `sh … nsenter … setpriv … bwrap … agent` command for `plan`. */
+/**
+ * Builds the `bwrap … agent` command for `plan`. It must die with the service
+ * on a kill -9 at any moment, or its bwrap lives on under init and keeps the
+ * sandbox's namespaces, veth and loop device: the spawner's child takes the parent-death signal
+ * before anything else and again after its uid change (the kernel clears it
+ * on any credential change), checking each time that its parent is still
+ * the spawner (which dies with the service); bwrap's --die-with-parent keeps
+ * it from there.
+ */
 export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
   const bwrap = [
     "--userns",
@@ -144,16 +135,17 @@ export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
     String(LAUNCH_FDS.agentListener),
   ];
   return {
-    file: "setpriv",
-    args: ["--pdeathsig", "KILL", "--", "sh", "-c", LAUNCH_SCRIPT, "sh", ...bwrap],
-    env: {
-      SBX_PARENT_PID: String(plan.parentPid),
-      PATH: process.env["PATH"] ?? SANDBOX_PATH,
-      SBX_CGROUP_PROCS: plan.cgroupProcsFiles.join(" "),
-      SBX_OOM_SCORE_ADJ: String(AGENT_OOM_SCORE_ADJ),
-      SBX_NOFILE: String(SANDBOX_NOFILE),
-      SBX_HOLDER: String(plan.holderPid),
-      SBX_ID_BASE: String(plan.idBase),
+    file: "bwrap",
+    args: bwrap,
+    env: { PATH: process.env["PATH"] ?? SANDBOX_PATH },
+    launch: {
+      sandboxID: plan.sandboxID,
+      holderPid: plan.holderPid,
+      cgroupProcsFiles: plan.cgroupProcsFiles,
+      oomScoreAdj: AGENT_OOM_SCORE_ADJ,
+      nofile: SANDBOX_NOFILE,
+      usernsFd: USERNS_FD,
+      idBase: plan.idBase,
     },
   };
 }
