@@ -53,6 +53,7 @@ function pool(
     idleMs?: number;
     memoryShareMB?: number;
     now?: () => number;
+    maxConcurrency?: number;
     warmUp?: (processes: RuntimeSandbox) => Promise<void>;
   } = {},
 ): WarmPool {
@@ -180,13 +181,13 @@ describe("the warm pool's refill", () => {
   it("starts more members at once while creates come faster than one member starts, up to maxConcurrency", async () => {
     const rt = new HeldRuntime();
     let clock = 0;
-    const p = pool(rt, { now: () => clock });
+    const p = pool(rt, { now: () => clock, maxConcurrency: 4 });
     p.prime(SPEC);
     // Each member takes 1 s to be ready.
     clock = 1_000;
     await fillTo(rt, p, 2);
     // GIVEN creates every 100 ms (ten per member start), WHEN they empty the key,
-    // THEN the refill starts four at once (maxConcurrency: twice concurrency).
+    // THEN the refill starts four at once (maxConcurrency, twice concurrency).
     for (const claimed of [true, true, false]) {
       clock += 100;
       expect(p.claim(SPEC) !== undefined).toBe(claimed);

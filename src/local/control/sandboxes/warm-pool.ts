@@ -24,8 +24,10 @@
  * once as creates arrive during one member's start (the creates' rate over
  * the last few claims times a member's time to ready), at least
  * `concurrency` (by default one per core: a start is mostly CPU, the agent's
- * Node start) and at most `maxConcurrency` (twice that), so a tight loop of
- * creates is refilled about as fast as it claims. A create that finds no
+ * Node start) and at most `maxConcurrency` (by default the same: on 2 cores,
+ * four starts at once stretched every cold start to 2.7-4.1x of one Node
+ * start against 1.3-1.4x with two, for a create p95 only a little better;
+ * docs/benchmarks.md, "The warm pool under a tight loop of creates"). A create that finds no
  * ready member ({@link WarmPool.claimSoon}) takes one whose warm-up is under
  * way, else waits for a start of its key under way (and its warm-up), rather
  * than beginning a cold start of its own: either is nearer than a new start.
@@ -79,7 +81,7 @@ export interface WarmPoolOptions {
    * Members starting at once while creates come faster: the pool starts as
    * many as creates arrive during one member's start (creates per second
    * times the seconds a member takes to be ready), up to this.
-   * @default twice `concurrency`
+   * @default `concurrency`
    */
   maxConcurrency?: number | undefined;
   /**
@@ -191,7 +193,7 @@ export class WarmPool {
     );
     this.maxConcurrency = Math.max(
       this.concurrency,
-      Math.floor(opts.maxConcurrency ?? this.concurrency * 2),
+      Math.floor(opts.maxConcurrency ?? this.concurrency),
     );
     const budget = (opts.runtime as Partial<SandboxRuntime>).sandboxesMemoryBytes;
     this.memoryShareMB =
