@@ -42,70 +42,16 @@
  *
  * @module
  */
-import { availableParallelism } from "node:os";
-import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
+import type { RuntimeSandbox } from "../../runtime/types";
+import { RefillRate } from "./refill-rate";
+import {
+  resolveWarmPoolOptions,
+  type ResolvedWarmPoolOptions,
+  type WarmPoolOptions,
+  type WarmSpec,
+} from "./warm-pool-options";
 
-/** What a pool member is started with: a {@link SandboxSpec} without its id. */
-export type WarmSpec = Omit<SandboxSpec, "sandboxID">;
-
-/** Options of {@link WarmPool}. */
-export interface WarmPoolOptions {
-  runtime: SandboxRuntime;
-  /** Generates the id of a new member (the id its sandbox will have). */
-  newId: () => string;
-  log: (line: string) => void;
-  /**
-   * Run once on every new member before it is offered, so that the agent's
-   * first request (lazily compiled code paths, a cold page cache for the
-   * shell) is not paid by a create. A failure discards the member.
-   * @default nothing is run
-   */
-  warmUp?: ((processes: RuntimeSandbox) => Promise<void>) | undefined;
-  /**
-   * Ready members kept per key while it is quiet; 0 disables the pool.
-   * @default 2
-   */
-  size?: number | undefined;
-  /**
-   * The most members a key grows to under demand (never below `size`).
-   * @default 8
-   */
-  maxSize?: number | undefined;
-  /**
-   * Members starting at once, over every key, while creates come slower
-   * than the pool refills.
-   * @default the machine's cores (`os.availableParallelism()`), at least 2
-   */
-  concurrency?: number | undefined;
-  /**
-   * Members starting at once while creates come faster: the pool starts as
-   * many as creates arrive during one member's start (creates per second
-   * times the seconds a member takes to be ready), up to this.
-   * @default `concurrency`
-   */
-  maxConcurrency?: number | undefined;
-  /**
-   * The most memory, in MiB, the members together may be limited to (each
-   * counts its key's `memoryMB`, ready or starting).
-   * @default a quarter of the runtime's `sandboxesMemoryBytes`; no bound when the runtime gives none
-   */
-  memoryShareMB?: number | undefined;
-  /**
-   * A key not claimed for this long shrinks back to `size`.
-   * @default 30000
-   */
-  idleMs?: number | undefined;
-  /**
-   * The clock the creates' rate and the members' times are read from, ms.
-   * @default performance.now
-   */
-  now?: (() => number) | undefined;
-  /**
-   * Keys kept warm at once; the least recently claimed key beyond it is emptied.
-   * @default 3
-   */
-  maxKeys?: number | undefined;
-}
+export type { WarmSpec } from "./warm-pool-options";
 
 interface Member {
   processes: RuntimeSandbox;
@@ -134,22 +80,6 @@ interface Slot {
   waiters: Array<(member: Member | undefined) => void>;
 }
 
-/** Default members per key. */
-const DEFAULT_WARM_POOL_SIZE = 2;
-/** Default most members per key under demand. */
-const DEFAULT_WARM_POOL_MAX_SIZE = 8;
-/** The fewest members starting at once by default, also on one core (a start waits on I/O too). */
-const MIN_WARM_POOL_CONCURRENCY = 2;
-/** The share of the sandboxes' memory the pool may hold by default. */
-const DEFAULT_WARM_POOL_MEMORY_SHARE = 1 / 4;
-const MIB = 1024 * 1024;
-/** Claims the creates' rate is measured over. */
-const RATE_WINDOW = 8;
-/** Default quiet time after which a grown key shrinks back. */
-const DEFAULT_WARM_POOL_IDLE_MS = 30_000;
-/** Default number of keys kept warm. */
-const DEFAULT_WARM_POOL_KEYS = 3;
-
 /** The pool key of a spec: everything fixed when a sandbox starts. */
 function warmKey(spec: WarmSpec): string {
   return JSON.stringify([spec.layers, spec.cpuCount, spec.memoryMB, spec.allowInternetAccess]);
@@ -163,15 +93,11 @@ function alive(slot: Slot): number {
 export class WarmPool {
   private readonly size: number;
   private readonly maxSize: number;
-  private readonly concurrency: number;
-  private readonly maxConcurrency: number;
-  /** When the last few claims came (the pool's clock, every key): the creates' rate. */
-  private readonly claimTimes: number[] = [];
-  /** A moving average of how long a member takes to be ready (start and warm-up), ms. */
-  private readyMs: number | undefined;
   private readonly idleMs: number;
   private readonly maxKeys: number;
   private readonly memoryShareMB: number;
+  /** How many members start at once, from the creates' rate. */
+  private readonly rate: RefillRate;
   /** Insertion order is recency: a claim moves its key to the end. */
   private readonly slots = new Map<string, Slot>();
   /** Members being started; close() and forgetLayer() wait for them. */
@@ -184,23 +110,14 @@ export class WarmPool {
   private readonly now: () => number;
 
   constructor(private readonly opts: WarmPoolOptions) {
-    this.now = opts.now ?? (() => performance.now());
-    this.size = Math.max(0, Math.floor(opts.size ?? DEFAULT_WARM_POOL_SIZE));
-    this.maxSize = Math.max(this.size, Math.floor(opts.maxSize ?? DEFAULT_WARM_POOL_MAX_SIZE));
-    this.concurrency = Math.max(
-      1,
-      Math.floor(opts.concurrency ?? Math.max(MIN_WARM_POOL_CONCURRENCY, availableParallelism())),
-    );
-    this.maxConcurrency = Math.max(
-      this.concurrency,
-      Math.floor(opts.maxConcurrency ?? this.concurrency),
-    );
-    const budget = (opts.runtime as Partial<SandboxRuntime>).sandboxesMemoryBytes;
-    this.memoryShareMB =
-      opts.memoryShareMB ??
-      (budget ? Math.floor((budget * DEFAULT_WARM_POOL_MEMORY_SHARE) / MIB) : Infinity);
-    this.idleMs = Math.max(0, opts.idleMs ?? DEFAULT_WARM_POOL_IDLE_MS);
-    this.maxKeys = Math.max(1, Math.floor(opts.maxKeys ?? DEFAULT_WARM_POOL_KEYS));
+    const resolved: ResolvedWarmPoolOptions = resolveWarmPoolOptions(opts);
+    this.now = resolved.now;
+    this.size = resolved.size;
+    this.maxSize = resolved.maxSize;
+    this.memoryShareMB = resolved.memoryShareMB;
+    this.idleMs = resolved.idleMs;
+    this.maxKeys = resolved.maxKeys;
+    this.rate = new RefillRate(resolved);
   }
 
   /**
@@ -286,8 +203,7 @@ export class WarmPool {
     const slot = this.touch(spec);
     slot.failed = false;
     slot.lastClaim = Date.now();
-    this.claimTimes.push(this.now());
-    if (this.claimTimes.length > RATE_WINDOW) this.claimTimes.shift();
+    this.rate.noteClaim();
     let member: Member | undefined;
     while ((member = slot.ready.shift()) && member.dead);
     if (member) member.claimed = true;
@@ -384,7 +300,7 @@ export class WarmPool {
    * share of memory.
    */
   private refill(): void {
-    const concurrency = this.concurrencyNow();
+    const concurrency = this.rate.startsAtOnce();
     while (!this.closed && this.starts.size < concurrency) {
       const held = this.heldMemoryMB();
       const slot = [...this.slots.values()]
@@ -405,33 +321,6 @@ export class WarmPool {
       this.starts.add(p);
     }
     this.scheduleShrink();
-  }
-
-  /**
-   * Members to start at once now: as many as creates arrive while one member
-   * starts (Little's law: creates per ms times a member's ms to ready), at
-   * least `concurrency` and at most `maxConcurrency`. A start is mostly CPU,
-   * so past the cores more at once only share them, but under a burst the
-   * pool's starts then keep their share against the creates' own work.
-   */
-  private concurrencyNow(): number {
-    const times = this.claimTimes;
-    const last = times[times.length - 1];
-    if (
-      times.length < 2 ||
-      this.readyMs === undefined ||
-      last === undefined ||
-      this.now() - last > this.idleMs
-    )
-      return this.concurrency;
-    const perMs = (times.length - 1) / Math.max(1, last - (times[0] ?? last));
-    const needed = Math.ceil(perMs * this.readyMs);
-    return Math.min(this.maxConcurrency, Math.max(this.concurrency, needed));
-  }
-
-  /** Adds a member's time to ready to the moving average {@link concurrencyNow} reads. */
-  private noteReady(ms: number): void {
-    this.readyMs = this.readyMs === undefined ? ms : this.readyMs * 0.7 + ms * 0.3;
   }
 
   /** The memory limits of every member, ready or starting, in MiB. */
@@ -484,13 +373,13 @@ export class WarmPool {
       return;
     }
     const readyMs = this.now() - t0;
-    this.noteReady(readyMs);
+    this.rate.noteReady(readyMs);
     const idx = slot.warming.indexOf(member);
     if (idx >= 0) slot.warming.splice(idx, 1);
     if (member.claimed) return;
     member.readyAt = this.now();
     this.opts.log(
-      `warm pool: ${id} ready in ${readyMs.toFixed(0)} ms (start ${startMs.toFixed(0)}, warm-up ${(readyMs - startMs).toFixed(0)}; ${this.starts.size} starting of at most ${this.concurrencyNow()})`,
+      `warm pool: ${id} ready in ${readyMs.toFixed(0)} ms (start ${startMs.toFixed(0)}, warm-up ${(readyMs - startMs).toFixed(0)}; ${this.starts.size} starting of at most ${this.rate.startsAtOnce()})`,
     );
     if (this.closed || this.slots.get(warmKey(slot.spec)) !== slot) {
       await this.discard(member);
