@@ -68,6 +68,13 @@ function pool(
   });
 }
 
+/** Closes `p`, completing the starts it waits for. */
+async function closeFinishing(rt: HeldRuntime, p: WarmPool): Promise<void> {
+  const closing = p.close();
+  rt.finishStarts();
+  await closing;
+}
+
 /** Completes starts until `p` has `count` ready members. */
 async function fillTo(rt: HeldRuntime, p: WarmPool, count: number): Promise<void> {
   await eventually(
@@ -153,9 +160,7 @@ describe("the warm pool's refill", () => {
     const rtOf = await soon;
     expect(starting).toContain(rtOf?.sandboxID);
     // The refill it asked for is still starting: close completes it.
-    const closing = p.close();
-    rt.finishStarts();
-    await closing;
+    await closeFinishing(rt, p);
   });
 
   it("hands a create that finds none ready a member whose warm-up is under way, which never becomes ready for another", async () => {
@@ -173,9 +178,7 @@ describe("the warm pool's refill", () => {
     for (const done of warmUps.splice(0)) done();
     await eventually(() => Promise.resolve(p.readyCount === 1));
     expect(p.readyIds()).not.toContain(taken?.sandboxID);
-    const closing = p.close();
-    rt.finishStarts();
-    await closing;
+    await closeFinishing(rt, p);
   });
 
   it("starts more members at once while creates come faster than one member starts, up to maxConcurrency", async () => {
@@ -193,15 +196,14 @@ describe("the warm pool's refill", () => {
       expect(p.claim(SPEC) !== undefined).toBe(claimed);
     }
     expect(rt.pending).toHaveLength(4);
-    const closing = p.close();
-    rt.finishStarts();
-    await closing;
+    await closeFinishing(rt, p);
   });
 
   it("keeps to its concurrency while creates come slower than one member starts", async () => {
     const rt = new HeldRuntime();
     let clock = 0;
-    const p = pool(rt, { now: () => clock });
+    // Room for four at once, so that only the creates' rate keeps it to two.
+    const p = pool(rt, { now: () => clock, maxConcurrency: 4 });
     p.prime(SPEC);
     clock = 1_000;
     await fillTo(rt, p, 2);
@@ -211,9 +213,7 @@ describe("the warm pool's refill", () => {
       expect(p.claim(SPEC) !== undefined).toBe(claimed);
     }
     expect(rt.pending).toHaveLength(2);
-    const closing = p.close();
-    rt.finishStarts();
-    await closing;
+    await closeFinishing(rt, p);
   });
 
   it("answers a waiting create with no member when the pool closes, so it starts its own", async () => {
@@ -247,9 +247,7 @@ describe("the warm pool's refill", () => {
     p.prime(SPEC);
     await fillTo(rt, p, 2);
     p.claim(SPEC);
-    const closing = p.close();
-    rt.finishStarts();
-    await closing;
+    await closeFinishing(rt, p);
     expect(p.readyCount).toBe(0);
     expect(rt.destroyed).toHaveLength(2);
   });
