@@ -116,6 +116,16 @@ describe("host commands through the host spawner", () => {
     expect(stdout).toBe("again\n");
     expect(hostSpawnerPid("test.death")).not.toBe(first);
   });
+
+  it("starts a command asked for just after the spawner died on a new spawner", async () => {
+    const first = hostSpawnerPid("test.death");
+    // WHEN the spawner dies and a command is asked for before the service saw it go
+    process.kill(first, "SIGKILL");
+    const { stdout } = await execHost("test.death", "sh", ["-c", "echo $PPID"]);
+    // THEN the command ran, under a new spawner
+    expect(stdout).not.toBe(`${first}\n`);
+    expect(stdout).toBe(`${hostSpawnerPid("test.death")}\n`);
+  });
 });
 
 describe("a sandbox's launch through the host spawner", () => {

@@ -90,6 +90,13 @@ interface StartFailure {
   step?: string | undefined;
   /** Which cgroup, for the step `cgroup`. */
   index: number;
+  /** The spawner went away before it answered (it may not have read the request). */
+  spawnerGone?: true;
+}
+
+/** The failure of a start that did not get as far as the spawner's answer. */
+function notStarted(errno: string, spawnerGone?: true): StartFailure {
+  return spawnerGone ? { errno, index: 0, spawnerGone } : { errno, index: 0 };
 }
 
 interface Entry {
@@ -183,13 +190,13 @@ class HostSpawner {
     ];
     let resolveExit!: (e: HostExit) => void;
     const exited = new Promise<HostExit>((r) => (resolveExit = r));
-    if (this.gone) return Promise.resolve({ errno: this.why(), index: 0 });
+    if (this.gone) return Promise.resolve(notStarted(this.why(), true));
     return new Promise((resolve) => {
       const entry: Entry = {
         start: (r) => {
           if ("errno" in r) return resolve(r);
           const streams = this.openStreams(id, r.fds);
-          if ("error" in streams) return resolve({ errno: streams.error, index: 0 });
+          if ("error" in streams) return resolve(notStarted(streams.error));
           entry.exit = resolveExit;
           resolve({
             pid: r.pid,
@@ -297,7 +304,7 @@ class HostSpawner {
     for (const [id, entry] of this.entries) {
       this.entries.delete(id);
       if (entry.exit) entry.exit({ code: null, signal: "SIGKILL" });
-      else entry.start({ errno: why, index: 0 });
+      else entry.start(notStarted(why, true));
     }
     this.refWhileBusy();
   }
@@ -337,8 +344,13 @@ export async function spawnHost(
   args: readonly string[],
   opts: HostSpawnOptions = {},
 ): Promise<HostChild> {
-  const spawner = hostSpawner(operation);
-  const started = await spawner.spawn(file, args, opts);
+  let started = await hostSpawner(operation).spawn(file, args, opts);
+  if ("errno" in started && started.spawnerGone) {
+    // The spawner died (killed, or out of memory) before it answered, perhaps before this request
+    // reached it: once on a new one. Whatever the old one had started died with it (its children's
+    // parent-death signal); a launch's holder was its child too, so a launch then fails at finding it.
+    started = await hostSpawner(operation).spawn(file, args, opts);
+  }
   if ("errno" in started) {
     if (opts.launch) throw launchError(operation, opts.launch, started);
     throw new SandboxIacError(
