@@ -134,6 +134,78 @@ async function sdkTree(sbx, root, rel, dest, batch, parallel) {
   });
 }
 
+/**
+ * Marks the phases of one Provisioner run from its log lines: wall time and
+ * CPU per process (client, service, agent, sandbox's commands) between the
+ * run's start, "uploading N files in one archive" (the archive's stream
+ * opens), "uploaded ..." (tar -x done, modes set) and the run's end.
+ */
+function phaseRecorder(meter) {
+  const t0 = performance.now();
+  const marks = [{ name: "start", t: t0, cpu: { client: 0, service: 0, agent: 0, rest: 0 } }];
+  const used = meter.start();
+  const at = (name) => marks.push({ name, t: performance.now(), cpu: used() });
+  return {
+    marks,
+    mark(line) {
+      if (/^uploading \d+ files in one archive/.test(line)) at("archive opens");
+      else if (/^uploaded \d+ file/.test(line)) at("uploaded");
+    },
+    end() {
+      at("end");
+      return marks[marks.length - 1].cpu;
+    },
+  };
+}
+
+/** Prints each run's phases: wall ms and CPU seconds per process between marks. */
+function printPhases(runs) {
+  const s = (v) => (Number.isFinite(v) ? v.toFixed(2) : "n/a");
+  runs.forEach((run, i) => {
+    const parts = [];
+    for (let k = 1; k < run.marks.length; k++) {
+      const a = run.marks[k - 1];
+      const b = run.marks[k];
+      parts.push(
+        `${a.name} -> ${b.name} ${(b.t - a.t).toFixed(0)} ms ` +
+          `(cpu s: client ${s(b.cpu.client - a.cpu.client)}, service ${s(b.cpu.service - a.cpu.service)}, ` +
+          `agent ${s(b.cpu.agent - a.cpu.agent)}, tar ${s(b.cpu.rest - a.cpu.rest)})`,
+      );
+    }
+    console.log(`    phases, run ${i}${i === 0 ? " (cold hash cache)" : ""}: ${parts.join("; ")}`);
+  });
+}
+
+/**
+ * The client's own share, without the sandbox: listing and hashing the tree
+ * (cold cache, then warm) and packing its archive to nowhere.
+ */
+async function packAlone(inputs, baseDir) {
+  const { buildManifest } = require("../dist/resources/provisioner/manifest");
+  const { packChunks } = require("../dist/resources/provisioner/archive-pack");
+  const { HashCache } = require("../dist/resources/provisioner/hash-cache");
+  const cpuOf = async (fn) => {
+    const c0 = process.cpuUsage();
+    const t = await timeIt(fn);
+    const c = process.cpuUsage(c0);
+    return `${t.toFixed(0)} ms (cpu ${((c.user + c.system) / 1e6).toFixed(2)} s)`;
+  };
+  let manifest;
+  const cold = await cpuOf(async () => {
+    manifest = await buildManifest(inputs.files, baseDir, { cache: HashCache.none() });
+  });
+  const warmCache = await HashCache.open(baseDir);
+  const warm = await cpuOf(async () => {
+    await buildManifest(inputs.files, baseDir, { cache: warmCache });
+  });
+  const pack = await cpuOf(async () => {
+    for await (const _ of packChunks(manifest.files));
+  });
+  console.log(
+    `    client alone: list+hash ${cold}; list+stat (warm cache) ${warm}; pack the archive ${pack}`,
+  );
+}
+
 async function main() {
   const work = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), "sbx-bench-prov-"));
   const service = await startServiceProcess(path.join(work, "data"));
@@ -247,6 +319,7 @@ async function main() {
     let treeInputs = treeInputsAt(0);
     const provTree = [];
     const provCpu = [];
+    const provPhases = [];
     let outputs;
     await clean();
     for (let i = 0; i < RUNS; i++) {
@@ -257,13 +330,20 @@ async function main() {
         sdkTreeMs.set(v.name, [...(sdkTreeMs.get(v.name) ?? []), t]);
       }
       treeInputs = treeInputsAt(i);
-      const used = meter.start();
+      // The first run hashes every file (cold hash cache, as a first apply
+      // without a plan); later ones find the hashes in the cache.
+      const phases = phaseRecorder(meter);
       provTree.push(
         await timeIt(
-          async () => ({ outputs } = await provisionerLifecycle.create(treeInputs, ctx)),
+          async () =>
+            ({ outputs } = await provisionerLifecycle.create(treeInputs, {
+              ...ctx,
+              log: phases.mark,
+            })),
         ),
       );
-      provCpu.push(used());
+      provCpu.push(phases.end());
+      provPhases.push(phases);
     }
     const treeDir = treeInputs.files[0].destination;
     const count = await sbx.commands.run(`find ${treeDir} -type f | wc -l`);
@@ -309,6 +389,8 @@ async function main() {
       `${floorRatio.toFixed(2)}x the in-sandbox tar -x floor, target <= 2x: ${floorRatio <= 2 ? "met" : "MISSED"}`,
     );
     console.log(`    cpu (medians): ${cpuLine(medianOf(provCpu))}`);
+    printPhases(provPhases);
+    await packAlone(treeInputs, work);
     if (!SKIP_SDK) {
       const treeRatio = sdkBest[0].ms / provTreeMs;
       row(

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import type { SandboxClient } from "../../src/client/sandbox";
 import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
 import { ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
-import { buildManifest } from "../../src/resources/provisioner/manifest";
+import { buildManifest, digestOf } from "../../src/resources/provisioner/manifest";
 import { syncFiles } from "../../src/resources/provisioner/sync";
 import { SandboxIacError } from "../../src/errors";
 import { provisionerFixture } from "./support";
@@ -105,6 +105,52 @@ describe("Provisioner archive path", () => {
       "test -e /home/user/archived/d0/f0.txt; echo $?; cat /home/user/archived/d1/deep/f1.txt; test -e /home/user/relative/archived/d2/f2.txt; echo $?",
     );
     expect(after.stdout).toBe("1\nedited\n1\n");
+  });
+
+  it("records the hashes of the bytes a first provision sent; one broken off mid-archive is finished by a retry", async () => {
+    // GIVEN a tree above the threshold, its manifest, and a running sandbox
+    const root = manyFiles("first");
+    const specs = [{ source: root, destination: "/home/user/first" }];
+    const manifest = await buildManifest(specs, fx.work);
+    const sandbox = await ownSandbox();
+    const inputs: ProvisionerArgs = { sandboxID: sandbox.sandboxID, files: specs };
+
+    // WHEN a file the archive packs last disappears once the files are listed
+    const victim = manifest.files[manifest.files.length - 1];
+    const failed = await provisionerLifecycle
+      .create(
+        inputs,
+        context((line) => {
+          if (/uploading \d+ files in one archive/.test(line)) unlinkSync(victim.localPath);
+        }).ctx,
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    // THEN that run fails, naming the file
+    expect(String((failed as Error).message)).toContain(victim.localPath);
+
+    // WHEN it is back and the run is retried
+    writeFileSync(victim.localPath, `file ${manifest.files.length - 1}\n`);
+    const expected = await buildManifest(specs, fx.work);
+    const { outputs } = await provisionerLifecycle.create(inputs, context().ctx);
+
+    // THEN every file is in the sandbox with its content and mode, and the
+    // stored hashes (taken from the bytes sent) are the files' own
+    expect(outputs.fileDigest).toEqual(digestOf(expected));
+    const remote = await sandbox.run(
+      `cd /home/user/first && export LC_ALL=C && find . -type f -printf '%P %m\\n' | sort && find . -type f -printf '%P\\0' | sort -z | xargs -0 sha256sum`,
+    );
+    const local = [...expected.files].map((f) => ({
+      rel: path.posix.relative("/home/user/first", f.remotePath),
+      ...f,
+    }));
+    const modes = local.map((f) => `${f.rel} ${f.mode.toString(8)}`).sort();
+    const sums = local
+      .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
+      .map((f) => `${f.sha256}  ${f.rel}`);
+    expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
   });
 
   it("falls back to multipart batches in a sandbox without tar", async () => {

@@ -98,8 +98,13 @@ function readInto(entry: ManifestEntry, out: Buffer, at: number): void {
  * is held in memory; the loop yields to the event loop between chunks.
  *
  * A file gone, unreadable, or of another size than listed throws.
+ * `onContent` sees each file's bytes as they were read into the archive
+ * (valid only during the call), e.g. to hash what is sent.
  */
-export async function* packChunks(entries: readonly ManifestEntry[]): AsyncGenerator<Uint8Array> {
+export async function* packChunks(
+  entries: readonly ManifestEntry[],
+  onContent?: (entry: ManifestEntry, content: Uint8Array) => void,
+): AsyncGenerator<Uint8Array> {
   const mtime = new Date();
   let out = Buffer.allocUnsafe(CHUNK_BYTES);
   let pos = 0;
@@ -143,6 +148,7 @@ export async function* packChunks(entries: readonly ManifestEntry[]): AsyncGener
     }
     pos += BLOCK;
     readInto(entry, out, pos);
+    onContent?.(entry, out.subarray(pos, pos + entry.size));
     out.fill(0, pos + entry.size, pos + body);
     pos += body;
     if (pos >= CHUNK_BYTES || ++members >= CHUNK_FILES) yield take();

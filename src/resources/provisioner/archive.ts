@@ -14,6 +14,7 @@ import type { SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { packChunks } from "./archive-pack";
+import type { DeferredHashes } from "./deferred-hashes";
 import type { ManifestEntry } from "./manifest";
 
 /**
@@ -41,12 +42,14 @@ const OPERATION = "provisioner.files";
  * Uploads `entries` (all of one user, small files) as one archive stream per
  * destination root and extracts them in the sandbox: modes as declared,
  * owner the running user, parents created, existing files replaced.
+ * Hashes still `deferred` are taken from the bytes packed.
  */
 export async function uploadArchive(
   sandbox: SandboxClient,
   user: string | undefined,
   entries: readonly ManifestEntry[],
   signal: AbortSignal | undefined,
+  deferred?: DeferredHashes,
 ): Promise<number> {
   const absolute = entries.filter((e) => e.remotePath.startsWith("/"));
   const relative = entries.filter((e) => !e.remotePath.startsWith("/"));
@@ -56,7 +59,7 @@ export async function uploadArchive(
     [relative, '"$HOME"'],
   ] as const) {
     if (group.length === 0) continue;
-    await streamOne(sandbox, user, group, root, signal);
+    await streamOne(sandbox, user, group, root, signal, deferred);
     bytes += group.reduce((n, e) => n + e.size, 0);
   }
   return bytes;
@@ -73,6 +76,7 @@ async function streamOne(
   entries: readonly ManifestEntry[],
   root: string,
   signal: AbortSignal | undefined,
+  deferred: DeferredHashes | undefined,
 ): Promise<void> {
   // -p: the modes in the archive (the declared ones), not umask'd; -m: files
   // get the time of writing, as an upload gives them; --no-same-owner: the
@@ -89,7 +93,7 @@ async function streamOne(
   let packFailure: unknown;
   async function* input(): AsyncGenerator<Uint8Array> {
     try {
-      yield* packChunks(entries);
+      yield* packChunks(entries, deferred && ((e, content) => deferred.fromContent(e, content)));
     } catch (err) {
       packFailure = err;
       throw err;

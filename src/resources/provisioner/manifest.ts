@@ -13,6 +13,7 @@ import * as posix from "node:path/posix";
 import { SandboxIacError } from "../../errors";
 import { mapLimit } from "../core/limit";
 import { hashFile, hashSmallFileSync, SYNC_HASH_MAX_BYTES, type FileHash } from "./file-hash";
+import { DeferredHashes } from "./deferred-hashes";
 import { HashCache } from "./hash-cache";
 import type { FileSpec } from "./provisioner.args";
 
@@ -43,6 +44,11 @@ export interface ManifestDir {
 export interface Manifest {
   files: ManifestEntry[];
   dirs: ManifestDir[];
+  /**
+   * With `deferHashes`: the files whose hashes (empty until then) come as
+   * they are sent; the manifest is complete once `finish()` resolved.
+   */
+  deferred?: DeferredHashes | undefined;
 }
 
 /** What is stored in outputs per remote path: enough to tell a change. */
@@ -125,6 +131,13 @@ async function walk(
 export interface ManifestOptions {
   /** @default no cache: every file is hashed */
   cache?: HashCache | undefined;
+  /**
+   * Leave the hashes of small files the cache does not vouch for to the
+   * upload (see `deferred-hashes.ts`), for a run with nothing to compare
+   * them with. The cache is then stored by `deferred.finish()`.
+   * @default false
+   */
+  deferHashes?: boolean | undefined;
 }
 
 /**
@@ -167,7 +180,11 @@ function unreadable(p: Pending, cause: unknown): SandboxIacError {
  * file, else by reading it (small files synchronously, a slice at a time;
  * large ones streamed, a few at once) and recording the result.
  */
-async function hashAll(files: readonly Pending[], cache: HashCache): Promise<Hashed[]> {
+async function hashAll(
+  files: readonly Pending[],
+  cache: HashCache,
+  deferred: Array<BigIntStats | undefined> | undefined,
+): Promise<Hashed[]> {
   const hashed = new Array<Hashed>(files.length);
   const large: number[] = [];
   let read = 0;
@@ -180,6 +197,16 @@ async function hashAll(files: readonly Pending[], cache: HashCache): Promise<Has
     }
     if (stat === undefined || stat.size > SYNC_HASH_MAX_BYTES) {
       large.push(i);
+      continue;
+    }
+    if (deferred && stat.isFile()) {
+      hashed[i] = {
+        sha256: "",
+        size: Number(stat.size),
+        mode: Number(stat.mode) & 0o7777,
+        isFile: true,
+      };
+      deferred[i] = stat;
       continue;
     }
     let h: FileHash;
@@ -224,13 +251,20 @@ export async function buildManifest(
   for (const p of pending) byRemote.set(p.remotePath, p);
   const unique = [...byRemote.values()];
   const cache = options.cache ?? HashCache.none();
-  const hashed = await hashAll(unique, cache);
+  const stats = options.deferHashes ? new Array<BigIntStats | undefined>(unique.length) : undefined;
+  const hashed = await hashAll(unique, cache, stats);
   const files: ManifestEntry[] = [];
+  const deferred = stats ? new DeferredHashes(cache) : undefined;
   unique.forEach((p, i) => {
     const h = hashed[i];
     // Replaced by a non-file between listing and hashing: skipped, as the listing would have.
-    if (h?.isFile) files.push({ ...p, size: h.size, mode: h.mode, sha256: h.sha256 });
+    if (!h?.isFile) return;
+    const entry: ManifestEntry = { ...p, size: h.size, mode: h.mode, sha256: h.sha256 };
+    files.push(entry);
+    const stat = stats?.[i];
+    if (stat !== undefined) deferred?.defer(entry, stat);
   });
+  if (deferred) return { files, dirs, deferred };
   await cache.save();
   return { files, dirs };
 }

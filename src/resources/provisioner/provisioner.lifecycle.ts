@@ -61,9 +61,21 @@ function syncOptions(args: ProvisionerArgs, ctx: ResourceContext): SyncOptions {
   };
 }
 
-async function manifestOf(args: ProvisionerArgs, baseDir: string): Promise<Manifest> {
+/**
+ * The manifest of `args.files`. With `firstUpload` (nothing in the sandbox to
+ * compare with), small files' hashes come from the bytes the upload sends
+ * (`deferred-hashes.ts`).
+ */
+async function manifestOf(
+  args: ProvisionerArgs,
+  baseDir: string,
+  firstUpload = false,
+): Promise<Manifest> {
   // Hashes of files unchanged since the last plan or apply come from the local cache.
-  return buildManifest(args.files ?? [], baseDir, { cache: await HashCache.open(baseDir) });
+  return buildManifest(args.files ?? [], baseDir, {
+    cache: await HashCache.open(baseDir),
+    deferHashes: firstUpload,
+  });
 }
 
 /** One provisioning pass in `session`: sync, run, snapshot. */
@@ -74,6 +86,10 @@ async function provisionIn(
   plan: { manifest: Manifest; previous?: ManifestDigest | undefined; runCommands: boolean },
 ): Promise<Omit<ProvisionerOutputs, keyof ProvisionerArgs | KeptOutput>> {
   const options = syncOptions(args, ctx);
+  const deferred = plan.manifest.deferred;
+  // A comparison needs every hash; only a first upload takes them as it sends.
+  if (plan.previous !== undefined) await deferred?.finish();
+  else options.deferred = deferred;
   const changes = compareManifest(plan.previous, plan.manifest);
   if (changes.remove.length > 0) await removeFiles(session.sandbox, changes.remove, options);
   const uploading = new Set(changes.upload);
@@ -85,6 +101,8 @@ async function provisionIn(
     // Unchanged files of the previous run are in place, and so are their directories.
     plan.previous ? plan.manifest.files.filter((f) => !uploading.has(f)) : [],
   );
+  // The hashes not taken while sending, and the cache stored: the digest is complete.
+  await deferred?.finish();
   ctx.log(
     `uploaded ${changes.upload.length} file(s), ${bytesUploaded} bytes; removed ${changes.remove.length}`,
   );
@@ -266,7 +284,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async create(inputs, ctx) {
-    const manifest = await manifestOf(inputs, ctx.baseDir);
+    const manifest = await manifestOf(inputs, ctx.baseDir, true);
     const { result, keptSandboxID } = await withSession(inputs, ctx, (session) =>
       provisionIn(session, inputs, ctx, { manifest, runCommands: true }),
     );
@@ -302,8 +320,9 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async update(_id, olds, news, ctx) {
-    const manifest = await manifestOf(news, ctx.baseDir);
     const live = olds.keptSandboxID ?? news.sandboxID;
+    // Without a live sandbox the update is a first upload into a fresh one.
+    const manifest = await manifestOf(news, ctx.baseDir, live === undefined);
     if (live !== undefined) {
       // The sandbox lives on: move only what changed, then run again.
       const session = await openWorkSandbox(ctx, live);

@@ -14,6 +14,7 @@ import * as posix from "node:path/posix";
 import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
 import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
+import type { DeferredHashes } from "./deferred-hashes";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
 /** Tunables of a sync. */
@@ -29,6 +30,8 @@ export interface SyncOptions {
   archiveMinFiles?: number | undefined;
   log: (line: string) => void;
   signal?: AbortSignal | undefined;
+  /** Hashes of a first upload still to come: an archive hashes what it packs, other paths hash first. */
+  deferred?: DeferredHashes | undefined;
 }
 
 /** The shell's exit code for a command it cannot find. */
@@ -136,7 +139,7 @@ async function upload(
   const signal = options.signal;
   if (unit.kind === "archive") {
     try {
-      return await uploadArchive(sandbox, unit.user, unit.entries, signal);
+      return await uploadArchive(sandbox, unit.user, unit.entries, signal, options.deferred);
     } catch (err) {
       // A template without tar: the same files, the slower way.
       if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
@@ -149,12 +152,14 @@ async function upload(
     }
   }
   if (unit.kind === "batch") {
+    options.deferred?.settle(unit.entries);
     await sandbox.uploadFiles(
       unit.entries.map((e) => ({ localPath: e.localPath, remotePath: e.remotePath })),
       { user: unit.user, signal },
     );
     return unit.bytes;
   }
+  options.deferred?.settle([unit.entry]);
   await sandbox.uploadFile(unit.entry.localPath, unit.remotePath, {
     user: unit.entry.user,
     signal,
