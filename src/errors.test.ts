@@ -70,6 +70,18 @@ describe("redact()", () => {
     );
   });
 
+  it("redacts each of many registered secrets, the longest where two start alike, and nothing else", () => {
+    // As a long-lived service holds them: a token per sandbox it ever created.
+    const tokens = Array.from({ length: 20_000 }, (_, i) => `tok-${String(i).padStart(6, "0")}-x`);
+    tokens.forEach((t) => registerSecret(t));
+    registerSecret("tok-000007-x-and-more");
+    expect(redact(`a tok-019999-x b tok-000007-x-and-more c tok-000007-x tok-0 ${sha}`)).toBe(
+      `a [redacted] b [redacted] c [redacted] tok-0 ${sha}`,
+    );
+    expect(redact("tok-000007-xtok-000008-x")).toBe("[redacted][redacted]");
+    expect(redact("no secret here at all")).toBe("no secret here at all");
+  });
+
   it("ignores values too short to be a secret (redacting them would blank ordinary words)", () => {
     registerSecret("yes");
     expect(redact("yes it is")).toBe("yes it is");

@@ -222,8 +222,14 @@ const SECRET_PATTERNS: RegExp[] = [
 /** Values shorter than this are not registered: redacting them would blank ordinary words. */
 const MIN_SECRET_LENGTH = 6;
 
-/** The secret values this process knows, longest first when replaced. */
-const knownSecrets = new Set<string>();
+/**
+ * The secret values this process knows, by their first
+ * {@link MIN_SECRET_LENGTH} characters, each list longest first. A service
+ * registers a token per sandbox it ever created: looking up the text's
+ * characters keeps a redaction as cheap with 100,000 of them as with one,
+ * where sorting and searching for every value on every log line did not.
+ */
+const secretsByPrefix = new Map<string, string[]>();
 
 /**
  * Registers a value this process knows to be secret (an API key, a sandbox
@@ -232,7 +238,13 @@ const knownSecrets = new Set<string>();
  * characters are ignored.
  */
 export function registerSecret(value: string | null | undefined): void {
-  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH) knownSecrets.add(value);
+  if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH) return;
+  const prefix = value.slice(0, MIN_SECRET_LENGTH);
+  const alike = secretsByPrefix.get(prefix) ?? [];
+  if (alike.includes(value)) return;
+  alike.push(value);
+  alike.sort((a, b) => b.length - a.length);
+  secretsByPrefix.set(prefix, alike);
 }
 
 /** {@link registerSecret} for every string in `value` (map values, list items, at any depth). */
@@ -243,6 +255,24 @@ export function registerSecretsIn(value: unknown): void {
     Object.values(value).forEach(registerSecretsIn);
 }
 
+/** `text` with each registered secret in it (the longest one where several start alike) replaced. */
+function redactKnown(text: string): string {
+  let out = "";
+  let kept = 0;
+  for (let i = 0; i + MIN_SECRET_LENGTH <= text.length;) {
+    const alike = secretsByPrefix.get(text.slice(i, i + MIN_SECRET_LENGTH));
+    const secret = alike?.find((s) => text.startsWith(s, i));
+    if (secret === undefined) {
+      i++;
+      continue;
+    }
+    out += `${text.slice(kept, i)}[redacted]`;
+    i += secret.length;
+    kept = i;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
 /**
  * Replaces the secret values this process knows ({@link registerSecret}) and
  * credentials recognisable by shape (API keys, URL signatures, credential
@@ -250,12 +280,7 @@ export function registerSecretsIn(value: unknown): void {
  * files or error messages in clear. Hashes and ids print as they are.
  */
 export function redact(text: string): string {
-  let out = text;
-  if (knownSecrets.size > 0) {
-    for (const secret of [...knownSecrets].sort((a, b) => b.length - a.length)) {
-      if (out.includes(secret)) out = out.split(secret).join("[redacted]");
-    }
-  }
+  let out = secretsByPrefix.size > 0 ? redactKnown(text) : text;
   for (const pattern of SECRET_PATTERNS) {
     out = out.replace(pattern, (match: string, prefix?: unknown) =>
       typeof prefix === "string" && match.startsWith(prefix) ? `${prefix}[redacted]` : "[redacted]",
