@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import type { BigIntStats } from "node:fs";
 import { SandboxIacError } from "../../errors";
-import { hashSmallFileSync, type FileHash } from "./file-hash";
+import { hashSmallFileSync, unreadableFile, type FileHash } from "./file-hash";
 import type { HashCache } from "./hash-cache";
 import type { ManifestEntry } from "./manifest";
 
@@ -58,16 +58,7 @@ export class DeferredHashes {
       try {
         h = hashSmallFileSync(entry.localPath);
       } catch (cause) {
-        throw new SandboxIacError(
-          "invalid_argument",
-          `cannot read ${JSON.stringify(entry.localPath)} (for ${entry.remotePath}): ${SandboxIacError.from(cause, { operation: "provisioner.files" }).reason}: make it readable or leave it out of files`,
-          {
-            operation: "provisioner.files",
-            field: "files.source",
-            resourceId: entry.localPath,
-            cause,
-          },
-        );
+        throw unreadableFile(entry, cause);
       }
       if (!h.isFile) {
         throw new SandboxIacError(

@@ -15,6 +15,7 @@ import {
   readSync,
   type BigIntStats,
 } from "node:fs";
+import { SandboxIacError } from "../../errors";
 
 /** What hashing a file found. */
 export interface FileHash {
@@ -81,4 +82,19 @@ export async function hashFile(file: string): Promise<FileHash> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The error of a file of `files` that could not be read (for its hash, or to
+ * send it): the local path, its remote path, why, and the fix.
+ */
+export function unreadableFile(
+  file: { localPath: string; remotePath: string },
+  cause: unknown,
+): SandboxIacError {
+  return new SandboxIacError(
+    "invalid_argument",
+    `cannot read ${JSON.stringify(file.localPath)} (for ${file.remotePath}): ${SandboxIacError.from(cause, { operation: "provisioner.files" }).reason}: make it readable or leave it out of files`,
+    { operation: "provisioner.files", field: "files.source", resourceId: file.localPath, cause },
+  );
 }

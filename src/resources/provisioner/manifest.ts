@@ -12,7 +12,13 @@ import * as path from "node:path";
 import * as posix from "node:path/posix";
 import { SandboxIacError } from "../../errors";
 import { mapLimit } from "../core/limit";
-import { hashFile, hashSmallFileSync, SYNC_HASH_MAX_BYTES, type FileHash } from "./file-hash";
+import {
+  hashFile,
+  hashSmallFileSync,
+  SYNC_HASH_MAX_BYTES,
+  unreadableFile,
+  type FileHash,
+} from "./file-hash";
 import { DeferredHashes } from "./deferred-hashes";
 import { HashCache } from "./hash-cache";
 import type { FileSpec } from "./provisioner.args";
@@ -140,6 +146,14 @@ export interface ManifestOptions {
   deferHashes?: boolean | undefined;
 }
 
+/** What the manifest keeps of a file's hashing. */
+type Hashed = Omit<FileHash, "stat">;
+
+/** A regular file's size and mode from `stat`, with `sha256` (empty while its hash is deferred). */
+function hashedOf(stat: BigIntStats, sha256: string): Hashed {
+  return { sha256, size: Number(stat.size), mode: Number(stat.mode) & 0o7777, isFile: true };
+}
+
 /**
  * The stat of `file` and, when the cache vouches for it, its hash, size and
  * mode (no read); a stat that fails is left for the hashing to report.
@@ -158,21 +172,7 @@ function fromCache(
   if (!stat.isFile()) return { stat };
   const sha256 = cache.lookup(file, stat);
   if (sha256 === undefined) return { stat };
-  return {
-    known: { sha256, size: Number(stat.size), mode: Number(stat.mode) & 0o7777, isFile: true },
-    stat,
-  };
-}
-
-/** What the manifest keeps of a file's hashing. */
-type Hashed = Omit<FileHash, "stat">;
-
-function unreadable(p: Pending, cause: unknown): SandboxIacError {
-  return new SandboxIacError(
-    "invalid_argument",
-    `cannot read ${JSON.stringify(p.localPath)} (for ${p.remotePath}): ${SandboxIacError.from(cause, { operation: "provisioner.files" }).reason}: make it readable or leave it out of files`,
-    { operation: "provisioner.files", field: "files.source", resourceId: p.localPath, cause },
-  );
+  return { known: hashedOf(stat, sha256), stat };
 }
 
 /**
@@ -200,12 +200,7 @@ async function hashAll(
       continue;
     }
     if (deferred && stat.isFile()) {
-      hashed[i] = {
-        sha256: "",
-        size: Number(stat.size),
-        mode: Number(stat.mode) & 0o7777,
-        isFile: true,
-      };
+      hashed[i] = hashedOf(stat, "");
       deferred[i] = stat;
       continue;
     }
@@ -213,7 +208,7 @@ async function hashAll(
     try {
       h = hashSmallFileSync(p.localPath);
     } catch (cause) {
-      throw unreadable(p, cause);
+      throw unreadableFile(p, cause);
     }
     if (h.isFile) cache.record(p.localPath, h.stat, h.sha256);
     hashed[i] = h;
@@ -225,7 +220,7 @@ async function hashAll(
     try {
       h = await hashFile(p.localPath);
     } catch (cause) {
-      throw unreadable(p, cause);
+      throw unreadableFile(p, cause);
     }
     if (h.isFile) cache.record(p.localPath, h.stat, h.sha256);
     hashed[i] = h;
