@@ -91,11 +91,8 @@ function alive(slot: Slot): number {
 
 /** Pre-started sandboxes, claimed by create. */
 export class WarmPool {
-  private readonly size: number;
-  private readonly maxSize: number;
-  private readonly idleMs: number;
-  private readonly maxKeys: number;
-  private readonly memoryShareMB: number;
+  /** Its options with every default applied and every bound enforced. */
+  private readonly limits: ResolvedWarmPoolOptions;
   /** How many members start at once, from the creates' rate. */
   private readonly rate: RefillRate;
   /** Insertion order is recency: a claim moves its key to the end. */
@@ -107,17 +104,9 @@ export class WarmPool {
   private shrinkTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  private readonly now: () => number;
-
   constructor(private readonly opts: WarmPoolOptions) {
-    const resolved: ResolvedWarmPoolOptions = resolveWarmPoolOptions(opts);
-    this.now = resolved.now;
-    this.size = resolved.size;
-    this.maxSize = resolved.maxSize;
-    this.memoryShareMB = resolved.memoryShareMB;
-    this.idleMs = resolved.idleMs;
-    this.maxKeys = resolved.maxKeys;
-    this.rate = new RefillRate(resolved);
+    this.limits = resolveWarmPoolOptions(opts);
+    this.rate = new RefillRate(this.limits);
   }
 
   /**
@@ -169,9 +158,9 @@ export class WarmPool {
       this.logClaim(slot, undefined, undefined);
       return undefined;
     }
-    const t0 = this.now();
+    const t0 = this.limits.now();
     const member = await waiting;
-    this.logClaim(slot, member, this.now() - t0);
+    this.logClaim(slot, member, this.limits.now() - t0);
     return member?.processes;
   }
 
@@ -185,7 +174,7 @@ export class WarmPool {
     if (!member) {
       this.opts.log(`warm pool: claim missed, the create starts cold (${counts})`);
     } else if (waitedMs === undefined) {
-      const age = this.now() - member.readyAt;
+      const age = this.limits.now() - member.readyAt;
       this.opts.log(
         `warm pool: claimed ${member.processes.sandboxID} ready (age ${age.toFixed(0)} ms; ${counts})`,
       );
@@ -198,7 +187,7 @@ export class WarmPool {
 
   /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
   private take(spec: WarmSpec): { slot: Slot; member: Member | undefined } | undefined {
-    if (this.closed || this.size === 0) return undefined;
+    if (this.closed || this.limits.size === 0) return undefined;
     const known = this.slots.has(warmKey(spec));
     const slot = this.touch(spec);
     slot.failed = false;
@@ -209,8 +198,8 @@ export class WarmPool {
     if (member) member.claimed = true;
     // A miss on a key already kept warm means creates outran its refill; a
     // first create of a template is no such sign.
-    if (!member && known && slot.target < this.maxSize) {
-      slot.target = Math.min(this.maxSize, slot.target * 2);
+    if (!member && known && slot.target < this.limits.maxSize) {
+      slot.target = Math.min(this.limits.maxSize, slot.target * 2);
       this.opts.log(`warm pool: no ready sandbox for a create; keeping ${slot.target} ready`);
     }
     return { slot, member };
@@ -218,7 +207,7 @@ export class WarmPool {
 
   /** Keeps `spec` warm without claiming (e.g. the `base` template at start). */
   prime(spec: WarmSpec): void {
-    if (this.closed || this.size === 0) return;
+    if (this.closed || this.limits.size === 0) return;
     this.touch(spec);
     this.refill();
   }
@@ -279,13 +268,13 @@ export class WarmPool {
         ready: [],
         starting: 0,
         warming: [],
-        target: this.size,
+        target: this.limits.size,
         lastClaim: Date.now(),
         failed: false,
         waiters: [],
       };
     this.slots.set(key, slot);
-    while (this.slots.size > this.maxKeys) {
+    while (this.slots.size > this.limits.maxKeys) {
       const [oldKey, old] = this.slots.entries().next().value as [string, Slot];
       this.slots.delete(oldKey);
       releaseWaiters(old);
@@ -309,7 +298,7 @@ export class WarmPool {
           (s) =>
             !s.failed &&
             alive(s) + s.starting < s.target &&
-            held + s.spec.memoryMB <= this.memoryShareMB,
+            held + s.spec.memoryMB <= this.limits.memoryShareMB,
         );
       if (!slot) break;
       slot.starting++;
@@ -333,7 +322,7 @@ export class WarmPool {
 
   private async startOne(slot: Slot): Promise<void> {
     const id = this.opts.newId();
-    const t0 = this.now();
+    const t0 = this.limits.now();
     let processes: RuntimeSandbox;
     try {
       processes = await this.opts.runtime.start({ ...slot.spec, sandboxID: id });
@@ -341,7 +330,7 @@ export class WarmPool {
       await this.startFailed(slot, id, undefined, err);
       return;
     }
-    const startMs = this.now() - t0;
+    const startMs = this.limits.now() - t0;
     const member: Member = { processes, dead: false, readyAt: NaN, claimed: false };
     void processes.exited.then(() => {
       if (member.dead) return;
@@ -372,12 +361,12 @@ export class WarmPool {
       await this.startFailed(slot, id, processes, err);
       return;
     }
-    const readyMs = this.now() - t0;
+    const readyMs = this.limits.now() - t0;
     this.rate.noteReady(readyMs);
     const idx = slot.warming.indexOf(member);
     if (idx >= 0) slot.warming.splice(idx, 1);
     if (member.claimed) return;
-    member.readyAt = this.now();
+    member.readyAt = this.limits.now();
     this.opts.log(
       `warm pool: ${id} ready in ${readyMs.toFixed(0)} ms (start ${startMs.toFixed(0)}, warm-up ${(readyMs - startMs).toFixed(0)}; ${this.starts.size} starting of at most ${this.rate.startsAtOnce()})`,
     );
@@ -411,19 +400,19 @@ export class WarmPool {
   /** Arms one timer that shrinks keys grown beyond `size` once they are quiet. */
   private scheduleShrink(): void {
     if (this.shrinkTimer || this.closed) return;
-    if (![...this.slots.values()].some((s) => s.target > this.size)) return;
+    if (![...this.slots.values()].some((s) => s.target > this.limits.size)) return;
     this.shrinkTimer = setTimeout(() => {
       this.shrinkTimer = undefined;
       this.shrinkIdle();
-    }, this.idleMs);
+    }, this.limits.idleMs);
     this.shrinkTimer.unref();
   }
 
   private shrinkIdle(): void {
     const now = Date.now();
     for (const slot of this.slots.values()) {
-      if (slot.target <= this.size || now - slot.lastClaim < this.idleMs) continue;
-      slot.target = this.size;
+      if (slot.target <= this.limits.size || now - slot.lastClaim < this.limits.idleMs) continue;
+      slot.target = this.limits.size;
       // The oldest members go first: the newest have the warmest caches.
       const extra = slot.ready.length - slot.target;
       if (extra > 0) for (const member of slot.ready.splice(0, extra)) this.discardLater(member);
