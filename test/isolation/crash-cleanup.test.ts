@@ -131,7 +131,10 @@ describe("after kill -9 of the service", () => {
     }).catch(() => undefined);
     expect(loops()).not.toContain(diskImage);
     // The kernel deletes a dead namespace's veths from a work queue, a moment later.
-    const vethsLeft = () => hostEnds.filter((i) => hostIndexes().has(i));
+    const vethsLeft = () => {
+      const present = hostIndexes();
+      return hostEnds.filter((i) => present.has(i));
+    };
     await eventually(() => vethsLeft().length === 0, { timeoutMs: 30_000, intervalMs: 50 }).catch(
       () => undefined,
     );
