@@ -42,10 +42,28 @@ export function launchFields(launch: HostLaunch): string[] {
   ];
 }
 
-/** Each step's name in an `F` event (host-spawner.c's `step_names`), as the error tells it. */
-const STEPS: Readonly<Record<string, (l: HostLaunch, index: number) => string>> = {
+/**
+ * The steps a launch and a holder share, by their name in an `F` event
+ * (host-spawner.c's `step_names`), as the error tells them: dropping from
+ * host root to the sandbox's host uid and gid `idBase`, and the parent check.
+ */
+export const CREDENTIAL_STEPS: Readonly<Record<string, (idBase: number) => string>> = {
   parent: () =>
     "checking that the host spawner is still its parent (it is not: the service is stopping)",
+  groups: () => "clearing its supplementary groups",
+  gid: (id) => `switching to its host gid ${id}`,
+  uid: (id) => `switching to its host uid ${id}`,
+  pdeathsig: () => "setting its parent-death signal",
+};
+
+/** Each step's name in an `F` event (host-spawner.c's `step_names`), as the error tells it. */
+const STEPS: Readonly<Record<string, (l: HostLaunch, index: number) => string>> = {
+  ...Object.fromEntries(
+    Object.entries(CREDENTIAL_STEPS).map(([name, text]) => [
+      name,
+      (l: HostLaunch) => text(l.idBase),
+    ]),
+  ),
   fds: () => "giving it its descriptors (the agent's socket, the seccomp filter)",
   holder: (l) =>
     `finding its namespace holder (pid ${l.holderPid}) among the host spawner's running children (it exited)`,
@@ -56,10 +74,6 @@ const STEPS: Readonly<Record<string, (l: HostLaunch, index: number) => string>> 
   nofile: (l) => `setting its RLIMIT_NOFILE to ${l.nofile}`,
   "setns-mnt": () => "entering its namespace holder's mount namespace",
   "setns-net": () => "entering its namespace holder's network namespace",
-  groups: () => "clearing its supplementary groups",
-  gid: (l) => `switching to its host gid ${l.idBase}`,
-  uid: (l) => `switching to its host uid ${l.idBase}`,
-  pdeathsig: () => "setting its parent-death signal",
   exec: () => "running bwrap",
 };
 

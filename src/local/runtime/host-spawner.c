@@ -31,6 +31,12 @@
  * (see launch_steps). Doing that here costs a fork; done by sh, nsenter and
  * setpriv it cost three more execs per sandbox start.
  *
+ * A holder (`H`) is a sandbox's namespace holder: its child drops to the
+ * sandbox's host uid, makes its user, mount and network namespaces, sets the
+ * parent-death signal again and checks its parent before the exec (sleep);
+ * done by setpriv and unshare(1), it cost two more execs, and setpriv re-armed
+ * the signal without checking that its parent was still there.
+ *
  * Build: cc -O2 -static (scripts/build-host-spawner.js).
  */
 #define _GNU_SOURCE
@@ -44,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -172,6 +179,8 @@ enum step {
   STEP_GID,
   STEP_UID,
   STEP_PDEATHSIG,
+  STEP_UNSHARE,
+  STEP_PROPAGATION,
 };
 static const char *const step_names[] = {
     [STEP_NONE] = "",           [STEP_PARENT] = "parent",       [STEP_FDS] = "fds",
@@ -179,7 +188,7 @@ static const char *const step_names[] = {
     [STEP_NS_MNT] = "ns-mnt",   [STEP_NS_NET] = "ns-net",       [STEP_CGROUP] = "cgroup",
     [STEP_NOFILE] = "nofile",   [STEP_SETNS_MNT] = "setns-mnt", [STEP_SETNS_NET] = "setns-net",
     [STEP_GROUPS] = "groups",   [STEP_GID] = "gid",             [STEP_UID] = "uid",
-    [STEP_PDEATHSIG] = "pdeathsig",
+    [STEP_PDEATHSIG] = "pdeathsig", [STEP_UNSHARE] = "unshare",     [STEP_PROPAGATION] = "propagation",
 };
 
 /* What a child that failed before its exec tells this process, through a close-on-exec pipe. */
@@ -220,8 +229,8 @@ static void emit_started(const struct child *c) {
 }
 
 /*
- * A launch's child has reported (its report pipe is readable, or it was
- * reaped): EOF once it exec'd, `S`; else the step that failed, `F`, and its
+ * A forked child (a launch's or a holder's) has reported (its report pipe is
+ * readable, or it was reaped): EOF once it exec'd, `S`; else the step that failed, `F`, and its
  * exit is not reported.
  */
 static void settle_start(struct child *c) {
@@ -287,6 +296,26 @@ static int open_holder(struct launch *l) {
   return STEP_NONE;
 }
 
+/* Drops a child from host root to host uid and gid `id`, without supplementary groups. */
+static void drop_to(uid_t id, int report) {
+  if (setgroups(0, NULL) != 0) fail_child(report, STEP_GROUPS, 0);
+  if (setresgid(id, id, id) != 0) fail_child(report, STEP_GID, 0);
+  if (setresuid(id, id, id) != 0) fail_child(report, STEP_UID, 0);
+}
+
+/*
+ * The kernel clears the parent-death signal on a credential change: set it
+ * again after the last one, then check this process's parent did not die
+ * before it was set (it would then never come).
+ */
+static void rearm_death(int report) {
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail_child(report, STEP_PDEATHSIG, 0);
+  if (getppid() != self) {
+    errno = ESRCH;
+    fail_child(report, STEP_PARENT, 0);
+  }
+}
+
 /*
  * A launch's child, as root, after its descriptors are in place: what the
  * launch script (sh, nsenter, setpriv) did before. It joins the sandbox's
@@ -305,45 +334,55 @@ static void enter_sandbox(const struct launch *l, int report) {
   if (setrlimit(RLIMIT_NOFILE, &nofile) != 0) fail_child(report, STEP_NOFILE, 0);
   if (setns(l->ns[1], CLONE_NEWNS) != 0) fail_child(report, STEP_SETNS_MNT, 0);
   if (setns(l->ns[2], CLONE_NEWNET) != 0) fail_child(report, STEP_SETNS_NET, 0);
-  if (setgroups(0, NULL) != 0) fail_child(report, STEP_GROUPS, 0);
-  if (setresgid(l->id, l->id, l->id) != 0) fail_child(report, STEP_GID, 0);
-  if (setresuid(l->id, l->id, l->id) != 0) fail_child(report, STEP_UID, 0);
-  /*
-   * The kernel clears the parent-death signal on a credential change: set it
-   * again, then check this process's parent did not die before (bwrap's
-   * --die-with-parent keeps it from there).
-   */
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail_child(report, STEP_PDEATHSIG, 0);
-  if (getppid() != self) {
-    errno = ESRCH;
-    fail_child(report, STEP_PARENT, 0);
-  }
+  drop_to(l->id, report);
+  /* bwrap's --die-with-parent keeps it from there. */
+  rearm_death(report);
+}
+
+/*
+ * A holder's child, as root: drops to the sandbox's host uid (so per-user
+ * kernel limits are charged to it) and makes the holder's user, mount and
+ * network namespaces, its mounts slaves of the host's: the host's unmount of
+ * a deleted volume must reach this namespace's copy, or the volume's loop
+ * device outlives its deletion. What setpriv and unshare(1) did before, with
+ * the parent check setpriv lacked. Exits through fail_child.
+ */
+static void become_holder(uid_t id, int report) {
+  drop_to(id, report);
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) != 0) fail_child(report, STEP_UNSHARE, 0);
+  if (mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
+    fail_child(report, STEP_PROPAGATION, 0);
+  rearm_death(report);
 }
 
 /*
  * fields: "S", id, stdin ("1" or "0"), nfds, fd spec..., file, argc, argv..., env...
  * or "L", id, stdin, nfds, fd spec..., holder, id base, nofile, oom_score_adj,
  * userns fd, ncgroups, cgroup.procs..., file, argc, argv..., env...
+ * or "H", id, stdin, nfds, fd spec..., id base, file, argc, argv..., env...
  */
 static void spawn_one(char **f, int nf) {
   const int launching = f[0][0] == 'L';
+  const int holding = f[0][0] == 'H';
+  /* Its child changes credentials before its exec (forks; its steps are named in `F`). */
+  const int forking = launching || holding;
   const char *id = nf > 1 ? f[1] : "?";
   struct failure bad = {STEP_NONE, 0, EINVAL};
   if (nf < 6 || strlen(id) >= sizeof children[0].id) {
-    emit_failure(strlen(id) < sizeof children[0].id ? id : "?", &bad, launching);
+    emit_failure(strlen(id) < sizeof children[0].id ? id : "?", &bad, forking);
     return;
   }
   int want_stdin = f[2][0] == '1';
   long nfds = strtol(f[3], NULL, 10);
   if (nfds < 0 || nfds > MAX_EXTRA_FDS || 4 + nfds + 2 > nf) {
-    emit_failure(id, &bad, launching);
+    emit_failure(id, &bad, forking);
     return;
   }
   long next = 4 + nfds;
   struct launch l = {.ns = {-1, -1, -1}};
   if (launching) {
     if (next + 6 > nf) {
-      emit_failure(id, &bad, launching);
+      emit_failure(id, &bad, forking);
       return;
     }
     l.holder = (pid_t)strtol(f[next], NULL, 10);
@@ -357,7 +396,17 @@ static void spawn_one(char **f, int nf) {
     /* Root inside must not be host root, and the user namespace goes above the extra descriptors. */
     if (l.holder <= 0 || l.id == 0 || l.nofile == 0 || l.userns_fd < 3 + nfds ||
         l.userns_fd >= FIRST_FREE_FD || l.ncgroups < 0 || next + 2 > nf) {
-      emit_failure(id, &bad, launching);
+      emit_failure(id, &bad, forking);
+      return;
+    }
+  }
+  uid_t holder_id = 0;
+  if (holding) {
+    holder_id = (uid_t)strtoul(f[next], NULL, 10);
+    next += 1;
+    /* Root inside must not be host root. */
+    if (holder_id == 0 || next + 2 > nf) {
+      emit_failure(id, &bad, forking);
       return;
     }
   }
@@ -365,7 +414,7 @@ static void spawn_one(char **f, int nf) {
   long argc = strtol(f[next + 1], NULL, 10);
   long argv0 = next + 2;
   if (argc < 1 || argv0 + argc > nf) {
-    emit_failure(id, &bad, launching);
+    emit_failure(id, &bad, forking);
     return;
   }
   int extra[MAX_EXTRA_FDS];
@@ -379,7 +428,7 @@ static void spawn_one(char **f, int nf) {
   int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, report[2] = {-1, -1};
   if (!argv || !envp || !slot) {
     bad.err = EAGAIN;
-    emit_failure(id, &bad, launching);
+    emit_failure(id, &bad, forking);
     goto done;
   }
   for (long i = 0; i < argc; i++) argv[i] = f[argv0 + i];
@@ -388,28 +437,28 @@ static void spawn_one(char **f, int nf) {
   for (long i = 0; i < nfds; i++) {
     if ((extra[i] = extra_fd(f[4 + i])) < 0) {
       bad.err = errno;
-      emit_failure(id, &bad, launching);
+      emit_failure(id, &bad, forking);
       goto done;
     }
   }
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
       (want_stdin && pipe2(in, O_CLOEXEC) != 0) || pipe2(report, O_CLOEXEC) != 0) {
     bad.err = errno;
-    emit_failure(id, &bad, launching);
+    emit_failure(id, &bad, forking);
     goto done;
   }
   if (launching && (bad.step = open_holder(&l)) != STEP_NONE) {
     bad.err = errno;
-    emit_failure(id, &bad, launching);
+    emit_failure(id, &bad, forking);
     goto done;
   }
   int child_in = want_stdin ? in[0] : devnull;
   /*
-   * A launch forks: its credential change in a vfork child, which shares this
-   * process's memory, would make this process non-dumpable, and the service
-   * could no longer open its pipe ends through /proc/<pid>/fd.
+   * A launch or a holder forks: its credential change in a vfork child, which
+   * shares this process's memory, would make this process non-dumpable, and
+   * the service could no longer open its pipe ends through /proc/<pid>/fd.
    */
-  pid_t pid = launching ? fork() : vfork();
+  pid_t pid = forking ? fork() : vfork();
   if (pid == 0) {
     sigset_t none;
     sigemptyset(&none);
@@ -433,6 +482,7 @@ static void spawn_one(char **f, int nf) {
       if (dup2(l.ns[0], l.userns_fd) < 0) fail_child(report[1], STEP_FDS, 0);
       enter_sandbox(&l, report[1]);
     }
+    if (holding) become_holder(holder_id, report[1]);
     /* The busy placeholders above the extra descriptors are close-on-exec already. */
     execvpe(file, argv, envp);
     fail_child(report[1], STEP_EXEC, 0);
@@ -443,21 +493,21 @@ static void spawn_one(char **f, int nf) {
   ssize_t got = -1;
   /*
    * EOF: the child exec'd (the pipe is close-on-exec). A vfork child has by
-   * now; a launch's is waited for in the main loop (settle_start), so its
-   * steps (cgroup moves, an exec) do not hold up other commands.
+   * now; a forked one's is waited for in the main loop (settle_start), so
+   * its steps (cgroup moves, an exec) do not hold up other commands.
    */
-  if (pid > 0 && !launching) {
+  if (pid > 0 && !forking) {
     do got = read(report[0], &why, sizeof why);
     while (got < 0 && errno == EINTR);
   }
   if (pid < 0) {
     bad.step = STEP_NONE;
     bad.err = errno;
-    emit_failure(id, &bad, launching);
+    emit_failure(id, &bad, forking);
   } else if (got == (ssize_t)sizeof why) {
     /* The child failed before exec and is a zombie now: reaped here, not by the SIGCHLD loop. */
     waitpid(pid, NULL, 0);
-    emit_failure(id, &why, launching);
+    emit_failure(id, &why, forking);
   } else {
     slot->pid = pid;
     strcpy(slot->id, id);
@@ -466,7 +516,7 @@ static void spawn_one(char **f, int nf) {
     slot->held[2] = in[1];
     out[0] = err[0] = in[1] = -1;
     slot->failed = 0;
-    if (launching) {
+    if (forking) {
       slot->report = report[0];
       report[0] = -1;
     } else {
@@ -537,7 +587,8 @@ static int handle_request(void) {
     f[i] = buf + start;
     start += (int)strlen(buf + start) + 1;
   }
-  if (strcmp(f[0], "S") == 0 || strcmp(f[0], "L") == 0) spawn_one(f, nf);
+  if (strcmp(f[0], "S") == 0 || strcmp(f[0], "L") == 0 || strcmp(f[0], "H") == 0)
+    spawn_one(f, nf);
   else if (strcmp(f[0], "K") == 0) kill_one(f, nf);
   else if (strcmp(f[0], "C") == 0) close_one(f, nf);
   free(f);

@@ -27,11 +27,13 @@
  *   service's ends of its pipes; `L id stdin nfds fd… holder idBase nofile
  *   oomScoreAdj usernsFd ncgroups cgroupProcs… file argc argv… env…` starts
  *   a sandbox's launch: `S` plus the steps its child takes before the exec
- *   (host-launch.ts);
+ *   (host-launch.ts); `H id stdin nfds fd… idBase file argc argv… env…`
+ *   starts a sandbox's namespace holder: `S` plus the steps that make its
+ *   namespaces as host uid idBase (host-holder.ts);
  * - events on its stdout, one line each: `S id pid out err in` started, with
  *   the spawner's fd numbers of the service's ends of stdout, stderr and
  *   stdin (-1 without stdin); `F id errno` not started (`F id errno step
- *   index` for a launch: the step that failed); `X id waitstatus` exited and
+ *   index` for a launch or a holder: the step that failed); `X id waitstatus` exited and
  *   reaped. `S` comes before `X`, and the spawner holds the pipe ends until
  *   `C`, so the service opens them even after a quick exit.
  *
@@ -45,6 +47,7 @@ import * as path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { SandboxIacError } from "../../errors";
 import { agentBundleDirOnHost } from "../agent-launch";
+import { holderError, holderFields, type HostHolder } from "./host-holder";
 import { launchError, launchFields, type HostLaunch } from "./host-launch";
 
 /** The spawner's place beside `dist/agent` (scripts/build-host-spawner.js builds it). */
@@ -69,6 +72,8 @@ export interface HostSpawnOptions {
   fds?: readonly HostFd[] | undefined;
   /** Enter a sandbox before the exec (the command is its bwrap). @default a plain command */
   launch?: HostLaunch | undefined;
+  /** Become a sandbox's namespace holder before the exec (the command is its sleep). @default a plain command */
+  holder?: HostHolder | undefined;
 }
 
 /** A command started through the spawner. */
@@ -176,12 +181,12 @@ class HostSpawner {
       .map(([k, v]) => `${k}=${v}`);
     const fds = (opts.fds ?? []).map((f) => ("listen" in f ? `L${f.listen}` : `R${f.read}`));
     const fields = [
-      opts.launch ? "L" : "S",
+      opts.launch ? "L" : opts.holder ? "H" : "S",
       id,
       opts.stdin ? "1" : "0",
       String(fds.length),
       ...fds,
-      ...(opts.launch ? launchFields(opts.launch) : []),
+      ...(opts.launch ? launchFields(opts.launch) : opts.holder ? holderFields(opts.holder) : []),
       file,
       String(args.length + 1),
       file,
@@ -353,6 +358,7 @@ export async function spawnHost(
   }
   if ("errno" in started) {
     if (opts.launch) throw launchError(operation, opts.launch, started);
+    else if (opts.holder) throw holderError(operation, opts.holder, started);
     throw new SandboxIacError(
       "internal",
       `host command ${commandLine(file, args)} failed: it could not start (${started.errno})`,
