@@ -42,7 +42,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_FRAME (64u * 1024u * 1024u)
+#include "../../wire/spawner-frame.h"
+
 #define MAX_CHILDREN 4096
 
 struct child {
@@ -69,33 +70,6 @@ static struct deferred *deferred_head = NULL, **deferred_tail = &deferred_head;
 
 static int in_use(const struct child *c) {
   return c->pid > 0 || c->held[0] >= 0 || c->held[1] >= 0 || c->held[2] >= 0;
-}
-
-/* Writes one event line to the agent (stdout); the agent exits us on EOF. */
-static void emit_line(const char *line, int n) {
-  for (int off = 0; off < n;) {
-    ssize_t w = write(STDOUT_FILENO, line + off, (size_t)(n - off));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      _exit(0);
-    }
-    off += (int)w;
-  }
-}
-
-static void emit(const char *fmt, const char *id, long value) {
-  char line[96];
-  emit_line(line, snprintf(line, sizeof line, fmt, id, value));
-}
-
-static int read_full(int fd, void *buf, size_t len) {
-  for (size_t off = 0; off < len;) {
-    ssize_t r = read(fd, (char *)buf + off, len - off);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    off += (size_t)r;
-  }
-  return 0;
 }
 
 static void close_held(struct child *c) {
@@ -255,23 +229,12 @@ static void reap(void) {
   }
 }
 
-/* One request: a 4-byte little-endian length, then NUL-terminated fields. */
+/* One request (read_frame in spawner-frame.h). */
 static int handle_request(void) {
-  uint8_t len_le[4];
-  if (read_full(STDIN_FILENO, len_le, 4) != 0) return -1;
-  uint32_t len = (uint32_t)len_le[0] | (uint32_t)len_le[1] << 8 | (uint32_t)len_le[2] << 16 |
-                 (uint32_t)len_le[3] << 24;
-  if (len == 0 || len > MAX_FRAME) return -1;
-  char *buf = malloc(len);
-  if (!buf || read_full(STDIN_FILENO, buf, len) != 0 || buf[len - 1] != '\0') return -1;
-  int nf = 0;
-  for (uint32_t i = 0; i < len; i++) nf += buf[i] == '\0';
-  char **f = calloc((size_t)nf, sizeof *f);
-  if (!f) return -1;
-  for (int i = 0, start = 0; i < nf; i++) {
-    f[i] = buf + start;
-    start += (int)strlen(buf + start) + 1;
-  }
+  char *buf;
+  char **f;
+  int nf;
+  if (read_frame(&buf, &f, &nf) != 0) return -1;
   if (strcmp(f[0], "S") == 0 && (untaken > 0 || deferred_head)) {
     struct deferred *d = malloc(sizeof *d);
     if (!d) return -1;

@@ -13,7 +13,9 @@
  * agent opens its ends by path, `/proc/<spawner>/fd/<n>`, which opens a pipe
  * as a FIFO: the same pipe, with an open file of the agent's own.
  *
- * Protocol (agent ↔ spawner, both inside the sandbox, both root there):
+ * Protocol (agent ↔ spawner, both inside the sandbox, both root there; the
+ * framing and event lines are src/wire/spawner-protocol.ts, shared with the
+ * service's host spawner):
  * - requests on the spawner's stdin: a 4-byte little-endian length, then
  *   NUL-terminated fields: `S id uid gid stdin cwd file argc argv… env…`
  *   starts a command, `K id signal` signals one the spawner has not reaped,
@@ -30,11 +32,17 @@
  */
 import { spawn as spawnChild, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import { constants } from "node:os";
 import * as nodePath from "node:path";
-import type { Socket } from "node:net";
 import { SandboxIacError } from "../../errors";
+import {
+  errnoName,
+  exitOfWaitStatus,
+  openCommandPipes,
+  spawnerFrame,
+  SpawnerEventLines,
+  type CommandPipes,
+} from "../../wire/spawner-protocol";
 import type { SpawnSpec } from "./backend";
 
 /** The spawner's place beside the bundled `agent.js` (scripts/bundle-agent.js builds it). */
@@ -44,12 +52,7 @@ const SPAWNER_PATH = nodePath.join(__dirname, "native", "spawner");
 type SpawnRequest = Omit<SpawnSpec, "cmd" | "pty"> & { file: string };
 
 /** The agent's ends of a started command's pipes. */
-export interface CommandStreams {
-  stdout: Socket;
-  stderr: Socket;
-  /** Undefined without stdin, or when the command had closed its stdin before the agent opened it. */
-  stdin: Socket | undefined;
-}
+export type CommandStreams = CommandPipes;
 
 /** Callbacks of one command started through the spawner. */
 interface SpawnerHandlers {
@@ -70,31 +73,10 @@ interface Entry {
   settle?: ((r: SpawnResult) => void) | undefined;
 }
 
-const errnoNames = new Map(
-  Object.entries(constants.errno as Record<string, number>).map(([name, n]) => [n, name]),
-);
-
-/**
- * Opens the agent's own file of the spawner's fd `fd` (a pipe end) as a
- * stream. Non-blocking: a FIFO's read side opens at once, and its write side
- * fails with ENXIO when no reader is left (the command closed its stdin).
- */
-function openPipeEnd(spawnerPid: number, fd: number, side: "read" | "write"): Socket {
-  const flags =
-    (side === "read" ? fs.constants.O_RDONLY : fs.constants.O_WRONLY) | fs.constants.O_NONBLOCK;
-  const own = fs.openSync(`/proc/${spawnerPid}/fd/${fd}`, flags);
-  try {
-    return new net.Socket({ fd: own, readable: side === "read", writable: side === "write" });
-  } catch (err) {
-    fs.closeSync(own);
-    throw err;
-  }
-}
-
 class Spawner {
   private readonly entries = new Map<string, Entry>();
   private nextId = 1;
-  private buffered = "";
+  private readonly events = new SpawnerEventLines();
   private gone = false;
 
   private constructor(private readonly child: ChildProcess) {
@@ -148,33 +130,14 @@ class Spawner {
 
   private send(fields: string[]): void {
     if (this.gone) return;
-    const body = Buffer.from(`${fields.join("\0")}\0`, "utf8");
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(body.length);
-    this.child.stdin!.write(Buffer.concat([head, body]));
+    this.child.stdin!.write(spawnerFrame(fields));
   }
 
   /** The agent's ends of a started command's pipes, from the spawner's fd numbers. */
   private openStreams(id: string, fds: number[]): CommandStreams | { error: string } {
-    const pid = this.child.pid!;
-    const opened: Socket[] = [];
     try {
-      const stdout = openPipeEnd(pid, fds[0], "read");
-      opened.push(stdout);
-      const stderr = openPipeEnd(pid, fds[1], "read");
-      opened.push(stderr);
-      let stdin: Socket | undefined;
-      if (fds[2] >= 0) {
-        try {
-          stdin = openPipeEnd(pid, fds[2], "write");
-        } catch (err) {
-          // ENXIO: no reader left, the command closed its stdin (or exited) already.
-          if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
-        }
-      }
-      return { stdout, stderr, stdin };
+      return openCommandPipes(this.child.pid!, fds);
     } catch (err) {
-      for (const s of opened) s.destroy();
       // Output nobody could read: the command must not run on unwatched.
       this.kill(id, constants.signals.SIGKILL);
       return { error: (err as NodeJS.ErrnoException).code ?? String(err) };
@@ -184,21 +147,16 @@ class Spawner {
   }
 
   private onEvents(text: string): void {
-    this.buffered += text;
-    let nl: number;
-    while ((nl = this.buffered.indexOf("\n")) >= 0) {
-      const [kind, id, value, ...fds] = this.buffered.slice(0, nl).split(" ");
-      this.buffered = this.buffered.slice(nl + 1);
-      const entry = this.entries.get(id ?? "");
+    for (const { kind, id, value: n, rest: fds } of this.events.push(text)) {
+      const entry = this.entries.get(id);
       if (!entry) {
         // Nobody waits for this command: stop it, and let the spawner start the next.
-        if (kind === "S" && id !== undefined) {
+        if (kind === "S" && id !== "") {
           this.kill(id, constants.signals.SIGKILL);
           this.send(["C", id]);
         }
         continue;
       }
-      const n = Number(value);
       if (kind === "S") {
         const streams = this.openStreams(id, fds.map(Number));
         if ("error" in streams) {
@@ -212,12 +170,11 @@ class Spawner {
         entry.settle = undefined;
       } else if (kind === "F") {
         this.entries.delete(id);
-        entry.settle?.({ error: errnoNames.get(n) ?? `errno ${n}` });
+        entry.settle?.({ error: errnoName(n) });
       } else if (kind === "X") {
         this.entries.delete(id);
-        // A wait status: low 7 bits the signal, else the exit code in the next byte.
-        const signal = n & 0x7f;
-        entry.handlers.onExit(signal ? null : (n >> 8) & 0xff, signal || null);
+        const { code, signal } = exitOfWaitStatus(n);
+        entry.handlers.onExit(code, signal);
       }
     }
   }

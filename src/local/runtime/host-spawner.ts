@@ -7,8 +7,8 @@
  * service's busy time (each sandbox start runs half a dozen host commands).
  *
  * A command's stdout and stderr (and stdin when asked) are pipes the spawner
- * makes; the service opens its ends through `/proc/<spawner>/fd/<n>`, which
- * opens a pipe as a FIFO: the same pipe, with an open file of its own.
+ * makes; the service opens its ends through `/proc/<spawner>/fd/<n>`
+ * (src/wire/spawner-protocol.ts, shared with the agent's spawner).
  *
  * Death: the spawner dies with the service (its parent-death signal, and a
  * check that the service is still its parent), and every command it started
@@ -17,7 +17,8 @@
  * dies on its own takes its commands with it too: they are reported as
  * killed (`SIGKILL`), and the next command starts a new spawner.
  *
- * Protocol (service ↔ spawner, both host root):
+ * Protocol (service ↔ spawner, both host root; the framing and event lines
+ * are src/wire/spawner-protocol.ts):
  * - requests on the spawner's stdin: a 4-byte little-endian length, then
  *   NUL-terminated fields: `S id stdin nfds fd… file argc argv… env…` starts
  *   a command (`stdin` "1" for a pipe, "0" for /dev/null; each `fd` is
@@ -41,11 +42,17 @@
  */
 import { spawn as spawnChild, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import { constants } from "node:os";
 import * as path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { SandboxIacError } from "../../errors";
+import {
+  errnoName,
+  exitOfWaitStatus,
+  openCommandPipes,
+  spawnerFrame,
+  SpawnerEventLines,
+} from "../../wire/spawner-protocol";
 import { agentBundleDirOnHost } from "../agent-launch";
 import { holderError, holderFields, type HostHolder } from "./host-holder";
 import { launchError, launchFields, type HostLaunch } from "./host-launch";
@@ -109,30 +116,14 @@ interface Entry {
   exit?: ((e: HostExit) => void) | undefined;
 }
 
-const errnoNames = new Map(
-  Object.entries(constants.errno as Record<string, number>).map(([name, n]) => [n, name]),
-);
 const signalNames = new Map(
   Object.entries(constants.signals as Record<string, number>).map(([name, n]) => [n, name]),
 );
 
-/** Opens the service's own file of the spawner's fd `fd` (a pipe end) as a stream. */
-function openPipeEnd(spawnerPid: number, fd: number, side: "read" | "write"): net.Socket {
-  const flags =
-    (side === "read" ? fs.constants.O_RDONLY : fs.constants.O_WRONLY) | fs.constants.O_NONBLOCK;
-  const own = fs.openSync(`/proc/${spawnerPid}/fd/${fd}`, flags);
-  try {
-    return new net.Socket({ fd: own, readable: side === "read", writable: side === "write" });
-  } catch (err) {
-    fs.closeSync(own);
-    throw err;
-  }
-}
-
 class HostSpawner {
   private readonly entries = new Map<string, Entry>();
   private nextId = 1;
-  private buffered = "";
+  private readonly events = new SpawnerEventLines();
   private stderr = "";
   private gone = false;
 
@@ -219,10 +210,7 @@ class HostSpawner {
 
   private send(fields: string[]): void {
     if (this.gone) return;
-    const body = Buffer.from(`${fields.join("\0")}\0`, "utf8");
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(body.length);
-    this.child.stdin!.write(Buffer.concat([head, body]));
+    this.child.stdin!.write(spawnerFrame(fields));
   }
 
   /** Keeps the service's event loop alive while a command runs (as a child_process child would). */
@@ -237,26 +225,12 @@ class HostSpawner {
     id: string,
     fds: number[],
   ): Pick<HostChild, "stdout" | "stderr" | "stdin"> | { error: string } {
-    const opened: net.Socket[] = [];
     try {
-      const stdout = openPipeEnd(this.pid, fds[0], "read");
-      opened.push(stdout);
-      const stderr = openPipeEnd(this.pid, fds[1], "read");
-      opened.push(stderr);
-      let stdin: net.Socket | undefined;
-      if (fds[2] >= 0) {
-        try {
-          stdin = openPipeEnd(this.pid, fds[2], "write");
-          // A command that exits without reading all of its input is not an error here.
-          stdin.on("error", () => undefined);
-        } catch (err) {
-          // ENXIO: no reader left, the command closed its stdin (or exited) already.
-          if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
-        }
-      }
-      return { stdout, stderr, stdin };
+      const pipes = openCommandPipes(this.pid, fds);
+      // A command that exits without reading all of its input is not an error here.
+      pipes.stdin?.on("error", () => undefined);
+      return pipes;
     } catch (err) {
-      for (const s of opened) s.destroy();
       // Output nobody could read: the command must not run on unwatched.
       this.send(["K", id, String(constants.signals.SIGKILL)]);
       return { error: (err as NodeJS.ErrnoException).code ?? String(err) };
@@ -266,31 +240,21 @@ class HostSpawner {
   }
 
   private onEvents(text: string): void {
-    this.buffered += text;
-    let nl: number;
-    while ((nl = this.buffered.indexOf("\n")) >= 0) {
-      const [kind, id, value, ...rest] = this.buffered.slice(0, nl).split(" ");
-      this.buffered = this.buffered.slice(nl + 1);
-      const entry = this.entries.get(id ?? "");
+    for (const { kind, id, value, rest } of this.events.push(text)) {
+      const entry = this.entries.get(id);
       if (!entry) continue;
-      const n = Number(value);
       if (kind === "S") {
-        entry.start({ pid: n, fds: rest.map(Number) });
+        entry.start({ pid: value, fds: rest.map(Number) });
         // Not started after all (its streams could not be opened): its exit is of no interest.
         if (!entry.exit) this.entries.delete(id);
       } else if (kind === "F") {
         this.entries.delete(id);
-        entry.start({
-          errno: errnoNames.get(n) ?? `errno ${n}`,
-          step: rest[0],
-          index: Number(rest[1] ?? 0),
-        });
+        entry.start({ errno: errnoName(value), step: rest[0], index: Number(rest[1] ?? 0) });
       } else if (kind === "X") {
         this.entries.delete(id);
-        // A wait status: low 7 bits the signal, else the exit code in the next byte.
-        const signal = n & 0x7f;
+        const { code, signal } = exitOfWaitStatus(value);
         entry.exit?.({
-          code: signal ? null : (n >> 8) & 0xff,
+          code,
           signal: signal ? ((signalNames.get(signal) ?? "SIGKILL") as NodeJS.Signals) : null,
         });
       }
