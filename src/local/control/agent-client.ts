@@ -47,7 +47,7 @@ import { postToAgent } from "./agent-post";
 const AGENT_ORIGIN = "http://localhost";
 
 /** What `/init` configures in the agent, besides the access token. */
-interface AgentInit {
+export interface AgentInit {
   /** Environment variables every process of the sandbox gets. */
   envVars: Record<string, string>;
   /**
@@ -184,15 +184,24 @@ function socketFetch(socketPath: string): typeof fetch {
 export async function initAgent(
   sandbox: Pick<RuntimeSandbox, "sandboxID" | "agentSocket">,
   init: AgentInit,
-  options: AgentClientOptions = {},
+  options: AgentClientOptions & {
+    /**
+     * The token the agent enforces now, when an earlier `/init` (a warm-pool
+     * member's, pre-init.ts) set one: the call proves it, and the body then
+     * always names the token, empty to clear it.
+     * @default undefined: the agent holds `accessToken` or none
+     */
+    heldToken?: string | undefined;
+  } = {},
 ): Promise<void> {
   const { sandboxID, agentSocket } = sandbox;
-  const { accessToken } = options;
+  const { accessToken, heldToken } = options;
   const body: Record<string, unknown> = {
     envVars: init.envVars,
     timestamp: new Date().toISOString(),
   };
   if (accessToken) body.accessToken = accessToken;
+  else if (heldToken) body.accessToken = "";
   if (init.defaultUser) body.defaultUser = init.defaultUser;
   if (init.defaultWorkdir) body.defaultWorkdir = init.defaultWorkdir;
   await withDeadline(
@@ -202,7 +211,10 @@ export async function initAgent(
       await postToAgent({
         socketPath: agentSocket,
         route: ENVD_ROUTES.init,
-        headers: { ...baseHeaders({ sandboxID, accessToken }), "Content-Type": CONTENT_TYPES.json },
+        headers: {
+          ...baseHeaders({ sandboxID, accessToken: heldToken ?? accessToken }),
+          "Content-Type": CONTENT_TYPES.json,
+        },
         body: JSON.stringify(body),
         signal,
         scope: { operation: "agent.init", sandboxID },

@@ -11,7 +11,7 @@ import type { RuntimeSandbox, SandboxBind, SandboxRuntime } from "../../runtime/
 import { agentClient, initAgent, type AgentClient } from "../agent-client";
 import { serviceError } from "../http";
 import type { SandboxRecord } from "./record";
-import { EDGE_TRUST_ENV } from "../../../wire/sandbox-paths";
+import { initSettingsOf, sameInit, type SentInit } from "./pre-init";
 
 /** The process tag of the template's start command. */
 const START_CMD_TAG = "start_cmd";
@@ -35,6 +35,12 @@ export interface BootOptions {
    * @default undefined: the runtime starts the sandbox
    */
   started?: RuntimeSandbox | undefined;
+  /**
+   * What `started`'s warm-up sent as its `/init` (pre-init.ts); the same
+   * settings are not sent again.
+   * @default undefined: no `/init` was sent
+   */
+  preInit?: Promise<SentInit> | undefined;
 }
 
 /**
@@ -68,16 +74,11 @@ export async function bootSandbox(
       await processes.setNetwork(n);
     }
     const access = { accessToken: opts.token };
-    await initAgent(
-      processes,
-      {
-        // The sandbox's own variables win over the egress CA's (EDGE_TRUST_ENV).
-        envVars: { ...EDGE_TRUST_ENV, ...record.initEnv },
-        defaultUser: record.defaultUser,
-        defaultWorkdir: record.defaultWorkdir,
-      },
-      access,
-    );
+    const wanted = initSettingsOf(record, opts.token);
+    const held = await opts.preInit;
+    if (!held?.confirmed || !sameInit(held.settings, wanted)) {
+      await initAgent(processes, wanted.init, { ...access, heldToken: held?.settings.accessToken });
+    }
     // A client only when there is a command to run: most creates (a warm-pool claim of a
     // template without start or ready command) end with /init.
     if (!record.startCmd && !opts.readyCmd) return processes;

@@ -15,12 +15,15 @@ import { newSandboxRecord } from "./initial-record";
 import type { SandboxRecord } from "./record";
 import type { WarmPool } from "./warm-pool";
 import { warmSpec } from "./warm-up";
+import { initSettingsOf, type PreInits } from "./pre-init";
 
 /** What {@link startSandbox} needs of the manager. */
 export interface CreateContext {
   runtime: SandboxRuntime;
   templates: TemplateRegistry;
   pool: WarmPool;
+  /** What the pool's members were sent as their `/init`, and the recipes for it. */
+  preInits: PreInits;
   /** The access token of a secure sandbox. */
   tokenOf(record: SandboxRecord): string | undefined;
 }
@@ -39,9 +42,9 @@ export async function startSandbox(
   if (!template) throw serviceError("not_found", `template '${input.template}' not found`);
   // Warm sandboxes started without mounts; a sandbox with volumes starts its own.
   // With none ready, a start of the pool's already under way is nearer than a new one.
-  const started = input.volumeMounts?.length
-    ? undefined
-    : await ctx.pool.claimSoon(warmSpec(template, input.allowInternetAccess));
+  const spec = warmSpec(template, input.allowInternetAccess);
+  const pooled = !input.volumeMounts?.length;
+  const started = pooled ? await ctx.pool.claimSoon(spec) : undefined;
   const claimed = performance.now();
   const sandboxID = started?.sandboxID ?? newSandboxID();
   const record = newSandboxRecord(sandboxID, template, input, Date.now());
@@ -52,10 +55,24 @@ export async function startSandbox(
       token: ctx.tokenOf(record),
       readyCmd: template.readyCmd,
       started,
+      preInit: started && ctx.preInits.take(started),
     });
   } catch (err) {
     await ctx.runtime.destroy(sandboxID).catch(() => undefined);
     throw err;
+  }
+  // The key's next members get this create's /init during their warm-up; never a create's own variables.
+  if (pooled) {
+    const ownVariables = Object.keys(input.envVars).length > 0;
+    ctx.preInits.remember(
+      spec,
+      ownVariables
+        ? undefined
+        : (id) => {
+            const like = newSandboxRecord(id, template, input, Date.now());
+            return initSettingsOf(like, ctx.tokenOf(like));
+          },
+    );
   }
   record.endAt = new Date(Date.now() + input.timeoutSec * 1000).toISOString();
   appendLog(record, "info", "sandbox created", { templateID: template.templateID });

@@ -47,6 +47,7 @@ import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
 import { stopForShutdown } from "./shutdown";
 import { WarmPool } from "./warm-pool";
 import { PRIMED_TEMPLATE, warmSpec, warmUpAgent } from "./warm-up";
+import { PreInits } from "./pre-init";
 
 export type { CreateSandboxInput } from "./create-input";
 export type { SandboxManagerOptions } from "./manager-options";
@@ -63,6 +64,8 @@ export class SandboxManager implements SandboxManagerView {
   private closed = false;
   /** Started sandboxes waiting for a create; never part of `known`. */
   private readonly pool: WarmPool;
+  /** The `/init` each warm key's members get during their warm-up. */
+  private readonly preInits = new PreInits();
   /** What the pause/resume state changes need of this manager. */
   private readonly ctx: PauseResumeContext;
   /** What create needs of this manager. */
@@ -75,7 +78,10 @@ export class SandboxManager implements SandboxManagerView {
       runtime: opts.runtime,
       newId: newSandboxID,
       log: opts.log,
-      warmUp: warmUpAgent,
+      warmUp: async (processes, spec) => {
+        await warmUpAgent(processes);
+        await this.preInits.send(processes, spec);
+      },
       size: opts.warmPoolSize,
     });
     this.writer = sandboxesStateWriter(opts.dataDir, () =>
@@ -95,6 +101,7 @@ export class SandboxManager implements SandboxManagerView {
       runtime: opts.runtime,
       templates: opts.templates,
       pool: this.pool,
+      preInits: this.preInits,
       tokenOf: (record) => this.tokenOf(record),
     };
   }

@@ -54,6 +54,7 @@ function pool(
     memoryShareMB?: number;
     now?: () => number;
     maxConcurrency?: number;
+    refillDelayMs?: number;
     warmUp?: (processes: RuntimeSandbox) => Promise<void>;
   } = {},
 ): WarmPool {
@@ -64,6 +65,8 @@ function pool(
     size: 2,
     maxSize: 8,
     concurrency: 2,
+    // The order of claims and starts is what these tests are about; the delay has tests of its own.
+    refillDelayMs: 0,
     ...opts,
   });
 }
@@ -114,6 +117,33 @@ describe("the warm pool's refill", () => {
     expect(p.claim(SPEC)).toBeUndefined();
     await fillTo(rt, p, 8);
     await p.close();
+  });
+
+  it("starts the refill after a claim that handed a member over only once refillDelayMs passed", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt, { refillDelayMs: 50 });
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    expect(p.claim(SPEC)).toBeDefined();
+    expect(p.claim(SPEC)).toBeDefined();
+    // The claimed sandboxes' /init, answers and first commands have the cores.
+    expect(rt.pending).toHaveLength(0);
+    await eventually(() => rt.pending.length === 2, { timeoutMs: 5_000, intervalMs: 5 });
+    await closeFinishing(rt, p);
+  });
+
+  it("starts the refill at once after a claim that found no member", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt, { refillDelayMs: 60_000 });
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    expect(p.claim(SPEC)).toBeDefined();
+    expect(p.claim(SPEC)).toBeDefined();
+    expect(rt.pending).toHaveLength(0);
+    // The pool is behind the creates: waiting would only widen the gap.
+    expect(p.claim(SPEC)).toBeUndefined();
+    expect(rt.pending).toHaveLength(2);
+    await closeFinishing(rt, p);
   });
 
   it("does not grow on the first create of a template it was not keeping warm", async () => {

@@ -9,7 +9,8 @@
  * everything fixed at start (layers, CPU count, memory limit, network), so a
  * claimed member already has the limits its sandbox asks for. What differs per
  * sandbox (environment, access token, default user and workdir) is applied by
- * the agent's `/init` after the claim, exactly as for a fresh start.
+ * the agent's `/init`: sent during the warm-up as the key's last create sent
+ * it, and again at the claim when the create's differs (pre-init.ts).
  *
  * Members are invisible: the manager only learns of one when it claims it, so
  * they never show in list, metrics or the state file. They are throwaway: a
@@ -31,6 +32,8 @@
  * ready member ({@link WarmPool.claimSoon}) takes one whose warm-up is under
  * way, else waits for a start of its key under way (and its warm-up), rather
  * than beginning a cold start of its own: either is nearer than a new start.
+ * The refill after a claim that handed a member over starts `refillDelayMs`
+ * later, after the claimed sandbox's first exchanges.
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
  * recently used key is dropped), `maxConcurrency` starts at a time, and the
@@ -81,7 +84,7 @@ interface Slot {
 }
 
 /** The pool key of a spec: everything fixed when a sandbox starts. */
-function warmKey(spec: WarmSpec): string {
+export function warmKey(spec: WarmSpec): string {
   return JSON.stringify([spec.layers, spec.cpuCount, spec.memoryMB, spec.allowInternetAccess]);
 }
 
@@ -102,6 +105,8 @@ export class WarmPool {
   /** Members of dropped keys being stopped; close() waits for them. */
   private readonly discarding = new Set<Promise<void>>();
   private shrinkTimer: NodeJS.Timeout | undefined;
+  /** The refill after a claim, while it waits ({@link refillAfterClaim}). */
+  private refillTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly opts: WarmPoolOptions) {
@@ -116,7 +121,8 @@ export class WarmPool {
    */
   claim(spec: WarmSpec): RuntimeSandbox | undefined {
     const taken = this.take(spec);
-    this.refill();
+    if (taken?.member) this.refillAfterClaim();
+    else this.refill();
     if (taken) this.logClaim(taken.slot, taken.member, undefined);
     return taken?.member?.processes;
   }
@@ -131,7 +137,8 @@ export class WarmPool {
   async claimSoon(spec: WarmSpec): Promise<RuntimeSandbox | undefined> {
     const taken = this.take(spec);
     if (!taken || taken.member) {
-      this.refill();
+      if (taken?.member) this.refillAfterClaim();
+      else this.refill();
       if (taken) this.logClaim(taken.slot, taken.member, undefined);
       return taken?.member?.processes;
     }
@@ -141,7 +148,7 @@ export class WarmPool {
     const warming = slot.warming.find((member) => !member.claimed && !member.dead);
     if (warming) {
       warming.claimed = true;
-      this.refill();
+      this.refillAfterClaim();
       this.opts.log(
         `warm pool: claimed ${warming.processes.sandboxID} warming up (${alive(slot)} ready, ${slot.starting} starting, target ${slot.target})`,
       );
@@ -183,6 +190,22 @@ export class WarmPool {
         `warm pool: claimed ${member.processes.sandboxID} after waiting ${waitedMs.toFixed(0)} ms for its start (${counts})`,
       );
     }
+  }
+
+  /**
+   * The refill after a claim that handed a member over: `refillDelayMs`
+   * later (one timer for claims in a row, so a steady stream of creates
+   * never keeps postponing it), so that the claimed sandbox's `/init`, its
+   * create's answer and its first command do not share the cores with a
+   * start's burst (the service's mounts and spawn, the agent's Node start).
+   */
+  private refillAfterClaim(): void {
+    if (this.limits.refillDelayMs === 0) return this.refill();
+    if (this.refillTimer || this.closed) return;
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = undefined;
+      this.refill();
+    }, this.limits.refillDelayMs);
   }
 
   /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
@@ -249,6 +272,7 @@ export class WarmPool {
   async close(): Promise<void> {
     this.closed = true;
     if (this.shrinkTimer) clearTimeout(this.shrinkTimer);
+    if (this.refillTimer) clearTimeout(this.refillTimer);
     for (const slot of this.slots.values()) releaseWaiters(slot);
     await Promise.all([...this.starts]);
     await Promise.all([...this.discarding]);
@@ -351,7 +375,7 @@ export class WarmPool {
     // agent's answer, its first command paid the agent's load and more (bench:local, load 14-19).
     slot.warming.push(member);
     try {
-      await this.opts.warmUp?.(processes);
+      await this.opts.warmUp?.(processes, slot.spec);
     } catch (err) {
       slot.warming.splice(slot.warming.indexOf(member), 1);
       // Claimed while warming up: the create owns it now, and its own first

@@ -1,0 +1,87 @@
+/**
+ * Warm-pool members get their `/init` during their warm-up, from the last
+ * create of their key (src/local/control/sandboxes/pre-init.ts): whatever a
+ * member was sent, each create's commands see exactly its own sandbox's
+ * variables, user, workdir and token.
+ */
+import { Sandbox } from "e2b";
+import { createSandbox, runThroughProxy } from "./support";
+import { eventually } from "../support/eventually";
+import { connectionOpts, useService, type TestService } from "../support/service";
+
+const lines: string[] = [];
+let svc: TestService;
+useService((s) => (svc = s), { log: (line) => lines.push(line) });
+
+/**
+ * Runs `create`, then waits until the pool has warmed up the member that
+ * replaces the one it claimed. The pool keeps 2 ready and hands out the
+ * oldest first: after two such creates, the next one claims a member warmed
+ * up after the first of them.
+ */
+async function thenRefill<T>(create: () => Promise<T>): Promise<T> {
+  const from = lines.length;
+  const created = await create();
+  await eventually(() => lines.slice(from).some((line) => /^warm pool: \S+ ready in/.test(line)), {
+    timeoutMs: 60_000,
+  });
+  return created;
+}
+
+/** Creates a sandbox through the SDK, then waits for its refill ({@link thenRefill}). */
+function createThenRefill(envs: Record<string, string> = {}): Promise<Sandbox> {
+  return thenRefill(() => Sandbox.create({ ...connectionOpts(svc), timeoutMs: 120_000, envs }));
+}
+
+/** Its id, the variable `name` (or "none"), user and workdir, as its first command sees them. */
+async function seen(sbx: Sandbox, name: string): Promise<string> {
+  const result = await sbx.commands.run(
+    `echo "$E2B_SANDBOX_ID ${"${"}${name}:-none} $(whoami) $PWD"`,
+  );
+  return result.stdout.trim();
+}
+
+describe("warm-pool members initialised during their warm-up", () => {
+  it("runs each create's first command with its own sandbox id, user and workdir", async () => {
+    for (let i = 0; i < 3; i++) {
+      const sbx = await createThenRefill();
+      expect(await seen(sbx, "FOO")).toBe(`${sbx.sandboxId} none user /home/user`);
+      await sbx.kill();
+    }
+  });
+
+  it("gives a create its own variables, and none of them to the sandboxes created after it", async () => {
+    await (await createThenRefill()).kill();
+    await (await createThenRefill()).kill();
+    const own = await createThenRefill({ SECRET_OF_ONE: "s1" });
+    expect(await seen(own, "SECRET_OF_ONE")).toBe(`${own.sandboxId} s1 user /home/user`);
+    await own.kill();
+    for (let i = 0; i < 2; i++) {
+      const next = await createThenRefill();
+      expect(await seen(next, "SECRET_OF_ONE")).toBe(`${next.sandboxId} none user /home/user`);
+      await next.kill();
+    }
+  });
+
+  it("enforces no token in a sandbox that is not secure, claimed after secure creates", async () => {
+    // The SDK's creates are secure (the v2 route); the control API's take `secure`.
+    for (let i = 0; i < 2; i++) await thenRefill(() => createSandbox(svc, { secure: true }));
+    const open = await thenRefill(() => createSandbox(svc, { secure: false }));
+    expect(open.envdAccessToken).toBeUndefined();
+    const run = await runThroughProxy(svc, open.sandboxID, "echo $E2B_SANDBOX_ID");
+    expect(run).toMatchObject({ status: 200, stdout: `${open.sandboxID}\n`, exitCode: 0 });
+  });
+
+  it("enforces its token in a secure sandbox, claimed after creates that were not secure", async () => {
+    for (let i = 0; i < 2; i++) await thenRefill(() => createSandbox(svc, { secure: false }));
+    const secured = await thenRefill(() => createSandbox(svc, { secure: true }));
+    expect((await runThroughProxy(svc, secured.sandboxID, "true")).status).toBe(401);
+    const run = await runThroughProxy(
+      svc,
+      secured.sandboxID,
+      "echo $E2B_SANDBOX_ID",
+      secured.envdAccessToken,
+    );
+    expect(run).toMatchObject({ status: 200, stdout: `${secured.sandboxID}\n`, exitCode: 0 });
+  });
+});
