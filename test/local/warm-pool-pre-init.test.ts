@@ -5,6 +5,7 @@
  * variables, user, workdir and token.
  */
 import { Sandbox } from "e2b";
+import { sdk } from "../templates/util";
 import { createSandbox, runThroughProxy } from "./support";
 import { eventually } from "../support/eventually";
 import { connectionOpts, useService, type TestService } from "../support/service";
@@ -85,3 +86,51 @@ describe("warm-pool members initialised during their warm-up", () => {
     expect(run).toMatchObject({ status: 200, stdout: `${secured.sandboxID}\n`, exitCode: 0 });
   });
 });
+
+describe("warm-pool members of templates that share their layers", () => {
+  it("never hands a member warmed with one template's variables to another template's create", async () => {
+    // GIVEN a template of base's layers (ENV alone) whose variable only its own sandboxes may see
+    const marker = `only-in-template-a-${Date.now()}`;
+    const built = await sdk(svc, "build-envs", "env-only-a", JSON.stringify({ TPL_MARK: marker }));
+    expect(built).toMatchObject({ ok: true });
+    // AND members warmed up since its creates, as its creates initialised them
+    const opts = { ...connectionOpts(svc), timeoutMs: 120_000 };
+    for (let i = 0; i < 3; i++) {
+      const a = await thenRefill(() => Sandbox.create("env-only-a", opts));
+      expect(await seen(a, "TPL_MARK")).toBe(`${a.sandboxId} ${marker} user /home/user`);
+      await a.kill();
+    }
+    // WHEN base, of the same layers, is created
+    const b = await Sandbox.create(opts);
+    // THEN neither its commands nor its agent's memory ever held the other template's variable
+    expect(await seen(b, "TPL_MARK")).toBe(`${b.sandboxId} none user /home/user`);
+    // (hex: the command itself reaches the agent's memory)
+    const hex = Buffer.from(marker).toString("hex");
+    const found = await b.commands.run(`python3 -c '${AGENT_MEMORY_SEARCH}' ${hex}`, {
+      user: "root",
+    });
+    expect(found.stdout.trim()).toBe("searched agent memory: not found");
+    await b.kill();
+  });
+});
+
+/**
+ * Searches the memory of the sandbox's agent (the process whose argv[0] is
+ * its Node) for the bytes argv[1] gives in hex, as root code in the sandbox
+ * can: every readable mapping of /proc/<agent>/mem.
+ */
+const AGENT_MEMORY_SEARCH = [
+  "import os, re, sys",
+  "needle = bytes.fromhex(sys.argv[1])",
+  'pids = [p for p in os.listdir("/proc") if p.isdigit() and open("/proc/%s/cmdline" % p, "rb").read().startswith(b"/.sandbox-iac/node\\0")]',
+  "hits = 0",
+  "for pid in pids:",
+  '  mem = open("/proc/%s/mem" % pid, "rb", 0)',
+  '  for line in open("/proc/%s/maps" % pid):',
+  '    m = re.match(r"([0-9a-f]+)-([0-9a-f]+) r", line)',
+  "    if not m: continue",
+  "    try:",
+  "      mem.seek(int(m.group(1), 16)); hits += mem.read(int(m.group(2), 16) - int(m.group(1), 16)).count(needle)",
+  "    except OSError: pass",
+  'print("searched agent memory: " + ("found" if hits else "not found") if pids else "no agent")',
+].join("\n");

@@ -44,7 +44,12 @@ export async function startSandbox(
   // With none ready, a start of the pool's already under way is nearer than a new one.
   const spec = warmSpec(template, input.allowInternetAccess);
   const pooled = !input.volumeMounts?.length;
-  const started = pooled ? await ctx.pool.claimSoon(spec) : undefined;
+  let started = pooled ? await ctx.pool.claimSoon(spec) : undefined;
+  if (started && ctx.preInits.sentForOther(started, template.templateID)) {
+    // Its agent was sent another template of the same layers' variables (pre-init.ts): a start of its own.
+    await ctx.runtime.destroy(started.sandboxID).catch(() => undefined);
+    started = undefined;
+  }
   const claimed = performance.now();
   const sandboxID = started?.sandboxID ?? newSandboxID();
   const record = newSandboxRecord(sandboxID, template, input, Date.now());
@@ -66,6 +71,7 @@ export async function startSandbox(
     const ownVariables = Object.keys(input.envVars).length > 0;
     ctx.preInits.remember(
       spec,
+      template.templateID,
       ownVariables
         ? undefined
         : (id) => {

@@ -12,10 +12,13 @@
  *
  * Only creates without variables of their own are remembered: a create's
  * variables (often secrets) never reach another sandbox's agent. A key's
- * recipe therefore holds only its template's settings; a member warmed with
- * one template's and claimed by another template of the same layers holds
- * the first template's variables in its agent until its `/init` replaces
- * them (both templates belong to the one team the service serves).
+ * recipe therefore holds only its template's settings, and no other
+ * template's sandbox gets a member that was sent them: templates of the same
+ * layers (one with ENV steps alone, say) share a key, and an agent keeps what
+ * it was sent in its memory, where root code in the sandbox can read it,
+ * after a later `/init` replaced it. A create of another template does not
+ * take such a member ({@link PreInits.sentForOther}), and a key that served
+ * two templates gets no recipe again.
  *
  * @module
  */
@@ -41,6 +44,12 @@ export interface SentInit {
 
 /** How `/init` initialises the sandbox of a member whose id is given. */
 export type InitRecipe = (sandboxID: string) => InitSettings;
+
+/** A key's recipe and the template whose create it came from. */
+interface KeyRecipe {
+  templateID: string;
+  recipe: InitRecipe;
+}
 
 /** Recipes kept at most (one per warm key in use; the pool keeps few keys). */
 const MAX_RECIPES = 16;
@@ -75,22 +84,43 @@ export function sameInit(a: InitSettings, b: InitSettings): boolean {
 /** The recipes of the warm keys and the `/init` each member was sent. */
 export class PreInits {
   /** Insertion order is recency. */
-  private readonly recipes = new Map<string, InitRecipe>();
+  private readonly recipes = new Map<string, KeyRecipe>();
+  /** Per key, the one template whose creates used it, or null once two did (insertion order is recency). */
+  private readonly templates = new Map<string, string | null>();
+  /** Per member, the template whose settings its warm-up `/init` carried. */
+  private readonly sentTemplate = new WeakMap<RuntimeSandbox, string>();
   /** Per member, its warm-up's `/init`, settled once answered or failed. */
   private readonly sent = new WeakMap<RuntimeSandbox, Promise<SentInit>>();
   /** Members a create took: no warm-up `/init` is sent to them any more. */
   private readonly taken = new WeakSet<RuntimeSandbox>();
 
   /**
-   * A create of `spec`'s key initialised its sandbox by `recipe`; undefined
-   * when it had variables of its own (members of the key then get none).
+   * A create of template `templateID` with `spec`'s key initialised its
+   * sandbox by `recipe`; undefined when it had variables of its own (members
+   * of the key then get none). A key two templates used gets none again.
    */
-  remember(spec: WarmSpec, recipe: InitRecipe | undefined): void {
+  remember(spec: WarmSpec, templateID: string, recipe: InitRecipe | undefined): void {
     const key = warmKey(spec);
     this.recipes.delete(key);
-    if (!recipe) return;
-    this.recipes.set(key, recipe);
+    const seen = this.templates.get(key);
+    this.templates.delete(key);
+    const shared = seen === null || (seen !== undefined && seen !== templateID);
+    this.templates.set(key, shared ? null : templateID);
+    if (this.templates.size > MAX_RECIPES)
+      this.templates.delete(this.templates.keys().next().value!);
+    if (!recipe || shared) return;
+    this.recipes.set(key, { templateID, recipe });
     if (this.recipes.size > MAX_RECIPES) this.recipes.delete(this.recipes.keys().next().value!);
+  }
+
+  /**
+   * True when `processes`' warm-up `/init` carried another template's
+   * settings than `templateID`'s: its agent holds them, so a create of
+   * `templateID` must not take it.
+   */
+  sentForOther(processes: RuntimeSandbox, templateID: string): boolean {
+    const sent = this.sentTemplate.get(processes);
+    return sent !== undefined && sent !== templateID;
   }
 
   /**
@@ -100,10 +130,11 @@ export class PreInits {
    */
   async send(processes: RuntimeSandbox, spec: WarmSpec): Promise<void> {
     if (this.taken.has(processes)) return;
-    const recipe = this.recipes.get(warmKey(spec));
-    const settings: InitSettings = recipe
-      ? recipe(processes.sandboxID)
+    const known = this.recipes.get(warmKey(spec));
+    const settings: InitSettings = known
+      ? known.recipe(processes.sandboxID)
       : { init: { envVars: {} }, accessToken: undefined };
+    if (known) this.sentTemplate.set(processes, known.templateID);
     const sending = initAgent(processes, settings.init, { accessToken: settings.accessToken });
     // A create taking the member meanwhile sends its own /init only after this one: two
     // /init in flight at once could land in either order.
