@@ -1,4 +1,4 @@
-import { redact, registerSecret, registerSecretsIn, SandboxIacError } from "./errors";
+import { forgetSecret, redact, registerSecret, registerSecretsIn, SandboxIacError } from "./errors";
 
 describe("SandboxIacError.from()", () => {
   const context = { operation: "templates.saveCatalog", resourceId: "t1" };
@@ -80,6 +80,20 @@ describe("redact()", () => {
     );
     expect(redact("tok-000007-xtok-000008-x")).toBe("[redacted][redacted]");
     expect(redact("no secret here at all")).toBe("no secret here at all");
+  });
+
+  it("stops redacting a forgotten secret and keeps redacting the others that start alike", () => {
+    registerSecret("gone-token-0123456789");
+    registerSecret("gone-token-0123456789-kept");
+    registerSecret("gone-token-kept-too");
+    forgetSecret("gone-token-0123456789");
+    expect(
+      redact("a gone-token-0123456789 b gone-token-0123456789-kept c gone-token-kept-too"),
+    ).toBe("a gone-token-0123456789 b [redacted] c [redacted]");
+    forgetSecret("gone-token-0123456789-kept");
+    forgetSecret("gone-token-kept-too");
+    forgetSecret("never-registered");
+    expect(redact("gone-token-kept-too")).toBe("gone-token-kept-too");
   });
 
   it("ignores values too short to be a secret (redacting them would blank ordinary words)", () => {

@@ -247,6 +247,20 @@ export function registerSecret(value: string | null | undefined): void {
   secretsByPrefix.set(prefix, alike);
 }
 
+/**
+ * Forgets a value given to {@link registerSecret} once nothing can use it any
+ * more (a deleted sandbox's access tokens): a service that registered each
+ * token for good kept every token it ever made, two per sandbox it created.
+ */
+export function forgetSecret(value: string): void {
+  const prefix = value.slice(0, MIN_SECRET_LENGTH);
+  const alike = secretsByPrefix.get(prefix);
+  if (!alike) return;
+  const left = alike.filter((s) => s !== value);
+  if (left.length > 0) secretsByPrefix.set(prefix, left);
+  else secretsByPrefix.delete(prefix);
+}
+
 /** {@link registerSecret} for every string in `value` (map values, list items, at any depth). */
 export function registerSecretsIn(value: unknown): void {
   if (typeof value === "string") registerSecret(value);

@@ -1,6 +1,7 @@
 import { call, createSandbox, runThroughProxy } from "./support";
 import { useService, type TestService } from "../support/service";
 import { eventually } from "../support/eventually";
+import { redact } from "../../src/errors";
 
 let svc: TestService;
 useService((s) => (svc = s));
@@ -188,6 +189,15 @@ describe("sandbox lifecycle", () => {
       headers: { "E2b-Sandbox-Id": sandboxID },
     });
     expect(proxied.status).toBe(502);
+  });
+
+  it("redacts a secure sandbox's access token while it lives, and holds it no longer once it is killed", async () => {
+    const { sandboxID, envdAccessToken } = await createSandbox(svc, { secure: true });
+    const token = String(envdAccessToken);
+    expect(redact(`token ${token}`)).toBe("token [redacted]");
+    expect((await call(svc, "DELETE", `/sandboxes/${sandboxID}`)).status).toBe(204);
+    // A long-running service kept every token it ever made (two strings per sandbox) until now.
+    expect(redact(`token ${token}`)).toBe(`token ${token}`);
   });
 
   it("returns metrics sampled from the running sandbox", async () => {

@@ -8,7 +8,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { registerSecret } from "../../errors";
+import { forgetSecret, registerSecret } from "../../errors";
 import { writeFileAtomic } from "./state-file";
 
 /** File in the data dir holding the generated API key (mode 0600). */
@@ -46,9 +46,14 @@ export function newTokenSecret(): string {
   return secret;
 }
 
+/** Hex HMAC-SHA256 of `message` under the service secret. */
+function hmacOf(secret: string, message: string): string {
+  return createHmac("sha256", secret).update(message).digest("hex");
+}
+
 /** The sandbox's `envdAccessToken`: hex HMAC-SHA256 of its id under the service secret. */
 export function envdAccessToken(secret: string, sandboxID: string): string {
-  const token = createHmac("sha256", secret).update(sandboxID).digest("hex");
+  const token = hmacOf(secret, sandboxID);
   registerSecret(token);
   return token;
 }
@@ -59,7 +64,16 @@ export function envdAccessToken(secret: string, sandboxID: string): string {
  * neither reveals the other.
  */
 export function trafficAccessToken(secret: string, sandboxID: string): string {
-  const token = createHmac("sha256", secret).update(`traffic:${sandboxID}`).digest("hex");
+  const token = hmacOf(secret, `traffic:${sandboxID}`);
   registerSecret(token);
   return token;
+}
+
+/**
+ * Stops redacting a deleted sandbox's tokens: they open nothing any more, and
+ * a service that kept them registered held two for every sandbox it ever made.
+ */
+export function forgetSandboxTokens(secret: string, sandboxID: string): void {
+  forgetSecret(hmacOf(secret, sandboxID));
+  forgetSecret(hmacOf(secret, `traffic:${sandboxID}`));
 }

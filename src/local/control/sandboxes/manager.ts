@@ -11,7 +11,7 @@
 import { needsTrafficToken, type NetworkUpdate } from "./network";
 import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
-import { envdAccessToken, trafficAccessToken } from "../tokens";
+import { envdAccessToken, forgetSandboxTokens, trafficAccessToken } from "../tokens";
 import { ConcurrencyLimit } from "./concurrency";
 import { startSandbox, type CreateContext } from "./create";
 import { forkInput } from "./fork-policy";
@@ -411,6 +411,8 @@ export class SandboxManager implements SandboxManagerView {
     sandbox.gone = true;
     this.known.delete(id);
     this.metrics.drop(id);
+    // Its tokens open nothing any more: redacting them for good kept two per sandbox ever made.
+    forgetSandboxTokens(this.opts.tokenSecret, id);
     await this.writer.flush();
     await this.opts.runtime.destroy(id);
   }
