@@ -25,13 +25,17 @@ export const ARCHIVE_MIN_FILES = 200;
 /** Larger files go up on their own stream: an archive would copy their bytes once more. */
 export const ARCHIVE_MAX_FILE_BYTES = 1024 * 1024;
 
+/** A `..` path component. */
+const DOTDOT_COMPONENT = /(?:^|\/)\.\.(?:\/|$)/;
+
 /**
  * True when `remotePath` can be an archive member: no `..` component (tar
  * refuses those) and not a bare root or home directory.
  */
 export function isArchivable(remotePath: string): boolean {
   const normal = posix.normalize(remotePath);
-  if (normal.split("/").includes("..")) return false;
+  // A test, not a split: this runs once per file of the tree (10,000 arrays to collect otherwise).
+  if (DOTDOT_COMPONENT.test(normal)) return false;
   return normal !== "/" && normal !== "." && !normal.endsWith("/");
 }
 

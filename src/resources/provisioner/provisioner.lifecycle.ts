@@ -26,10 +26,12 @@ import { runCommands } from "./commands";
 import { HashCache } from "./hash-cache";
 import {
   buildManifest,
+  checkSources,
   compareManifest,
   digestOf,
   type Manifest,
   type ManifestDigest,
+  type ManifestEntry,
 } from "./manifest";
 import {
   provisionerArgsSchema,
@@ -78,6 +80,12 @@ async function manifestOf(
   });
 }
 
+/** The files of `files` not in `upload`. */
+function unchangedOf(files: readonly ManifestEntry[], upload: readonly ManifestEntry[]) {
+  const uploading = new Set(upload);
+  return files.filter((f) => !uploading.has(f));
+}
+
 /** One provisioning pass in `session`: sync, run, snapshot. */
 async function provisionIn(
   session: WorkSession,
@@ -92,14 +100,13 @@ async function provisionIn(
   else options.deferred = deferred;
   const changes = compareManifest(plan.previous, plan.manifest);
   if (changes.remove.length > 0) await removeFiles(session.sandbox, changes.remove, options);
-  const uploading = new Set(changes.upload);
   const bytesUploaded = await syncFiles(
     session.sandbox,
     plan.manifest.dirs,
     changes.upload,
     options,
     // Unchanged files of the previous run are in place, and so are their directories.
-    plan.previous ? plan.manifest.files.filter((f) => !uploading.has(f)) : [],
+    plan.previous ? unchangedOf(plan.manifest.files, changes.upload) : [],
   );
   // The hashes not taken while sending, and the cache stored: the digest is complete.
   await deferred?.finish();
@@ -284,9 +291,14 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async create(inputs, ctx) {
-    const manifest = await manifestOf(inputs, ctx.baseDir, true);
-    const { result, keptSandboxID } = await withSession(inputs, ctx, (session) =>
-      provisionIn(session, inputs, ctx, { manifest, runCommands: true }),
+    // A missing source fails before any sandbox is opened; the listing then
+    // runs while the sandbox is created or looked up (two waits, one time).
+    await checkSources(inputs.files ?? [], ctx.baseDir);
+    const listing = manifestOf(inputs, ctx.baseDir, true);
+    // Awaited inside the session; a session that fails to open leaves it unread.
+    listing.catch(() => undefined);
+    const { result, keptSandboxID } = await withSession(inputs, ctx, async (session) =>
+      provisionIn(session, inputs, ctx, { manifest: await listing, runCommands: true }),
     );
     const outputs: ProvisionerOutputs = { ...inputs, ...result, ...keptOutputs(keptSandboxID) };
     return { id: keptSandboxID ?? inputs.sandboxID ?? newId(), outputs };

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync, mkdirSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
+import { resolveConfig } from "../../config";
 import { buildManifest, compareManifest, digestOf } from "./manifest";
 import { provisionerLifecycle } from "./provisioner.lifecycle";
 import type { ProvisionerOutputs } from "./provisioner.args";
@@ -116,6 +117,31 @@ describe("manifest", () => {
     const changes = compareManifest(stale, after);
     expect(changes.upload.map((f) => f.remotePath).sort()).toEqual(["/app/a.txt", "/app/new.txt"]);
     expect(changes.remove).toEqual(["/app/gone.txt"]);
+  });
+});
+
+describe("provisioner create", () => {
+  it("fails on a missing source before it asks the service for a sandbox", async () => {
+    const dir = tree();
+    // Nothing listens here: a run that opened a sandbox first would fail unavailable instead.
+    const config = resolveConfig({ apiKey: "e2b_0", apiUrl: "http://127.0.0.1:1", env: {} });
+    const logged: string[] = [];
+    await expect(
+      provisionerLifecycle.create(
+        {
+          template: "base",
+          files: [
+            { source: "app", destination: "/home/user/app" },
+            { source: "nope", destination: "/x" },
+          ],
+        },
+        { config, baseDir: dir, log: (line) => logged.push(line) },
+      ),
+    ).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining('"nope" does not exist'),
+    });
+    expect(logged).toEqual([]);
   });
 });
 

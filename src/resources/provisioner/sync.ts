@@ -174,8 +174,20 @@ function dirsWithoutUploads(
   files: readonly ManifestEntry[],
 ): ManifestDir[] {
   const covered = new Set<string>();
+  // Files come listed directory by directory: one whose raw parent and user
+  // are the last file's, and whose name is a plain one, covers the same
+  // directories, so the normalising and the walk up are skipped for it.
+  let lastParent: string | undefined;
+  let lastUser: string | undefined;
   for (const file of files) {
     const user = file.user ?? "";
+    const slash = file.remotePath.lastIndexOf("/");
+    const parent = file.remotePath.slice(0, slash + 1);
+    const name = file.remotePath.slice(slash + 1);
+    const plain = name !== "" && name !== "." && name !== "..";
+    if (plain && parent === lastParent && user === lastUser) continue;
+    lastParent = plain ? parent : undefined;
+    lastUser = user;
     for (let dir = posix.dirname(posix.normalize(file.remotePath)); ; dir = posix.dirname(dir)) {
       const key = `${user}\0${dir}`;
       if (covered.has(key)) break;
@@ -230,7 +242,8 @@ export async function syncFiles(
   // Parents first, so each directory's owner is the declared user. An upload
   // creates its missing parents the same way (0755, owned by its user), so
   // only directories no uploaded (or present) file lies under need making.
-  await makeDirs(sandbox, dirsWithoutUploads(dirs, [...files, ...present]), options);
+  const placed = present.length > 0 ? [...files, ...present] : files;
+  await makeDirs(sandbox, dirsWithoutUploads(dirs, placed), options);
   const { units, composed } = planUploads(
     files,
     options.partSizeBytes,
