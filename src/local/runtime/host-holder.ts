@@ -23,7 +23,7 @@ export function holderFields(holder: HostHolder): string[] {
 }
 
 /** Each step's name in an `F` event (host-spawner.c's `step_names`), as the error tells it. */
-const STEPS: Readonly<Record<string, (idBase: number) => string>> = {
+const STEPS: Readonly<Record<string, (holder: HostHolder) => string>> = {
   ...CREDENTIAL_STEPS,
   fds: () => "giving it its descriptors",
   unshare: () =>
@@ -42,7 +42,7 @@ export function holderError(
   failure: { errno: string; step?: string | undefined },
 ): SandboxIacError {
   const step = failure.step
-    ? (STEPS[failure.step]?.(holder.idBase) ?? `step ${failure.step}`)
+    ? (STEPS[failure.step]?.(holder) ?? `step ${failure.step}`)
     : "starting it";
   return new SandboxIacError(
     "internal",

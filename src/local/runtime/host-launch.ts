@@ -47,23 +47,18 @@ export function launchFields(launch: HostLaunch): string[] {
  * (host-spawner.c's `step_names`), as the error tells them: dropping from
  * host root to the sandbox's host uid and gid `idBase`, and the parent check.
  */
-export const CREDENTIAL_STEPS: Readonly<Record<string, (idBase: number) => string>> = {
+export const CREDENTIAL_STEPS: Readonly<Record<string, (start: { idBase: number }) => string>> = {
   parent: () =>
     "checking that the host spawner is still its parent (it is not: the service is stopping)",
   groups: () => "clearing its supplementary groups",
-  gid: (id) => `switching to its host gid ${id}`,
-  uid: (id) => `switching to its host uid ${id}`,
+  gid: ({ idBase }) => `switching to its host gid ${idBase}`,
+  uid: ({ idBase }) => `switching to its host uid ${idBase}`,
   pdeathsig: () => "setting its parent-death signal",
 };
 
 /** Each step's name in an `F` event (host-spawner.c's `step_names`), as the error tells it. */
 const STEPS: Readonly<Record<string, (l: HostLaunch, index: number) => string>> = {
-  ...Object.fromEntries(
-    Object.entries(CREDENTIAL_STEPS).map(([name, text]) => [
-      name,
-      (l: HostLaunch) => text(l.idBase),
-    ]),
-  ),
+  ...CREDENTIAL_STEPS,
   fds: () => "giving it its descriptors (the agent's socket, the seccomp filter)",
   holder: (l) =>
     `finding its namespace holder (pid ${l.holderPid}) among the host spawner's running children (it exited)`,
