@@ -162,7 +162,8 @@ static const char *const step_names[] = {
     [STEP_NS_MNT] = "ns-mnt",   [STEP_NS_NET] = "ns-net",       [STEP_CGROUP] = "cgroup",
     [STEP_NOFILE] = "nofile",   [STEP_SETNS_MNT] = "setns-mnt", [STEP_SETNS_NET] = "setns-net",
     [STEP_GROUPS] = "groups",   [STEP_GID] = "gid",             [STEP_UID] = "uid",
-    [STEP_PDEATHSIG] = "pdeathsig", [STEP_UNSHARE] = "unshare",     [STEP_PROPAGATION] = "propagation",
+    [STEP_PDEATHSIG] = "pdeathsig", [STEP_UNSHARE] = "unshare",
+    [STEP_PROPAGATION] = "propagation",
 };
 
 /* What a child that failed before its exec tells this process, through a close-on-exec pipe. */
@@ -204,8 +205,8 @@ static void emit_started(const struct child *c) {
 
 /*
  * A forked child (a launch's or a holder's) has reported (its report pipe is
- * readable, or it was reaped): EOF once it exec'd, `S`; else the step that failed, `F`, and its
- * exit is not reported.
+ * readable, or it was reaped): EOF once it exec'd, `S`; else the step that
+ * failed, `F`, and its exit is not reported.
  */
 static void settle_start(struct child *c) {
   struct failure why;
