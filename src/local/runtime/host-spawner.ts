@@ -34,9 +34,10 @@
  * - events on its stdout, one line each: `S id pid out err in` started, with
  *   the spawner's fd numbers of the service's ends of stdout, stderr and
  *   stdin (-1 without stdin); `F id errno` not started (`F id errno step
- *   index` for a launch or a holder: the step that failed); `X id waitstatus` exited and
- *   reaped. `S` comes before `X`, and the spawner holds the pipe ends until
- *   `C`, so the service opens them even after a quick exit.
+ *   index` for a launch or a holder: the step that failed); `X id
+ *   waitstatus` exited and reaped. `S` comes before `X`, and the spawner
+ *   holds the pipe ends until `C`, so the service opens them even after a
+ *   quick exit.
  *
  * @module
  */
