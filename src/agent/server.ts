@@ -14,7 +14,7 @@ import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./c
 import { filesystemService } from "./filesystem/service";
 import { WatcherTable } from "./filesystem/watchers";
 import { composeFiles } from "./http/compose";
-import { drainAfterAnswer } from "./http/early-answer";
+import { drainAfterAnswer } from "../wire/early-answer";
 import { extractArchive } from "./http/extract";
 import { getFile } from "./http/files-get";
 import { postFiles } from "./http/files-post";
@@ -100,7 +100,7 @@ function refuseRpcBody(req: IncomingMessage, pathname: string): Refusal | undefi
 
 /**
  * Answers a refusal in Connect's JSON error shape; the unread body is drained
- * up to a bound (early-answer.ts), so the client reads the answer instead of
+ * up to a bound (src/wire/early-answer.ts), so the client reads the answer instead of
  * a reset, and a huge body costs little.
  */
 function sendRefusal(res: ServerResponse, r: Refusal): void {

@@ -2,11 +2,13 @@
  * The one request handler of the service port: sandbox requests (routing
  * headers, sandbox Host under the service's domain, unrouted `/files` links,
  * CORS preflights) go to the proxy, a sandbox Host under another domain gets
- * a 421, everything else goes to the control-API router.
+ * a 421, everything else goes to the control-API router. A body left unread
+ * by an early answer is drained (src/wire/early-answer.ts).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { drainWhenAnswered } from "../wire/early-answer";
 import { ENVD_PORT } from "../wire/envd";
 import { answerPreflight, isPreflight } from "./control/cors";
 import type { Route } from "./control/http";
@@ -51,6 +53,10 @@ export function createServiceHandler(
   );
   const manager = opts.manager;
   return (req, res) => {
+    // Whichever route answers before the body's end (a relay cut short by a
+    // killed sandbox, a refusal), the client's next request on this
+    // connection must still be read.
+    drainWhenAnswered(req, res);
     const done = (err: unknown): void => {
       opts.log(
         `request ${req.method ?? "?"} ${(req.url ?? "").split("?")[0]} failed: ${String(err)}`,

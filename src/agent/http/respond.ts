@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { CONTENT_TYPES } from "../../wire/envd";
 import { readJsonBody } from "../../wire/json-body";
 import { SandboxIacError } from "../../errors";
-import { drainAfterAnswer } from "./early-answer";
+import { drainAfterAnswer } from "../../wire/early-answer";
 
 /** An HTTP failure with envd's JSON error body. */
 export class HttpError extends Error {
@@ -23,7 +23,7 @@ export class HttpError extends Error {
 
 /**
  * Sends `body` as JSON with `status`; the rest of a request body not read to
- * its end is drained (early-answer.ts).
+ * its end is drained (src/wire/early-answer.ts).
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const data = Buffer.from(JSON.stringify(body));
