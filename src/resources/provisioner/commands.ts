@@ -60,6 +60,15 @@ async function killStopped(
   await stopOnService({ log }, what, () => sandbox.kill(pid));
 }
 
+/** The error of a run stopped while `shown` ran: the stop's own reason is its cause. */
+function stoppedDuring(shown: string, sandboxID: string, reason: unknown): SandboxIacError {
+  return new SandboxIacError(
+    "canceled",
+    `stopped while command ${JSON.stringify(shown)} ran in sandbox ${sandboxID}; the command was killed`,
+    { operation: "provisioner.commands", resourceId: sandboxID, cause: reason },
+  );
+}
+
 /**
  * Runs every command in order; throws `command_failed` on the first failure.
  * When `signal` fires, the command in flight is killed in the sandbox.
@@ -74,17 +83,30 @@ export async function runCommands(
   for (const [index, spec] of commands.entries()) {
     const shown = describeCommand(spec);
     const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
+    if (signal?.aborted) {
+      throw new SandboxIacError(
+        "canceled",
+        `stopped before command ${JSON.stringify(shown)} started in sandbox ${sandbox.sandboxID}; it did not run`,
+        { operation: "provisioner.commands", resourceId: sandbox.sandboxID, cause: signal.reason },
+      );
+    }
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
+    // Started without the stop's signal: a start is short, and one stopped
+    // before its answer would leave the command running under a pid never
+    // learned (core/stop.ts: a call that creates something is let finish).
     const handle = await sandbox.start(spec.run !== undefined ? joinRunLines(spec.run) : spec.cmd, {
       ...(spec.cmd !== undefined ? { args: spec.args ?? [] } : {}),
       cwd: spec.cwd,
       envs: spec.envs,
       user: spec.user,
       timeoutMs: timeoutSeconds * 1000,
-      signal,
     });
     const out = splitLines("  | ", log);
     const err = splitLines("  ! ", log);
+    // A stop drops the output stream; the command is then killed below.
+    const onStop = () => handle.disconnect();
+    if (signal?.aborted) onStop();
+    else signal?.addEventListener("abort", onStop, { once: true });
     let result: ProcessResult;
     try {
       result = await handle.wait({
@@ -96,7 +118,7 @@ export async function runCommands(
       // sandbox (envd keeps a process whose stream was dropped, as E2B's does).
       if (signal?.aborted) {
         await killStopped(sandbox, handle.pid, shown, log);
-        throw cause;
+        throw stoppedDuring(shown, sandbox.sandboxID, signal.reason);
       }
       // The client's timeout error speaks of `timeoutMs`; the user wrote `timeoutSeconds`.
       if (SandboxIacError.hasCode(cause, "timeout")) {
@@ -107,6 +129,8 @@ export async function runCommands(
         );
       }
       throw cause;
+    } finally {
+      signal?.removeEventListener("abort", onStop);
     }
     out.flush();
     err.flush();
