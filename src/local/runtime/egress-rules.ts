@@ -8,9 +8,9 @@
  * @module
  */
 import { invalidArgument } from "../../errors";
-import { normalizeDomainEntry } from "../../wire/egress-domains";
+import { ALL_TRAFFIC, normalizeDomainEntry } from "../../wire/egress-domains";
 import { egressEntryProblem, isIpv4Cidr, MAX_EGRESS_RULES } from "../../wire/egress-entries";
-import type { EgressRules } from "./types";
+import type { EgressRules, SandboxSpec } from "./types";
 
 /** Destinations no sandbox reaches, whatever its rules say (and whatever a name resolves to). */
 export const ALWAYS_DENIED = [
@@ -95,4 +95,30 @@ export function openResolvers(resolvers: readonly string[], rules: EgressRules):
       rules.allowOut.some((c) => cidrContains(c, r)) ||
       !rules.denyOut.some((c) => cidrContains(c, r)),
   );
+}
+
+/**
+ * The rules a spec asks for. E2B defines `allowInternetAccess: false` as
+ * `denyOut: ["0.0.0.0/0"]` (SDK 2.51 `SandboxOpts.allowInternetAccess`), and
+ * `allowOut` wins over `denyOut`: so without internet access an `allowOut`
+ * entry still opens its destination. With no `allowOut` at all the sandbox
+ * is closed outright (`internet: false`), DNS included.
+ */
+export function egressRulesOf(
+  spec: Pick<SandboxSpec, "allowInternetAccess" | "network">,
+): EgressRules {
+  const { cidrs, domains } = splitAllowOut(spec.network?.allowOut ?? []);
+  const denyOut = spec.network?.denyOut ?? [];
+  const allowsSome = cidrs.length > 0 || domains.length > 0;
+  return {
+    internet: spec.allowInternetAccess || allowsSome,
+    allowOut: cidrs,
+    allowDomains: domains,
+    denyOut:
+      spec.allowInternetAccess || denyOut.includes(ALL_TRAFFIC)
+        ? denyOut
+        : [...denyOut, ALL_TRAFFIC],
+    rules: spec.network?.rules ?? {},
+    ...(spec.network?.egressProxy ? { egressProxy: spec.network.egressProxy } : {}),
+  };
 }

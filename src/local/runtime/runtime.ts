@@ -35,7 +35,8 @@ import {
 } from "./network";
 import { openEdgeCa } from "../edge/edge-ca";
 import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
-import { launchSandbox, type LinuxSandbox } from "./sandbox";
+import type { LinuxSandbox } from "./linux-sandbox";
+import { launchSandbox } from "./sandbox";
 import { ensureSeccompFilter } from "./seccomp";
 import { reclaimDeadSlots } from "./slots";
 import { unmountStale } from "./stale-mounts";

@@ -1,6 +1,7 @@
 /**
- * One running sandbox: launching it, waiting for its agent, and the
- * freeze / thaw / stop / stats operations of {@link RuntimeSandbox}.
+ * Launching one sandbox: its disk, namespaces, network, cgroup and mounts,
+ * the launch chain, and the wait for its agent. What runs then is a
+ * {@link LinuxSandbox} (linux-sandbox.ts).
  *
  * @module
  */
@@ -14,32 +15,20 @@ import {
 import { openAgentLog } from "./agent-log";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
 import { AGENT_LIB_IN_SANDBOX, type AgentLibs } from "./agent-libs";
-import {
-  BASE_LAYER_ID,
-  DEFAULT_DISK_SIZE_MB,
-  SANDBOX_PIDS_MAX,
-  START_LIMIT_MS,
-  STOP_TIMEOUT_MS,
-} from "./constants";
-import { diskFigures, ensureDisk, migrateOldUpper } from "./disk";
+import { BASE_LAYER_ID, DEFAULT_DISK_SIZE_MB, SANDBOX_PIDS_MAX, START_LIMIT_MS } from "./constants";
+import { ensureDisk, migrateOldUpper } from "./disk";
 import { waitForHealth } from "./health";
 import { writeBootId } from "./boot-id";
 import { startHolder, type Holder } from "./holder";
 import { spawnHost, type HostChild, type HostFd } from "./host-spawner";
 import { buildLaunchCommand, LAUNCH_FDS } from "./launch";
 import type { MountedRoot, MountHelper } from "./mounts";
-import { connectSandbox, disconnectSandbox, setEgressRules, type HostNetwork } from "./network";
-import { layerPaths, sandboxPaths, type SandboxPaths } from "./paths";
+import { connectSandbox, disconnectSandbox, type HostNetwork } from "./network";
+import { layerPaths, sandboxPaths } from "./paths";
 import { claimSlot, releaseSlot, type Slot } from "./slots";
-import { assertNetwork, splitAllowOut } from "./egress-rules";
-import { ALL_TRAFFIC } from "../../wire/egress-domains";
-import type {
-  EgressRules,
-  NetworkSettings,
-  RuntimeSandbox,
-  SandboxSpec,
-  SandboxStats,
-} from "./types";
+import { egressRulesOf } from "./egress-rules";
+import { LinuxSandbox } from "./linux-sandbox";
+import type { RuntimeSandbox, SandboxSpec } from "./types";
 
 const MIB = 1024 * 1024;
 
@@ -65,40 +54,6 @@ export interface LaunchContext {
   log: (line: string) => void;
   /** Called once the sandbox is stopped and its cgroup removed (the id may start again). */
   onStopped: () => void;
-}
-
-interface SandboxHooks {
-  /** SIGKILLs the launch chain's process (bwrap). */
-  killInit: () => void;
-  /** Unmounts the volume bound from `source`; false when the sandbox does not mount it (any more). */
-  detach: (source: string) => Promise<boolean>;
-  hostNetwork: HostNetwork;
-  closeLog: () => Promise<void>;
-  onStopped: () => void;
-}
-
-/**
- * The rules a spec asks for. E2B defines `allowInternetAccess: false` as
- * `denyOut: ["0.0.0.0/0"]` (SDK 2.51 `SandboxOpts.allowInternetAccess`), and
- * `allowOut` wins over `denyOut`: so without internet access an `allowOut`
- * entry still opens its destination. With no `allowOut` at all the sandbox
- * is closed outright (`internet: false`), DNS included.
- */
-function egressRulesOf(spec: Pick<SandboxSpec, "allowInternetAccess" | "network">): EgressRules {
-  const { cidrs, domains } = splitAllowOut(spec.network?.allowOut ?? []);
-  const denyOut = spec.network?.denyOut ?? [];
-  const allowsSome = cidrs.length > 0 || domains.length > 0;
-  return {
-    internet: spec.allowInternetAccess || allowsSome,
-    allowOut: cidrs,
-    allowDomains: domains,
-    denyOut:
-      spec.allowInternetAccess || denyOut.includes(ALL_TRAFFIC)
-        ? denyOut
-        : [...denyOut, ALL_TRAFFIC],
-    rules: spec.network?.rules ?? {},
-    ...(spec.network?.egressProxy ? { egressProxy: spec.network.egressProxy } : {}),
-  };
 }
 
 /**
@@ -267,152 +222,4 @@ export async function launchSandbox(
     );
   }
   return sandbox;
-}
-
-/** The runtime's sandbox: {@link RuntimeSandbox} plus what only the runtime calls. */
-export class LinuxSandbox implements RuntimeSandbox {
-  readonly agentSocket: string;
-  readonly address: string;
-  /** Resolves once the init process exited and the sandbox was cleaned up. */
-  readonly exited: Promise<void>;
-  private frozen = false;
-  /** The freeze under way, if any: a stop waits for it (see doStop). */
-  private freezing: Promise<void> | undefined;
-  private stopping: Promise<void> | undefined;
-  private lastCpu: { usageNs: number; wallNs: bigint } | undefined;
-
-  constructor(
-    private readonly spec: SandboxSpec,
-    private readonly paths: SandboxPaths,
-    private readonly cgroup: SandboxCgroup,
-    private readonly slot: Slot,
-    private readonly holder: Holder,
-    private readonly processExited: Promise<void>,
-    private readonly hooks: SandboxHooks,
-  ) {
-    this.agentSocket = paths.socket;
-    this.address = slot.sandboxAddress;
-    // A crash cleans up the same way stop() does, so the cgroup never lingers.
-    this.exited = processExited
-      .then(() => this.stop())
-      .catch((err: unknown) => {
-        hooks.onStopped();
-        throw err;
-      });
-    this.exited.catch(() => undefined);
-  }
-
-  get sandboxID(): string {
-    return this.spec.sandboxID;
-  }
-
-  async freeze(): Promise<void> {
-    this.assertRunning("runtime.freeze");
-    const freezing = this.cgroup.freeze();
-    this.freezing = freezing;
-    try {
-      await freezing;
-      this.frozen = true;
-    } finally {
-      if (this.freezing === freezing) this.freezing = undefined;
-    }
-  }
-
-  async thaw(): Promise<void> {
-    this.assertRunning("runtime.thaw");
-    await this.cgroup.thaw();
-    this.frozen = false;
-  }
-
-  /**
-   * Takes the volume bound from host directory `source` away from the
-   * sandbox, running or frozen (the unmount happens in the holder's
-   * namespace, which no sandbox process needs to run for); false when the
-   * sandbox does not mount it. The sandbox then sees the directory under the
-   * mount point in its own disk (empty unless its template had files there).
-   */
-  async detachVolume(source: string): Promise<boolean> {
-    if (this.stopping) return false;
-    return this.hooks.detach(source);
-  }
-
-  stop(): Promise<void> {
-    this.stopping ??= this.doStop();
-    return this.stopping;
-  }
-
-  private async doStop(): Promise<void> {
-    // A freeze under way (a layer capture) would freeze the processes again once killAll thawed
-    // them (cgroup v1's loop writes FROZEN until it holds), leaving them unkillable: let it end first.
-    const freezing = this.freezing;
-    if (freezing) await freezing.catch(() => undefined);
-    // A frozen process cannot die; killAll thaws, but the init process is killed first.
-    if (this.frozen || freezing) await this.cgroup.thaw().catch(() => undefined);
-    this.frozen = false;
-    this.hooks.killInit();
-    await this.cgroup.killAll(STOP_TIMEOUT_MS);
-    await Promise.race([
-      this.processExited,
-      new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref()),
-    ]);
-    await this.hooks.closeLog();
-    this.holder.kill();
-    await this.holder.exited;
-    await this.cgroup.remove();
-    await disconnectSandbox(this.hooks.hostNetwork, this.slot);
-    await releaseSlot(this.slot);
-    await fs.rm(this.paths.socket, { force: true });
-    this.hooks.onStopped();
-  }
-
-  async stats(): Promise<SandboxStats> {
-    this.assertRunning("runtime.stats");
-    const usageNs = await this.cgroup.cpuUsageNs();
-    const wallNs = process.hrtime.bigint();
-    let cpuUsedPct = 0;
-    if (this.lastCpu) {
-      const wall = Number(wallNs - this.lastCpu.wallNs);
-      if (wall > 0)
-        cpuUsedPct = ((usageNs - this.lastCpu.usageNs) / wall / this.spec.cpuCount) * 100;
-    }
-    this.lastCpu = { usageNs, wallNs };
-    const mem = await this.cgroup.memory();
-    const disk = await diskFigures(this.holder.pid);
-    return {
-      timestampUnix: Math.floor(Date.now() / 1000),
-      cpuCount: this.spec.cpuCount,
-      cpuUsedPct: Math.round(Math.min(100, Math.max(0, cpuUsedPct)) * 100) / 100,
-      memUsed: Math.max(0, mem.usage - mem.cache),
-      memTotal: this.spec.memoryMB * MIB,
-      memCache: mem.cache,
-      diskUsed: disk.used,
-      diskTotal: disk.total,
-    };
-  }
-
-  async setNetwork(network: NetworkSettings): Promise<void> {
-    this.assertRunning("runtime.setNetwork");
-    assertNetwork("runtime.setNetwork", network);
-    const allowInternetAccess = network.allowInternetAccess ?? this.spec.allowInternetAccess;
-    await setEgressRules(
-      this.hooks.hostNetwork,
-      this.slot,
-      egressRulesOf({ allowInternetAccess, network }),
-      this.spec.sandboxID,
-    );
-  }
-
-  /** Pid of the holder whose mount namespace has the disk mounted (for copying it while frozen). */
-  get holderPid(): number {
-    return this.holder.pid;
-  }
-
-  private assertRunning(operation: string): void {
-    if (this.stopping) {
-      throw new SandboxIacError("conflict", "the sandbox is stopped; start it again first", {
-        operation,
-        resourceId: this.spec.sandboxID,
-      });
-    }
-  }
 }
