@@ -148,7 +148,7 @@ function phaseRecorder(meter) {
   return {
     marks,
     mark(line) {
-      if (/^uploading \d+ files in one archive/.test(line)) at("archive opens");
+      if (/^uploading \d+\+? files in one archive/.test(line)) at("archive opens");
       else if (/^uploaded \d+ file/.test(line)) at("uploaded");
     },
     end() {

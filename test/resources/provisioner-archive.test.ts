@@ -63,7 +63,7 @@ describe("Provisioner archive path", () => {
     // WHEN provisioned THEN the archive path was taken
     const { ctx, lines } = context();
     const created = await provisionerLifecycle.create(inputs, ctx);
-    expect(lines.some((l) => /uploading \d+ files in one archive/.test(l))).toBe(true);
+    expect(lines.some((l) => /uploading \d+\+? files in one archive/.test(l))).toBe(true);
 
     // AND the same tree sent file by file gives an identical listing
     const manifest = await buildManifest(
@@ -115,21 +115,23 @@ describe("Provisioner archive path", () => {
     const sandbox = await ownSandbox();
     const inputs: ProvisionerArgs = { sandboxID: sandbox.sandboxID, files: specs };
 
-    // WHEN a file the archive packs last disappears once the files are listed
+    // WHEN a file the archive would pack last disappears once the archive started
     const victim = manifest.files[manifest.files.length - 1];
     const failed = await provisionerLifecycle
       .create(
         inputs,
         context((line) => {
-          if (/uploading \d+ files in one archive/.test(line)) unlinkSync(victim.localPath);
+          if (/uploading \d+\+? files in one archive/.test(line)) unlinkSync(victim.localPath);
         }).ctx,
       )
       .then(
         () => undefined,
         (e: unknown) => e,
       );
-    // THEN that run fails, naming the file
+    // THEN that run fails, naming the file, and leaves no tar running in the sandbox
     expect(String((failed as Error).message)).toContain(victim.localPath);
+    const tars = await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true");
+    expect(tars.stdout).toBe("");
 
     // WHEN it is back and the run is retried
     writeFileSync(victim.localPath, `file ${manifest.files.length - 1}\n`);
@@ -151,6 +153,44 @@ describe("Provisioner archive path", () => {
       .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
       .map((f) => `${f.sha256}  ${f.rel}`);
     expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
+  });
+
+  it("starts the archive while the files are still listed, a later spec's file winning over an earlier one's", async () => {
+    // GIVEN a tree above the threshold and a later spec of one user and root
+    // that puts other content at one of its paths
+    const root = manyFiles("early");
+    const later = path.join(fx.work, "later.txt");
+    writeFileSync(later, "the later spec's content\n");
+    const sandbox = await ownSandbox();
+    const specs = [
+      { source: root, destination: "/home/user/early" },
+      { source: later, destination: "/home/user/early/d0/f0.txt" },
+    ];
+    const inputs: ProvisionerArgs = { sandboxID: sandbox.sandboxID, files: specs };
+
+    // WHEN provisioned
+    const { ctx, lines } = context();
+    const { outputs } = await provisionerLifecycle.create(inputs, ctx);
+
+    // THEN the archive started before the listing ended
+    expect(lines.some((l) => /files in one archive while listing the rest/.test(l))).toBe(true);
+    // AND the sandbox holds every file with its content and mode, the later spec's at its path
+    const expected = await buildManifest(specs, fx.work);
+    expect(outputs.fileDigest).toEqual(digestOf(expected));
+    const remote = await sandbox.run(
+      `cd /home/user/early && export LC_ALL=C && find . -type f -printf '%P %m\\n' | sort && find . -type f -printf '%P\\0' | sort -z | xargs -0 sha256sum`,
+    );
+    const local = expected.files.map((f) => ({
+      rel: path.posix.relative("/home/user/early", f.remotePath),
+      ...f,
+    }));
+    const modes = local.map((f) => `${f.rel} ${f.mode.toString(8)}`).sort();
+    const sums = local
+      .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
+      .map((f) => `${f.sha256}  ${f.rel}`);
+    expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
+    const f0 = await sandbox.run("cat /home/user/early/d0/f0.txt");
+    expect(f0.stdout).toBe("the later spec's content\n");
   });
 
   it("falls back to multipart batches in a sandbox without tar", async () => {

@@ -113,6 +113,14 @@ export function processService(
 
     async streamInput(requests) {
       let proc: ManagedProcess | undefined;
+      // The process's take of the message written last. The next message is
+      // read and decoded while it drains, and written once it has: a bulk
+      // stream (an archive into tar) is held back by the process, as envd's
+      // blocking pipe write does, with at most one message queued in the
+      // agent. Waiting for the drain before reading on left the pipe empty
+      // while each next message was gathered from the socket, and `tar`
+      // idle for that time (bench/provisioner.js).
+      let taken: Promise<void> = Promise.resolve();
       for await (const req of requests) {
         if (req.event.case === "start") proc = liveOnly(registry, req.event.value.process);
         else if (req.event.case === "data") {
@@ -121,13 +129,12 @@ export function processService(
               "stream input must start with a start event",
               Code.FailedPrecondition,
             );
+          await taken;
           sendInput(proc, req.event.value.input?.input);
-          // The next message is read once the process took this one: a bulk
-          // stream (an archive into tar) is held back by the process, as
-          // envd's blocking pipe write does, not queued in the agent.
-          await proc.drained();
+          taken = proc.drained();
         }
       }
+      await taken;
       return {};
     },
 

@@ -63,24 +63,36 @@ export async function uploadArchive(
     [relative, '"$HOME"'],
   ] as const) {
     if (group.length === 0) continue;
-    await streamOne(sandbox, user, group, root, signal, deferred);
+    await streamOne(
+      sandbox,
+      user,
+      group,
+      root,
+      signal,
+      deferred && ((e, c) => deferred.fromContent(e, c)),
+    );
     bytes += group.reduce((n, e) => n + e.size, 0);
   }
   return bytes;
 }
 
+/** Where an archive's members are extracted: `/`, or the home directory. */
+export type ArchiveRoot = "/" | '"$HOME"';
+
 /**
- * Streams one archive into `tar -x` in the sandbox. `sh` rather than the
+ * Streams one archive of `entries` (a list, or batches still being listed)
+ * into `tar -x` in the sandbox, extracted under `root`; `onContent` sees
+ * each file's bytes as they are packed (`packChunks`). `sh` rather than the
  * SDK's login shell: it starts in about a millisecond, and still reports a
  * missing `tar` as 127, which sends the files the slower way.
  */
-async function streamOne(
+export async function streamOne(
   sandbox: SandboxClient,
   user: string | undefined,
-  entries: readonly ManifestEntry[],
-  root: string,
+  entries: readonly ManifestEntry[] | AsyncIterable<readonly ManifestEntry[]>,
+  root: ArchiveRoot,
   signal: AbortSignal | undefined,
-  deferred: DeferredHashes | undefined,
+  onContent: ((entry: ManifestEntry, content: Uint8Array) => void) | undefined,
 ): Promise<void> {
   // -p: the modes in the archive (the declared ones), not umask'd; -m: files
   // get the time of writing, as an upload gives them; --no-same-owner: the
@@ -97,7 +109,7 @@ async function streamOne(
   let packFailure: unknown;
   async function* input(): AsyncGenerator<Uint8Array> {
     try {
-      yield* packChunks(entries, deferred && ((e, content) => deferred.fromContent(e, content)));
+      yield* packChunks(entries, onContent);
     } catch (err) {
       packFailure = err;
       throw err;

@@ -66,6 +66,8 @@ const HASH_CONCURRENCY = 8;
 const WALK_SLICE_DIRS = 32;
 /** Small files hashed between two turns of the event loop. */
 const HASH_SLICE_FILES = 64;
+/** Files listed between two turns of the event loop, when their entries are taken as they come. */
+const LIST_SLICE_FILES = 256;
 
 interface Pending {
   localPath: string;
@@ -136,9 +138,16 @@ async function walk(
     if (++listed % WALK_SLICE_DIRS === 0) await new Promise<void>((r) => setImmediate(r));
     const entries = readdirSync(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // Children's paths by concatenation, not `join` (which normalises the
+    // whole path again, twice per file): below the spec's own directory a
+    // parent is already a joined path and a listed name is one plain
+    // component (no slash, never "." or ".."), so the result is the same.
+    const top = dir === local;
+    const localPrefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
+    const remotePrefix = top ? "" : remote + "/";
     for (const entry of entries) {
-      const childLocal = path.join(dir, entry.name);
-      const childRemote = posix.join(remote, entry.name);
+      const childLocal = localPrefix + entry.name;
+      const childRemote = top ? posix.join(remote, entry.name) : remotePrefix + entry.name;
       if (entry.isFile()) {
         out.push({ localPath: childLocal, remotePath: childRemote, user: spec.user });
         continue;
@@ -158,8 +167,12 @@ async function walk(
 
 /** Where a manifest's hashes are remembered between runs. */
 export interface ManifestOptions {
-  /** @default no cache: every file is hashed */
-  cache?: HashCache | undefined;
+  /**
+   * A promise of one is awaited once the files are listed, so the cache is
+   * read while the tree is walked.
+   * @default no cache: every file is hashed
+   */
+  cache?: HashCache | Promise<HashCache> | undefined;
   /**
    * Leave the hashes of small files the cache does not vouch for to the
    * upload (see `deferred-hashes.ts`), for a run with nothing to compare
@@ -167,6 +180,12 @@ export interface ManifestOptions {
    * @default false
    */
   deferHashes?: boolean | undefined;
+  /**
+   * Sees each file's entry as soon as it is made (a deferred hash still
+   * empty), before the whole manifest is: a first upload starts sending
+   * while the rest is listed (`early-archive.ts`).
+   */
+  onFile?: ((entry: ManifestEntry, deferred: DeferredHashes | undefined) => void) | undefined;
 }
 
 /** What the manifest keeps of a file's hashing. */
@@ -198,44 +217,71 @@ function fromCache(
   return { known: hashedOf(stat, sha256), stat };
 }
 
+/** The manifest's entry of a listed file. */
+function entryOf(p: Pending, h: Hashed): ManifestEntry {
+  // Spelled out rather than spread: this runs once per file of the tree.
+  return {
+    localPath: p.localPath,
+    remotePath: p.remotePath,
+    user: p.user,
+    size: h.size,
+    mode: h.mode,
+    sha256: h.sha256,
+  };
+}
+
 /**
- * Hashes, sizes and modes of `files`: from the cache where it vouches for a
- * file, else by reading it (small files synchronously, a slice at a time;
- * large ones streamed, a few at once) and recording the result.
+ * The entries of `files` (undefined for one that is no longer a regular
+ * file), in their order: hashes, sizes and modes from the cache where it
+ * vouches for a file, else by reading it (small files synchronously, a
+ * slice at a time; large ones streamed, a few at once) and recording the
+ * result. With `deferred`, small files the cache does not vouch for are
+ * left to it with their stat. `onFile` sees each entry as it is made (with
+ * `deferred`, which takes its hash if still empty).
  */
-async function hashAll(
+async function entriesOf(
   files: readonly Pending[],
   cache: HashCache,
-  deferred: Array<BigIntStats | undefined> | undefined,
-): Promise<Hashed[]> {
-  const hashed = new Array<Hashed>(files.length);
+  deferred: DeferredHashes | undefined,
+  onFile: ((entry: ManifestEntry, deferred: DeferredHashes | undefined) => void) | undefined,
+): Promise<Array<ManifestEntry | undefined>> {
+  const entries = new Array<ManifestEntry | undefined>(files.length);
   const large: number[] = [];
   let read = 0;
   for (let i = 0; i < files.length; i++) {
+    // Whoever takes the entries as they come (an archive already under way)
+    // gets a turn between slices.
+    if (onFile && i > 0 && i % LIST_SLICE_FILES === 0)
+      await new Promise<void>((r) => setImmediate(r));
     const p = files[i];
     const { known, stat } = fromCache(p.localPath, cache);
-    if (known) {
-      hashed[i] = known;
-      continue;
-    }
-    if (stat === undefined || stat.size > SYNC_HASH_MAX_BYTES) {
+    let h: Hashed;
+    if (known) h = known;
+    else if (stat === undefined || stat.size > SYNC_HASH_MAX_BYTES) {
       large.push(i);
       continue;
-    }
-    if (deferred && stat.isFile()) {
-      hashed[i] = hashedOf(stat, "");
-      deferred[i] = stat;
+    } else if (deferred && stat.isFile()) {
+      const entry = entryOf(p, hashedOf(stat, ""));
+      deferred.defer(entry, stat);
+      entries[i] = entry;
+      onFile?.(entry, deferred);
       continue;
+    } else {
+      let hashed: FileHash;
+      try {
+        hashed = hashSmallFileSync(p.localPath);
+      } catch (cause) {
+        throw unreadableFile(p, cause);
+      }
+      if (hashed.isFile) cache.record(p.localPath, hashed.stat, hashed.sha256);
+      h = hashed;
+      if (++read % HASH_SLICE_FILES === 0) await new Promise<void>((r) => setImmediate(r));
     }
-    let h: FileHash;
-    try {
-      h = hashSmallFileSync(p.localPath);
-    } catch (cause) {
-      throw unreadableFile(p, cause);
-    }
-    if (h.isFile) cache.record(p.localPath, h.stat, h.sha256);
-    hashed[i] = h;
-    if (++read % HASH_SLICE_FILES === 0) await new Promise<void>((r) => setImmediate(r));
+    // Replaced by a non-file between listing and hashing: skipped, as the listing would have.
+    if (!h.isFile) continue;
+    const entry = entryOf(p, h);
+    entries[i] = entry;
+    onFile?.(entry, deferred);
   }
   await mapLimit(large, HASH_CONCURRENCY, async (i) => {
     const p = files[i];
@@ -245,10 +291,13 @@ async function hashAll(
     } catch (cause) {
       throw unreadableFile(p, cause);
     }
-    if (h.isFile) cache.record(p.localPath, h.stat, h.sha256);
-    hashed[i] = h;
+    if (!h.isFile) return;
+    cache.record(p.localPath, h.stat, h.sha256);
+    const entry = entryOf(p, h);
+    entries[i] = entry;
+    onFile?.(entry, deferred);
   });
-  return hashed;
+  return entries;
 }
 
 /**
@@ -268,28 +317,11 @@ export async function buildManifest(
   const byRemote = new Map<string, Pending>();
   for (const p of pending) byRemote.set(p.remotePath, p);
   const unique = [...byRemote.values()];
-  const cache = options.cache ?? HashCache.none();
-  const stats = options.deferHashes ? new Array<BigIntStats | undefined>(unique.length) : undefined;
-  const hashed = await hashAll(unique, cache, stats);
+  const cache = (await options.cache) ?? HashCache.none();
+  const deferred = options.deferHashes ? new DeferredHashes(cache) : undefined;
+  const entries = await entriesOf(unique, cache, deferred, options.onFile);
   const files: ManifestEntry[] = [];
-  const deferred = stats ? new DeferredHashes(cache) : undefined;
-  unique.forEach((p, i) => {
-    const h = hashed[i];
-    // Replaced by a non-file between listing and hashing: skipped, as the listing would have.
-    if (!h?.isFile) return;
-    // Spelled out rather than spread: this runs once per file of the tree.
-    const entry: ManifestEntry = {
-      localPath: p.localPath,
-      remotePath: p.remotePath,
-      user: p.user,
-      size: h.size,
-      mode: h.mode,
-      sha256: h.sha256,
-    };
-    files.push(entry);
-    const stat = stats?.[i];
-    if (stat !== undefined) deferred?.defer(entry, stat);
-  });
+  for (const entry of entries) if (entry !== undefined) files.push(entry);
   if (deferred) return { files, dirs, deferred };
   await cache.save();
   return { files, dirs };

@@ -49,6 +49,7 @@ import {
   type WorkSession,
 } from "./session";
 import { removeFiles, syncFiles, type SyncOptions } from "./sync";
+import { EarlyArchive, type StartedArchive } from "./early-archive";
 
 const DEFAULT_CONCURRENCY = 8;
 
@@ -72,11 +73,15 @@ async function manifestOf(
   args: ProvisionerArgs,
   baseDir: string,
   firstUpload = false,
+  early?: EarlyArchive,
 ): Promise<Manifest> {
-  // Hashes of files unchanged since the last plan or apply come from the local cache.
+  // Hashes of files unchanged since the last plan or apply come from the
+  // local cache, read while the tree is walked.
+  const cache = HashCache.open(baseDir);
   return buildManifest(args.files ?? [], baseDir, {
-    cache: await HashCache.open(baseDir),
+    cache,
     deferHashes: firstUpload,
+    onFile: early && ((entry, deferred) => early.add(entry, deferred)),
   });
 }
 
@@ -91,7 +96,13 @@ async function provisionIn(
   session: WorkSession,
   args: ProvisionerArgs,
   ctx: ResourceContext,
-  plan: { manifest: Manifest; previous?: ManifestDigest | undefined; runCommands: boolean },
+  plan: {
+    manifest: Manifest;
+    previous?: ManifestDigest | undefined;
+    /** An archive of a first upload started while listing. */
+    early?: StartedArchive | undefined;
+    runCommands: boolean;
+  },
 ): Promise<Omit<ProvisionerOutputs, keyof ProvisionerArgs | KeptOutput>> {
   const options = syncOptions(args, ctx);
   const deferred = plan.manifest.deferred;
@@ -107,6 +118,7 @@ async function provisionIn(
     options,
     // Unchanged files of the previous run are in place, and so are their directories.
     plan.previous ? unchangedOf(plan.manifest.files, changes.upload) : [],
+    plan.early,
   );
   // The hashes not taken while sending, and the cache stored: the digest is complete.
   await deferred?.finish();
@@ -159,6 +171,51 @@ async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<Wor
     metadata: args.metadata,
     volumeMounts: args.volumeMounts,
     network: args.network,
+  });
+}
+
+/**
+ * Provisions a sandbox with nothing in it yet (a create, or an update whose
+ * sandbox is gone). A missing source fails before any sandbox is opened; the
+ * listing then runs while the sandbox is created or looked up, and small
+ * files start going up while the rest is still listed (`early-archive.ts`).
+ */
+async function provisionFresh(
+  args: ProvisionerArgs,
+  ctx: ResourceContext,
+): Promise<{
+  result: Omit<ProvisionerOutputs, keyof ProvisionerArgs | KeptOutput>;
+  keptSandboxID?: string;
+}> {
+  await checkSources(args.files ?? [], ctx.baseDir);
+  const early = EarlyArchive.of(args.files ?? [], { log: ctx.log, signal: ctx.signal });
+  const listing = manifestOf(args, ctx.baseDir, true, early).then(
+    (manifest) => {
+      early?.end();
+      return manifest;
+    },
+    (error: unknown) => {
+      early?.end({ error });
+      throw error;
+    },
+  );
+  // Awaited inside the session; a session that fails to open leaves it unread.
+  listing.catch(() => undefined);
+  return withSession(args, ctx, async (session) => {
+    early?.attach(session.sandbox);
+    let manifest: Manifest;
+    try {
+      manifest = await listing;
+    } catch (err) {
+      // The archive stops with the listing's error; its tar is gone before the run fails.
+      await early?.archive?.sent.catch(() => undefined);
+      throw err;
+    }
+    return provisionIn(session, args, ctx, {
+      manifest,
+      early: early?.archive,
+      runCommands: true,
+    });
   });
 }
 
@@ -291,15 +348,7 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
   },
 
   async create(inputs, ctx) {
-    // A missing source fails before any sandbox is opened; the listing then
-    // runs while the sandbox is created or looked up (two waits, one time).
-    await checkSources(inputs.files ?? [], ctx.baseDir);
-    const listing = manifestOf(inputs, ctx.baseDir, true);
-    // Awaited inside the session; a session that fails to open leaves it unread.
-    listing.catch(() => undefined);
-    const { result, keptSandboxID } = await withSession(inputs, ctx, async (session) =>
-      provisionIn(session, inputs, ctx, { manifest: await listing, runCommands: true }),
-    );
+    const { result, keptSandboxID } = await provisionFresh(inputs, ctx);
     const outputs: ProvisionerOutputs = { ...inputs, ...result, ...keptOutputs(keptSandboxID) };
     return { id: keptSandboxID ?? inputs.sandboxID ?? newId(), outputs };
   },
@@ -333,10 +382,9 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
 
   async update(_id, olds, news, ctx) {
     const live = olds.keptSandboxID ?? news.sandboxID;
-    // Without a live sandbox the update is a first upload into a fresh one.
-    const manifest = await manifestOf(news, ctx.baseDir, live === undefined);
     if (live !== undefined) {
       // The sandbox lives on: move only what changed, then run again.
+      const manifest = await manifestOf(news, ctx.baseDir);
       const session = await openWorkSandbox(ctx, live);
       const result = await provisionIn(session, news, ctx, {
         manifest,
@@ -345,9 +393,8 @@ export const provisionerLifecycle: ResourceLifecycle<ProvisionerArgs, Provisione
       });
       return { ...news, ...result, ...keptOutputs(olds.keptSandboxID) };
     }
-    const { result, keptSandboxID } = await withSession(news, ctx, (session) =>
-      provisionIn(session, news, ctx, { manifest, runCommands: true }),
-    );
+    // Without a live sandbox the update is a first upload into a fresh one.
+    const { result, keptSandboxID } = await provisionFresh(news, ctx);
     return { ...news, ...result, ...keptOutputs(keptSandboxID) };
   },
 

@@ -15,6 +15,7 @@ import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../
 import { mapLimit } from "../core/limit";
 import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
 import type { DeferredHashes } from "./deferred-hashes";
+import type { StartedArchive } from "./early-archive";
 import type { ManifestDir, ManifestEntry } from "./manifest";
 
 /** Tunables of a sync. */
@@ -138,18 +139,9 @@ async function upload(
 ): Promise<number> {
   const signal = options.signal;
   if (unit.kind === "archive") {
-    try {
-      return await uploadArchive(sandbox, unit.user, unit.entries, signal, options.deferred);
-    } catch (err) {
-      // A template without tar: the same files, the slower way.
-      if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
-      options.log(
-        `tar is not available in sandbox ${sandbox.sandboxID}: sending ${unit.entries.length} files in multipart batches`,
-      );
-      const { units } = planUploads(unit.entries, undefined, Number.POSITIVE_INFINITY);
-      const sent = await mapLimit(units, options.concurrency, (u) => upload(sandbox, u, options));
-      return sent.reduce((a, b) => a + b, 0);
-    }
+    return withoutTarFallback(sandbox, unit.entries, options, () =>
+      uploadArchive(sandbox, unit.user, unit.entries, signal, options.deferred),
+    );
   }
   if (unit.kind === "batch") {
     options.deferred?.settle(unit.entries);
@@ -166,6 +158,30 @@ async function upload(
     range: unit.range,
   });
   return unit.range ? unit.range.end - unit.range.start + 1 : unit.entry.size;
+}
+
+/**
+ * The bytes `archive` sent; on a template without tar, its files sent the
+ * slower way instead.
+ */
+async function withoutTarFallback(
+  sandbox: SandboxClient,
+  entries: Iterable<ManifestEntry>,
+  options: SyncOptions,
+  archive: () => Promise<number>,
+): Promise<number> {
+  try {
+    return await archive();
+  } catch (err) {
+    if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
+    const files = [...entries];
+    options.log(
+      `tar is not available in sandbox ${sandbox.sandboxID}: sending ${files.length} files in multipart batches`,
+    );
+    const { units } = planUploads(files, undefined, Number.POSITIVE_INFINITY);
+    const sent = await mapLimit(units, options.concurrency, (u) => upload(sandbox, u, options));
+    return sent.reduce((a, b) => a + b, 0);
+  }
 }
 
 /** The directories that no file of `files` (uploaded as the same user) lies under. */
@@ -230,7 +246,8 @@ async function makeDirs(
 /**
  * Uploads `files` and creates `dirs`; returns the number of bytes sent.
  * `present` are files already in place from an earlier run: directories they
- * lie under exist already.
+ * lie under exist already. Files `early` carries (an archive started while
+ * they were listed, `early-archive.ts`) are left to it, and waited for.
  */
 export async function syncFiles(
   sandbox: SandboxClient,
@@ -238,27 +255,41 @@ export async function syncFiles(
   files: readonly ManifestEntry[],
   options: SyncOptions,
   present: readonly ManifestEntry[] = [],
+  early?: StartedArchive,
 ): Promise<number> {
-  // Parents first, so each directory's owner is the declared user. An upload
-  // creates its missing parents the same way (0755, owned by its user), so
-  // only directories no uploaded (or present) file lies under need making.
-  const placed = present.length > 0 ? [...files, ...present] : files;
-  await makeDirs(sandbox, dirsWithoutUploads(dirs, placed), options);
-  const { units, composed } = planUploads(
-    files,
-    options.partSizeBytes,
-    options.archiveMinFiles ?? ARCHIVE_MIN_FILES,
-  );
-  for (const unit of units)
-    if (unit.kind === "archive")
-      options.log(`uploading ${unit.entries.length} files in one archive`);
-  const sent = await mapLimit(units, options.concurrency, (unit) => upload(sandbox, unit, options));
-  for (const [entry, parts] of composed) {
-    await sandbox.compose(parts, entry.remotePath, { user: entry.user, signal: options.signal });
-    options.log(`composed ${entry.remotePath} from ${parts.length} parts`);
+  try {
+    const rest = early ? files.filter((f) => !early.entries.has(f)) : files;
+    // Parents first, so each directory's owner is the declared user. An upload
+    // creates its missing parents the same way (0755, owned by its user), so
+    // only directories no uploaded (or present) file lies under need making.
+    // (An early archive's files are all of one user: the order is theirs alone.)
+    const placed =
+      present.length > 0 || early ? [...rest, ...present, ...(early?.entries ?? [])] : rest;
+    await makeDirs(sandbox, dirsWithoutUploads(dirs, placed), options);
+    const { units, composed } = planUploads(
+      rest,
+      options.partSizeBytes,
+      options.archiveMinFiles ?? ARCHIVE_MIN_FILES,
+    );
+    for (const unit of units)
+      if (unit.kind === "archive")
+        options.log(`uploading ${unit.entries.length} files in one archive`);
+    const sent = await mapLimit(units, options.concurrency, (unit) =>
+      upload(sandbox, unit, options),
+    );
+    if (early)
+      sent.push(await withoutTarFallback(sandbox, early.entries, options, () => early.sent));
+    for (const [entry, parts] of composed) {
+      await sandbox.compose(parts, entry.remotePath, { user: entry.user, signal: options.signal });
+      options.log(`composed ${entry.remotePath} from ${parts.length} parts`);
+    }
+    await applyModes(sandbox, files, dirs, options);
+    return sent.reduce((a, b) => a + b, 0);
+  } catch (err) {
+    // The early archive is not left running behind a failed sync.
+    await early?.sent.catch(() => undefined);
+    throw err;
   }
-  await applyModes(sandbox, files, dirs, options);
-  return sent.reduce((a, b) => a + b, 0);
 }
 
 /** Sets the declared modes, one chmod per mode and batch, as the owning user. */
