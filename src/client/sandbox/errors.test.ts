@@ -53,6 +53,19 @@ describe("fromRpcError()", () => {
     ).toBe("canceled");
   });
 
+  it("reports canceled when the caller's signal aborted with a reason of its own", () => {
+    const controller = new AbortController();
+    const reason = new SandboxIacError("canceled", "Terraform asked the provider to stop", {
+      operation: "terraform.stop",
+    });
+    controller.abort(reason);
+    // What connect throws for such an abort: the reason, wrapped.
+    const thrown = ConnectError.from(reason);
+    const err = fromRpcError(thrown, { ...scope, signal: controller.signal });
+    expect(err.code).toBe("canceled");
+    expect(err.message).toContain("Terraform asked the provider to stop");
+  });
+
   it("passes project errors through unchanged", () => {
     const original = new SandboxIacError("conflict", "x", { operation: "o" });
     expect(fromRpcError(original, scope)).toBe(original);

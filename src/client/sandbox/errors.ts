@@ -36,8 +36,20 @@ const FIX_BY_CODE: Partial<Record<ErrorCode, string>> = {
   rate_limited: "retry later, or free disk space in the sandbox when it is full",
 };
 
-function mapCode(code: Code, scope: ErrorScope): ErrorCode {
-  if (code === Code.Canceled && scope.signal?.aborted) return "canceled";
+/**
+ * Connect fails a call whose signal aborted with the signal's own reason
+ * (wrapped, as its cause) unless that reason is an `AbortError`: a stop's
+ * reason (`core/stop.ts`) then reads as `internal`, not as a cancellation.
+ */
+function endedByAbort(code: Code, scope: ErrorScope, cause: unknown): boolean {
+  const signal = scope.signal;
+  if (!signal?.aborted) return false;
+  if (code === Code.Canceled) return true;
+  return cause !== undefined && ConnectError.from(cause).cause === signal.reason;
+}
+
+function mapCode(code: Code, scope: ErrorScope, cause: unknown): ErrorCode {
+  if (endedByAbort(code, scope, cause)) return "canceled";
   return ERROR_CODE_BY_RPC_CODE[code] ?? "internal";
 }
 
@@ -47,7 +59,7 @@ function build(
   scope: ErrorScope,
   extra: { status?: number; cause?: unknown },
 ) {
-  const errorCode = mapCode(code, scope);
+  const errorCode = mapCode(code, scope, extra.cause);
   const fix = FIX_BY_CODE[errorCode];
   const reason = `${detail} (sandbox ${scope.sandboxID})${fix ? `: ${fix}` : ""}`;
   return new SandboxIacError(errorCode, reason, {

@@ -99,10 +99,13 @@ export async function streamOne(
   // running user owns them even as root. Parents come out 0755, as uploads
   // make them.
   const script = `umask 022; exec tar -x -p -m --no-same-owner -f - -C ${root}`;
+  // Started without the stop's signal (core/stop.ts: a call that creates
+  // something is let finish): stopped before its answer, `tar` would wait on
+  // its stdin forever under a pid never learned. A stop then fails the input
+  // below, which kills it.
   const handle = await sandbox.start("/bin/sh", {
     args: ["-c", script],
     user,
-    signal,
     stdin: true,
     timeoutMs: 0,
   });
