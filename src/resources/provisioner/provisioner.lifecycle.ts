@@ -17,7 +17,7 @@ import { randomBytes } from "node:crypto";
 import { SandboxIacError } from "../../errors";
 import { unlessNotFound } from "../core/not-found";
 import { checkWithSchema } from "../core/check";
-import { refTarget, versionedRef } from "../core/refs";
+import { versionedRef } from "../core/refs";
 import { diffByRules } from "../core/diff";
 import { throwIfStopped } from "../core/stop";
 import { normaliseRunLines } from "../core/run-lines";
@@ -41,13 +41,7 @@ import {
   type ProvisionerInputRecord,
   type ProvisionerOutputs,
 } from "./provisioner.args";
-import {
-  createWorkSandbox,
-  killQuietly,
-  openWorkSandbox,
-  controlFor,
-  type WorkSession,
-} from "./session";
+import { controlFor, killQuietly, openWorkSandbox, withSession, type WorkSession } from "./session";
 import { removeFiles, syncFiles, type SyncOptions } from "./sync";
 import { EarlyArchive, type StartedArchive } from "./early-archive";
 
@@ -160,20 +154,6 @@ function keptOutputs(keptSandboxID: string | undefined): Pick<ProvisionerOutputs
   };
 }
 
-/** Opens the sandbox of a run: the declared one, or a new one from the template. */
-async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<WorkSession> {
-  if (args.sandboxID !== undefined) return openWorkSandbox(ctx, args.sandboxID);
-  return createWorkSandbox(ctx, {
-    // A Template's `ref` names the build it follows; the sandbox starts from the template.
-    template: refTarget(args.template),
-    timeoutSeconds: args.sandboxTimeoutSeconds,
-    envs: args.envs,
-    metadata: args.metadata,
-    volumeMounts: args.volumeMounts,
-    network: args.network,
-  });
-}
-
 /**
  * Provisions a sandbox with nothing in it yet (a create, or an update whose
  * sandbox is gone). A missing source fails before any sandbox is opened; the
@@ -216,54 +196,6 @@ async function provisionFresh(
       early: early?.archive,
       runCommands: true,
     });
-  });
-}
-
-/** Runs `fn` in a fresh session; a created sandbox is killed unless kept, and always on failure. */
-async function withSession<T>(
-  args: ProvisionerArgs,
-  ctx: ResourceContext,
-  fn: (session: WorkSession) => Promise<T>,
-): Promise<{ result: T; keptSandboxID?: string }> {
-  const session = await openFor(args, ctx);
-  try {
-    const result = await fn(session);
-    if (session.created && args.keepSandbox) return { result, keptSandboxID: session.sandboxID };
-    await session.discard();
-    return { result };
-  } catch (err) {
-    // keepSandbox keeps a failed run's sandbox to debug, unless the user stopped the run.
-    if (session.created && args.keepSandbox && !ctx.signal?.aborted) {
-      throw keptForInspection(err, session.sandboxID, ctx);
-    }
-    // All or nothing: a failed run leaves no sandbox of its own behind.
-    await session
-      .discard()
-      .catch((cleanup: unknown) =>
-        ctx.log(`could not kill sandbox ${session.sandboxID}: ${String(cleanup)}`),
-      );
-    throw err;
-  }
-}
-
-/**
- * The failure of a run whose sandbox is kept (keepSandbox): the same error,
- * plus the sandbox's ID and how to look inside. Nothing is stored (a failed
- * create records no state), so the next apply provisions a new sandbox.
- */
-function keptForInspection(err: unknown, sandboxID: string, ctx: ResourceContext): SandboxIacError {
-  const failure = SandboxIacError.from(err, { operation: "provisioner.run" });
-  const how =
-    `sandbox ${sandboxID} was kept for inspection (keepSandbox): look inside with ` +
-    `\`e2b sandbox connect ${sandboxID}\` (or Sandbox.connect("${sandboxID}") in the SDK), ` +
-    `kill it with \`e2b sandbox kill ${sandboxID}\` when done; it is not recorded, so the next apply provisions a new sandbox`;
-  ctx.log(how);
-  return new SandboxIacError(failure.code, `${failure.reason}\n${how}`, {
-    operation: failure.operation,
-    resourceId: failure.resourceId ?? sandboxID,
-    status: failure.status,
-    rpcCode: failure.rpcCode,
-    cause: err,
   });
 }
 

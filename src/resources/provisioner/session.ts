@@ -1,6 +1,7 @@
 /**
  * The sandbox a provisioning run works in: one it creates from a template, or
- * an existing one. A created sandbox is killed on `close()` unless kept.
+ * an existing one. A created sandbox is killed once the run is done unless
+ * kept, and always when the run fails (`withSession`).
  *
  * @module
  */
@@ -8,6 +9,7 @@ import { createControlClient, type ControlClient } from "../../client/control";
 import { createSandboxClient, type SandboxClient } from "../../client/sandbox";
 import { SandboxIacError } from "../../errors";
 import { unlessNotFound } from "../core/not-found";
+import { refTarget } from "../core/refs";
 import type { ResourceContext } from "../core/lifecycle";
 import { sandboxNetworkOf } from "./network";
 import type { ProvisionerArgs } from "./provisioner.args";
@@ -32,7 +34,7 @@ export function controlFor(ctx: ResourceContext): ControlClient {
 }
 
 /** Creates a sandbox from `template` for the run. */
-export async function createWorkSandbox(
+async function createWorkSandbox(
   ctx: ResourceContext,
   options: {
     template: string;
@@ -103,4 +105,66 @@ function session(
 /** Kills a sandbox; one that is already gone counts as killed. */
 export async function killQuietly(control: ControlClient, sandboxID: string): Promise<void> {
   await unlessNotFound(control.killSandbox(sandboxID), undefined);
+}
+
+/** Opens the sandbox of a run: the declared one, or a new one from the template. */
+async function openFor(args: ProvisionerArgs, ctx: ResourceContext): Promise<WorkSession> {
+  if (args.sandboxID !== undefined) return openWorkSandbox(ctx, args.sandboxID);
+  return createWorkSandbox(ctx, {
+    // A Template's `ref` names the build it follows; the sandbox starts from the template.
+    template: refTarget(args.template),
+    timeoutSeconds: args.sandboxTimeoutSeconds,
+    envs: args.envs,
+    metadata: args.metadata,
+    volumeMounts: args.volumeMounts,
+    network: args.network,
+  });
+}
+
+/** Runs `fn` in a fresh session; a created sandbox is killed unless kept, and always on failure. */
+export async function withSession<T>(
+  args: ProvisionerArgs,
+  ctx: ResourceContext,
+  fn: (session: WorkSession) => Promise<T>,
+): Promise<{ result: T; keptSandboxID?: string }> {
+  const session = await openFor(args, ctx);
+  try {
+    const result = await fn(session);
+    if (session.created && args.keepSandbox) return { result, keptSandboxID: session.sandboxID };
+    await session.discard();
+    return { result };
+  } catch (err) {
+    // keepSandbox keeps a failed run's sandbox to debug, unless the user stopped the run.
+    if (session.created && args.keepSandbox && !ctx.signal?.aborted) {
+      throw keptForInspection(err, session.sandboxID, ctx);
+    }
+    // All or nothing: a failed run leaves no sandbox of its own behind.
+    await session
+      .discard()
+      .catch((cleanup: unknown) =>
+        ctx.log(`could not kill sandbox ${session.sandboxID}: ${String(cleanup)}`),
+      );
+    throw err;
+  }
+}
+
+/**
+ * The failure of a run whose sandbox is kept (keepSandbox): the same error,
+ * plus the sandbox's ID and how to look inside. Nothing is stored (a failed
+ * create records no state), so the next apply provisions a new sandbox.
+ */
+function keptForInspection(err: unknown, sandboxID: string, ctx: ResourceContext): SandboxIacError {
+  const failure = SandboxIacError.from(err, { operation: "provisioner.run" });
+  const how =
+    `sandbox ${sandboxID} was kept for inspection (keepSandbox): look inside with ` +
+    `\`e2b sandbox connect ${sandboxID}\` (or Sandbox.connect("${sandboxID}") in the SDK), ` +
+    `kill it with \`e2b sandbox kill ${sandboxID}\` when done; it is not recorded, so the next apply provisions a new sandbox`;
+  ctx.log(how);
+  return new SandboxIacError(failure.code, `${failure.reason}\n${how}`, {
+    operation: failure.operation,
+    resourceId: failure.resourceId ?? sandboxID,
+    status: failure.status,
+    rpcCode: failure.rpcCode,
+    cause: err,
+  });
 }
