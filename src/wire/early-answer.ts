@@ -28,6 +28,8 @@ const DRAIN_MAX_MS = 5_000;
 function drainRest(req: IncomingMessage): void {
   if (req.readableEnded || req.destroyed) return;
   req.unpipe();
+  // All of it already read off the connection (the usual case): nothing to bound.
+  if (req.complete) return void req.resume();
   let drained = 0;
   const close = () => {
     cleanUp();
