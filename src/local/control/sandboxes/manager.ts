@@ -70,6 +70,8 @@ export class SandboxManager implements SandboxManagerView {
   private readonly ctx: PauseResumeContext;
   /** What create needs of this manager. */
   private readonly createCtx: CreateContext;
+  /** Sandboxes whose first proxied exchange ended (the pool's refill waits for it). */
+  private readonly exchanged = new WeakSet<KnownSandbox>();
   /** The team's concurrent-sandbox limit (the service has one API key, so one team). */
   private readonly concurrency: ConcurrencyLimit;
 
@@ -242,7 +244,13 @@ export class SandboxManager implements SandboxManagerView {
       exchange.cut();
       return () => undefined;
     }
-    return addConnection(sandbox, exchange);
+    const untrack = addConnection(sandbox, exchange);
+    return () => {
+      untrack();
+      if (this.exchanged.has(sandbox)) return;
+      this.exchanged.add(sandbox);
+      this.pool.claimedExchanged();
+    };
   }
 
   /** Creates a sandbox; all-or-nothing. */
