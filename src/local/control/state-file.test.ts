@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
-import { readStateFile } from "./state-file";
+import { JsonStateWriter, readStateFile } from "./state-file";
 import { catalogFileSchema } from "./templates/model";
 
 describe("readStateFile()", () => {
@@ -54,5 +54,21 @@ describe("readStateFile()", () => {
     const file = path.join(dir, "torn.json");
     await fs.writeFile(file, '{"version": 1, "templ');
     await expect(readStateFile(file, catalogFileSchema)).rejects.toThrow(`${file} is not JSON`);
+  });
+});
+
+describe("JsonStateWriter without fsync", () => {
+  it("replaces the file with the latest snapshot, creating its folder, and leaves no temporary file", async () => {
+    const dir = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "state-writer-")), "data");
+    const file = path.join(dir, "sandboxes.json");
+    let n = 0;
+    const writer = new JsonStateWriter(file, () => ({ n }), 2, { fsync: false });
+    await writer.flush();
+    n = 2;
+    await Promise.all([writer.flush(), writer.flush()]);
+    expect(JSON.parse(await fs.readFile(file, "utf8"))).toEqual({ n: 2 });
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect(await fs.readdir(dir)).toEqual(["sandboxes.json"]);
+    await fs.rm(path.dirname(dir), { recursive: true, force: true });
   });
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { z } from "zod";
@@ -17,7 +18,8 @@ export interface WriteOptions {
    * Wait for the content and the rename to reach the disk (fsync). Without it
    * the write still survives the service being killed (even `kill -9`: the
    * kernel holds the renamed file), not a power loss before the kernel's own
-   * writeback; on a busy disk each fsync costs 10-150 ms.
+   * writeback; on a busy disk each fsync costs 10-150 ms. A
+   * {@link JsonStateWriter} without fsync writes synchronously.
    * @default true
    */
   fsync?: boolean | undefined;
@@ -48,6 +50,38 @@ export async function writeFileAtomic(
     throw err;
   }
   if (fsync) await syncDir(dir);
+}
+
+/**
+ * {@link writeFileAtomic} without fsync, in system calls made at once: each
+ * is a page-cache operation of microseconds, where the thread pool's open,
+ * write, close and rename each wait for a turn of the event loop (on every
+ * create, which writes the sandboxes' state file before answering: 1.3-2 ms
+ * of the answer on an idle service, 5-30 ms on a busy one).
+ */
+function writeFileAtomicNow(file: string, content: string, mode: number): void {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+  let fd: number;
+  try {
+    fd = openSync(tmp, "w", mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    mkdirSync(dir, { recursive: true });
+    fd = openSync(tmp, "w", mode);
+  }
+  try {
+    try {
+      const bytes = Buffer.from(content);
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** Makes a rename or create inside `dir` durable. */
@@ -121,6 +155,11 @@ export class JsonStateWriter {
 
   /** Resolves once a write that includes every change made before the call is on disk. */
   async flush(): Promise<void> {
+    if (this.opts.fsync === false) {
+      // Nothing to coalesce: the write is done before anything else runs.
+      writeFileAtomicNow(this.file, JSON.stringify(this.snapshot(), null, this.indent), 0o600);
+      return;
+    }
     if (this.running) {
       this.pending = true;
       while (this.running !== undefined) await this.running;

@@ -70,6 +70,8 @@ export class SandboxManager implements SandboxManagerView {
   private readonly ctx: PauseResumeContext;
   /** What create needs of this manager. */
   private readonly createCtx: CreateContext;
+  /** Sandboxes whose first proxied exchange ended (the pool's refill waits for it). */
+  private readonly exchanged = new WeakSet<KnownSandbox>();
   /** The team's concurrent-sandbox limit (the service has one API key, so one team). */
   private readonly concurrency: ConcurrencyLimit;
 
@@ -242,7 +244,13 @@ export class SandboxManager implements SandboxManagerView {
       exchange.cut();
       return () => undefined;
     }
-    return addConnection(sandbox, exchange);
+    const untrack = addConnection(sandbox, exchange);
+    return () => {
+      untrack();
+      if (this.exchanged.has(sandbox)) return;
+      this.exchanged.add(sandbox);
+      this.pool.claimedExchanged();
+    };
   }
 
   /** Creates a sandbox; all-or-nothing. */
@@ -263,9 +271,11 @@ export class SandboxManager implements SandboxManagerView {
     }
     const record = sandbox.record;
     this.arm(sandbox);
-    // The creation sample (metrics are never empty for a running sandbox) reads cgroups while the state file is written.
+    // The creation sample (metrics are never empty for a running sandbox: their readers wait
+    // for it) is not waited for: its cgroup reads took as long as the state file's write.
+    this.metrics.firstSample(record.sandboxID, sampleSandbox(this.metrics, sandbox));
     const t0 = performance.now();
-    await Promise.all([this.writer.flush(), sampleSandbox(this.metrics, sandbox)]);
+    await this.writer.flush();
     // Where a create's time went on the service (bench/local.js prints the loop's from its log).
     this.opts.log(
       `sandbox ${record.sandboxID}: created, ${phases}, state ${(performance.now() - t0).toFixed(0)} ms`,

@@ -16,6 +16,25 @@ const MAX_SAMPLES = 720;
 /** In-memory ring of samples per sandbox. */
 export class MetricsStore {
   private readonly samples = new Map<string, SandboxStats[]>();
+  /** A sandbox's first sample while it is read (create answers before it is in). */
+  private readonly first = new Map<string, Promise<void>>();
+
+  /**
+   * `sampling` takes `sandboxID`'s first sample: {@link settled} waits for
+   * it, so a running sandbox's metrics are never empty, while its create
+   * answers without waiting for the cgroup reads.
+   */
+  firstSample(sandboxID: string, sampling: Promise<void>): void {
+    const p = sampling.finally(() => {
+      if (this.first.get(sandboxID) === p) this.first.delete(sandboxID);
+    });
+    this.first.set(sandboxID, p);
+  }
+
+  /** Resolves once the first sample of each of `sandboxIDs` being taken is in. */
+  async settled(sandboxIDs: Iterable<string>): Promise<void> {
+    for (const id of sandboxIDs) await this.first.get(id);
+  }
 
   /** Records one sample. */
   add(sandboxID: string, stats: SandboxStats): void {
@@ -44,6 +63,7 @@ export class MetricsStore {
   /** Forgets a sandbox. */
   drop(sandboxID: string): void {
     this.samples.delete(sandboxID);
+    this.first.delete(sandboxID);
   }
 }
 

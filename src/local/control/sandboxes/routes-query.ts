@@ -145,8 +145,9 @@ export function queryRoutes(manager: SandboxManager): Route[] {
           );
         }
         const sandboxes: Record<string, unknown> = {};
-        for (const rawId of ids) {
-          const id = parseSandboxID(rawId);
+        const parsed = ids.map(parseSandboxID);
+        await manager.metrics.settled(parsed);
+        for (const id of parsed) {
           const latest = manager.metrics.latest(id);
           if (latest && manager.exists(id)) sandboxes[id] = sandboxMetricView(latest);
         }
@@ -165,6 +166,7 @@ export function queryRoutes(manager: SandboxManager): Route[] {
             "invalid_argument",
             `query.start: must not be after end, got start ${start} and end ${end}`,
           );
+        await manager.metrics.settled([r.sandboxID]);
         return {
           status: 200,
           body: manager.metrics.range(r.sandboxID, start, end).map(sandboxMetricView),

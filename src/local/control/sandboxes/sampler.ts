@@ -13,7 +13,9 @@ export async function sampleSandbox(metrics: MetricsStore, sandbox: KnownSandbox
   const processes = sandbox.processes;
   if (!processes || sandbox.frozen || sandbox.record.state !== "running") return;
   try {
-    metrics.add(sandbox.record.sandboxID, await processes.stats());
+    const stats = await processes.stats();
+    // Killed meanwhile: its samples were dropped, and must not come back.
+    if (!sandbox.gone) metrics.add(sandbox.record.sandboxID, stats);
   } catch {
     // A sandbox stopping between the check and the read has no stats; the next sample will tell.
   }

@@ -132,6 +132,18 @@ describe("the warm pool's refill", () => {
     await closeFinishing(rt, p);
   });
 
+  it("starts the refill waiting after a claim once a claimed sandbox's first exchange ended", async () => {
+    const rt = new HeldRuntime();
+    const p = pool(rt, { refillDelayMs: 60_000 });
+    p.prime(SPEC);
+    await fillTo(rt, p, 2);
+    expect(p.claim(SPEC)).toBeDefined();
+    expect(rt.pending).toHaveLength(0);
+    p.claimedExchanged();
+    expect(rt.pending).toHaveLength(1);
+    await closeFinishing(rt, p);
+  });
+
   it("starts the refill at once after a claim that found no member", async () => {
     const rt = new HeldRuntime();
     const p = pool(rt, { refillDelayMs: 60_000 });

@@ -58,12 +58,15 @@ export interface WarmPoolOptions {
    */
   idleMs?: number | undefined;
   /**
-   * How long after a claim that handed a member over the refill starts, ms:
-   * the claimed sandbox's `/init`, its create's answer and its first command
-   * come in that time, and a start would share the cores with them. A claim
-   * that found no member refills at once. With 40 ms, bench:local's loop of
-   * 50 creates (2 cores) went from 35.6 to 30.1 ms create -> first command
-   * p50 (4 runs each, with the warm-up's `/init`), its p95 unchanged.
+   * How long after a claim that handed a member over the refill starts at
+   * the latest, ms: it starts as soon as a claimed sandbox's first exchange
+   * ended (the create's answer and its first command come before, and a
+   * start would share the cores with them). A claim that found no member
+   * refills at once. With 40 ms, bench:local's loop of 50 creates (2 cores)
+   * went from 35.6 to 30.1 ms create -> first command p50 (4 runs each);
+   * starting at the first exchange instead, from 34.1 / 23.6 / 25.4 to
+   * 18.9 / 21.3 / 22.3 ms (3 alternated pairs), every create then finding
+   * a ready member (39-48 of 50 before).
    * @default 40
    */
   refillDelayMs?: number | undefined;

@@ -32,8 +32,9 @@
  * ready member ({@link WarmPool.claimSoon}) takes one whose warm-up is under
  * way, else waits for a start of its key under way (and its warm-up), rather
  * than beginning a cold start of its own: either is nearer than a new start.
- * The refill after a claim that handed a member over starts `refillDelayMs`
- * later, after the claimed sandbox's first exchanges.
+ * The refill after a claim that handed a member over starts once a claimed
+ * sandbox's first exchange through the proxy ended (its create's first
+ * command, usually), or `refillDelayMs` after the claim when none came.
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
  * recently used key is dropped), `maxConcurrency` starts at a time, and the
@@ -193,11 +194,12 @@ export class WarmPool {
   }
 
   /**
-   * The refill after a claim that handed a member over: `refillDelayMs`
-   * later (one timer for claims in a row, so a steady stream of creates
-   * never keeps postponing it), so that the claimed sandbox's `/init`, its
-   * create's answer and its first command do not share the cores with a
-   * start's burst (the service's mounts and spawn, the agent's Node start).
+   * The refill after a claim that handed a member over: once a claimed
+   * sandbox's first exchange ended ({@link claimedExchanged}), at the latest
+   * `refillDelayMs` later (one timer for claims in a row, so a steady stream
+   * of creates never keeps postponing it), so that the create's answer and
+   * its first command do not share the cores with a start's burst (the
+   * service's mounts and spawn, the agent's Node start).
    */
   private refillAfterClaim(): void {
     if (this.limits.refillDelayMs === 0) return this.refill();
@@ -206,6 +208,18 @@ export class WarmPool {
       this.refillTimer = undefined;
       this.refill();
     }, this.limits.refillDelayMs);
+  }
+
+  /**
+   * A claimed sandbox's first proxied exchange (its create's first command,
+   * usually) ended: the refill waiting for it ({@link refillAfterClaim})
+   * starts now rather than at the end of `refillDelayMs`.
+   */
+  claimedExchanged(): void {
+    if (!this.refillTimer) return;
+    clearTimeout(this.refillTimer);
+    this.refillTimer = undefined;
+    this.refill();
   }
 
   /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
