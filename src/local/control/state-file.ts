@@ -6,7 +6,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { z } from "zod";
@@ -25,6 +25,14 @@ export interface WriteOptions {
   fsync?: boolean | undefined;
 }
 
+/** The temporary file `file` is written to before it is renamed over `file`: a new name beside it. */
+function tempPathFor(file: string): string {
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`,
+  );
+}
+
 /** Writes `content` to `file` atomically with the given mode. */
 export async function writeFileAtomic(
   file: string,
@@ -35,7 +43,7 @@ export async function writeFileAtomic(
   const fsync = opts.fsync ?? true;
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = tempPathFor(file);
   const handle = await fs.open(tmp, "w", mode);
   try {
     await handle.writeFile(content);
@@ -60,20 +68,18 @@ export async function writeFileAtomic(
  * of the answer on an idle service, 5-30 ms on a busy one).
  */
 function writeFileAtomicNow(file: string, content: string, mode: number): void {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = tempPathFor(file);
   let fd: number;
   try {
     fd = openSync(tmp, "w", mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(path.dirname(file), { recursive: true });
     fd = openSync(tmp, "w", mode);
   }
   try {
     try {
-      const bytes = Buffer.from(content);
-      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
+      writeFileSync(fd, content);
     } finally {
       closeSync(fd);
     }

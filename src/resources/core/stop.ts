@@ -37,7 +37,11 @@ export function wasStopped(ctx: Pick<ResourceContext, "signal">): boolean {
  * starting work the rule says to finish once begun (a snapshot), so a stop
  * that came first starts none.
  */
-export function throwIfStopped(ctx: ResourceContext, operation: string, what: string): void {
+export function throwIfStopped(
+  ctx: Pick<ResourceContext, "signal">,
+  operation: string,
+  what: string,
+): void {
   if (!wasStopped(ctx)) return;
   throw new SandboxIacError("canceled", `stopped before ${what}: nothing was started`, {
     operation,

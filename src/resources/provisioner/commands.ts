@@ -10,7 +10,7 @@ import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { joinRunLines } from "../core/run-lines";
 import type { CommandSpec } from "./provisioner.args";
-import { stopOnService } from "../core/stop";
+import { stopOnService, throwIfStopped } from "../core/stop";
 
 /** Default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
@@ -83,12 +83,9 @@ export async function runCommands(
   for (const [index, spec] of commands.entries()) {
     const shown = describeCommand(spec);
     const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
-    if (signal?.aborted) {
-      throw new SandboxIacError(
-        "canceled",
-        `stopped before command ${JSON.stringify(shown)} started in sandbox ${sandbox.sandboxID}; it did not run`,
-        { operation: "provisioner.commands", resourceId: sandbox.sandboxID, cause: signal.reason },
-      );
+    if (signal) {
+      const what = `command ${JSON.stringify(shown)} in sandbox ${sandbox.sandboxID}`;
+      throwIfStopped({ signal }, "provisioner.commands", what);
     }
     log(`[${index + 1}/${commands.length}] $ ${shown}`);
     // Started without the stop's signal: a start is short, and one stopped
