@@ -46,6 +46,26 @@ async function listing(sandbox: SandboxClient, dir: string): Promise<string> {
   return r.stdout;
 }
 
+/**
+ * Expects exactly `files` under `dir` in the sandbox: each file's path and
+ * mode, and its content (sha256), as `find` and `sha256sum` list them there.
+ */
+async function expectFilesIn(
+  sandbox: SandboxClient,
+  dir: string,
+  files: readonly { remotePath: string; mode: number; sha256: string }[],
+): Promise<void> {
+  const remote = await sandbox.run(
+    `cd ${dir} && export LC_ALL=C && find . -type f -printf '%P %m\\n' | sort && find . -type f -printf '%P\\0' | sort -z | xargs -0 sha256sum`,
+  );
+  const local = files.map((f) => ({ ...f, rel: path.posix.relative(dir, f.remotePath) }));
+  const modes = local.map((f) => `${f.rel} ${f.mode.toString(8)}`).sort();
+  const sums = local
+    .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
+    .map((f) => `${f.sha256}  ${f.rel}`);
+  expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
+}
+
 describe("Provisioner archive path", () => {
   it("sends many small files as one archive, leaving the same files, modes and owners as file by file", async () => {
     // GIVEN a tree above the archive threshold and a running sandbox
@@ -141,18 +161,7 @@ describe("Provisioner archive path", () => {
     // THEN every file is in the sandbox with its content and mode, and the
     // stored hashes (taken from the bytes sent) are the files' own
     expect(outputs.fileDigest).toEqual(digestOf(expected));
-    const remote = await sandbox.run(
-      `cd /home/user/first && export LC_ALL=C && find . -type f -printf '%P %m\\n' | sort && find . -type f -printf '%P\\0' | sort -z | xargs -0 sha256sum`,
-    );
-    const local = [...expected.files].map((f) => ({
-      rel: path.posix.relative("/home/user/first", f.remotePath),
-      ...f,
-    }));
-    const modes = local.map((f) => `${f.rel} ${f.mode.toString(8)}`).sort();
-    const sums = local
-      .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
-      .map((f) => `${f.sha256}  ${f.rel}`);
-    expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
+    await expectFilesIn(sandbox, "/home/user/first", expected.files);
   });
 
   it("starts the archive while the files are still listed, a later spec's file winning over an earlier one's", async () => {
@@ -177,18 +186,7 @@ describe("Provisioner archive path", () => {
     // AND the sandbox holds every file with its content and mode, the later spec's at its path
     const expected = await buildManifest(specs, fx.work);
     expect(outputs.fileDigest).toEqual(digestOf(expected));
-    const remote = await sandbox.run(
-      `cd /home/user/early && export LC_ALL=C && find . -type f -printf '%P %m\\n' | sort && find . -type f -printf '%P\\0' | sort -z | xargs -0 sha256sum`,
-    );
-    const local = expected.files.map((f) => ({
-      rel: path.posix.relative("/home/user/early", f.remotePath),
-      ...f,
-    }));
-    const modes = local.map((f) => `${f.rel} ${f.mode.toString(8)}`).sort();
-    const sums = local
-      .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
-      .map((f) => `${f.sha256}  ${f.rel}`);
-    expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
+    await expectFilesIn(sandbox, "/home/user/early", expected.files);
     const f0 = await sandbox.run("cat /home/user/early/d0/f0.txt");
     expect(f0.stdout).toBe("the later spec's content\n");
   });
