@@ -24,7 +24,8 @@ const READY_RUN_TIMEOUT_MS = 10_000;
 
 /** What {@link bootSandbox} needs besides the record. */
 export interface BootOptions {
-  runtime: SandboxRuntime;
+  /** Starts the sandbox when no `started` one is given. */
+  runtime: Pick<SandboxRuntime, "start">;
   /** The access token, when the sandbox is secure. */
   token: string | undefined;
   /** The template's ready command; only waited for when given (first start). */

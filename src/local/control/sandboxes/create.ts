@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { RuntimeSandbox, SandboxRuntime } from "../../runtime/types";
+import type { RuntimeSandbox } from "../../runtime/types";
+import type { SandboxLifecycle } from "./runtime-lifecycle";
 import { serviceError } from "../http";
 import { bootSandbox } from "./boot";
 import { newSandboxID } from "./ids";
@@ -19,7 +20,8 @@ import { initSettingsOf, type PreInits } from "./pre-init";
 
 /** What {@link startSandbox} needs of the manager. */
 export interface CreateContext {
-  runtime: SandboxRuntime;
+  /** Starts a sandbox the pool had none for, and destroys one that failed or was given back. */
+  runtime: SandboxLifecycle;
   templates: TemplateRegistry;
   pool: WarmPool;
   /** What the pool's members were sent as their `/init`, and the recipes for it. */

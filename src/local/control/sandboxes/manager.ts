@@ -11,7 +11,8 @@
 import { needsTrafficToken, type NetworkUpdate } from "./network";
 import { serviceError } from "../http";
 import { JsonStateWriter } from "../state-file";
-import { envdAccessToken, forgetSandboxTokens, trafficAccessToken } from "../tokens";
+import { envdAccessToken, trafficAccessToken } from "../tokens";
+import { forgettingTokens, type SandboxLifecycle } from "./runtime-lifecycle";
 import { ConcurrencyLimit } from "./concurrency";
 import { startSandbox, type CreateContext } from "./create";
 import { forkInput } from "./fork-policy";
@@ -74,10 +75,13 @@ export class SandboxManager implements SandboxManagerView {
   private readonly exchanged = new WeakSet<KnownSandbox>();
   /** The team's concurrent-sandbox limit (the service has one API key, so one team). */
   private readonly concurrency: ConcurrencyLimit;
+  /** Every start and destroy of a sandbox the manager makes: a destroy also forgets its tokens. */
+  private readonly lifecycle: SandboxLifecycle;
 
   private constructor(private readonly opts: SandboxManagerOptions) {
+    this.lifecycle = forgettingTokens(opts.runtime, opts.tokenSecret);
     this.pool = new WarmPool({
-      runtime: opts.runtime,
+      runtime: this.lifecycle,
       newId: newSandboxID,
       log: opts.log,
       warmUp: async (processes, spec) => {
@@ -100,7 +104,7 @@ export class SandboxManager implements SandboxManagerView {
       () => [...this.known.values()].filter((sandbox) => sandbox.record.state === "running").length,
     );
     this.createCtx = {
-      runtime: opts.runtime,
+      runtime: this.lifecycle,
       templates: opts.templates,
       pool: this.pool,
       preInits: this.preInits,
@@ -421,10 +425,9 @@ export class SandboxManager implements SandboxManagerView {
     sandbox.gone = true;
     this.known.delete(id);
     this.metrics.drop(id);
-    // Its tokens open nothing any more: redacting them for good kept two per sandbox ever made.
-    forgetSandboxTokens(this.opts.tokenSecret, id);
     await this.writer.flush();
-    await this.opts.runtime.destroy(id);
+    // Its tokens open nothing any more once it is destroyed: the lifecycle forgets them.
+    await this.lifecycle.destroy(id);
   }
 
   private arm(sandbox: KnownSandbox): void {

@@ -6,13 +6,15 @@
  */
 import { availableParallelism } from "node:os";
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
+import type { SandboxLifecycle } from "./runtime-lifecycle";
 
 /** What a pool member is started with: a {@link SandboxSpec} without its id. */
 export type WarmSpec = Omit<SandboxSpec, "sandboxID">;
 
 /** Options of {@link WarmPool}. */
 export interface WarmPoolOptions {
-  runtime: SandboxRuntime;
+  /** Starts and destroys the members; its `sandboxesMemoryBytes` sizes the pool's memory share. */
+  runtime: SandboxLifecycle & Partial<Pick<SandboxRuntime, "sandboxesMemoryBytes">>;
   /** Generates the id of a new member (the id its sandbox will have). */
   newId: () => string;
   log: (line: string) => void;
@@ -118,7 +120,7 @@ export function resolveWarmPoolOptions(opts: WarmPoolOptions): ResolvedWarmPoolO
     1,
     Math.floor(opts.concurrency ?? Math.max(MIN_WARM_POOL_CONCURRENCY, availableParallelism())),
   );
-  const budget = (opts.runtime as Partial<SandboxRuntime>).sandboxesMemoryBytes;
+  const budget = opts.runtime.sandboxesMemoryBytes;
   return {
     size,
     maxSize: Math.max(size, Math.floor(opts.maxSize ?? DEFAULT_WARM_POOL_MAX_SIZE)),

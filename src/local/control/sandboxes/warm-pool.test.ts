@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { SandboxIacError } from "../../../errors";
+import { createHmac } from "node:crypto";
+import { SandboxIacError, redact } from "../../../errors";
 import { createTestRuntime, type TestRuntime } from "../../../../test/support/runtime";
 import { agentClient } from "../agent-client";
 import {
@@ -167,12 +168,17 @@ describe("the warm pool", () => {
     );
   });
 
-  it("leaves no pool sandbox process, cgroup or directory after close()", async () => {
+  it("leaves no pool sandbox process, cgroup, directory or token held for redaction after close()", async () => {
     await eventually(() => m!.warmIds().length >= 3, { timeoutMs: 30_000, intervalMs: 50 });
     const pool = m!.warmIds();
     const users = m!.all().map((r) => r.sandboxID);
+    // Members warmed up after a secure create got its /init, with their own token (pre-init.ts).
+    const tokens = pool.map((id) => createHmac("sha256", SECRET).update(id).digest("hex"));
+    expect(tokens.some((token) => redact(token) === "[redacted]")).toBe(true);
     await m!.close();
     m = undefined;
+    // Discarded without a claim, they open nothing: a service kept two strings for each one until now.
+    for (const token of tokens) expect(redact(token)).toBe(token);
     const dirs = await fs.readdir(path.join(t.dataDir, "sandboxes"));
     for (const id of pool) {
       expect(dirs).not.toContain(id);
