@@ -14,6 +14,7 @@ import {
   SOCKET_DIR_ENV,
   startedByTerraform,
 } from "./plugin/handshake";
+import { watchParent } from "./plugin/parent-watch";
 import { servePlugin } from "./plugin/server";
 import { lazyProviderService } from "./provider/lazy-service";
 import { ProviderRuntime } from "./provider/runtime";
@@ -59,6 +60,9 @@ async function main(afterHandshake: () => void): Promise<void> {
   }
   // Terraform handles Ctrl-C and tells the provider through StopProvider.
   process.on("SIGINT", () => undefined);
+  // Once Terraform is gone (killed), nobody reads stderr: a log line's EPIPE must not end the
+  // provider before it has stopped what was in flight (watchParent below).
+  process.stderr.on("error", () => undefined);
   const runtime = new ProviderRuntime(process.cwd(), log);
   // The schema the build wrote beside this script; without it (the compiled
   // sources run before the build's last step), the same schema from the descriptors.
@@ -72,6 +76,15 @@ async function main(afterHandshake: () => void): Promise<void> {
   process.stdout.write(`${server.handshake}\n`);
   releaseStdout();
   afterHandshake();
+  // Terraform killed (SIGKILL) or crashed sends no Shutdown: stop what is in flight, as
+  // StopProvider does (a setup command is killed, a sandbox made for it deleted), then exit.
+  watchParent((parentPid) => {
+    log(
+      `sandboxiac provider: Terraform (pid ${parentPid}) went away without shutting the provider down: stopping what was in flight and exiting`,
+    );
+    runtime.stopAll("Terraform went away (killed or crashed)");
+    void server.close();
+  });
   await server.closed;
   process.exit(0);
 }

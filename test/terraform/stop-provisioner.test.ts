@@ -3,9 +3,11 @@
  * to terraform's process group (Ctrl-C in a terminal) in the middle of its
  * file upload kills the sandbox it created, and in the middle of a setup
  * command kills that command in the sandbox it works in. Either way nothing
- * is recorded, and the next plan shows the Provisioner still to create.
+ * is recorded, and the next plan shows the Provisioner still to create. A
+ * terraform killed outright (SIGKILL) leaves no provider behind: it stops the
+ * command and exits by itself.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import { resolveConfig } from "../../src/config";
@@ -38,6 +40,34 @@ resource "sandboxiac_provisioner" "p" {
 }
 `;
 
+/** The pids whose parent is `parent` (from /proc: the providers a terraform started). */
+function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // After the command name in parentheses: state, then the parent pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (ppid === parent) children.push(Number(name));
+  }
+  return children;
+}
+
+/** Whether process `pid` still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface Listed {
   sandboxID: string;
   metadata?: Record<string, string>;
@@ -60,6 +90,18 @@ describeWithTerraform(`Ctrl-C stops a Provisioner's work (${version ?? "no terra
       accessToken: (detail.body as { envdAccessToken?: string }).envdAccessToken,
       config: resolveConfig({ apiUrl: tf.svc.apiUrl, apiKey: tf.svc.apiKey, env: {} }),
     });
+  }
+
+  /**
+   * How many processes of the user's sandbox have `sleep 300` as their command
+   * line (the command itself, or the process its shell started), read from
+   * /proc as a user in the sandbox would.
+   */
+  async function sleepers(): Promise<number> {
+    const listed = await mine.client.run(
+      `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done 2>/dev/null | grep -c '^sleep 300 ' || true`,
+    );
+    return Number(listed.stdout.trim());
   }
 
   async function expectPlannedCreate(): Promise<void> {
@@ -112,16 +154,6 @@ describeWithTerraform(`Ctrl-C stops a Provisioner's work (${version ?? "no terra
     expect(created.status).toBe(201);
     const sandboxID = (created.body as { sandboxID: string }).sandboxID;
     mine = { sandboxID, client: await clientOf(sandboxID) };
-    // Every process of the sandbox whose command line is `sleep 300` (the command itself, or
-    // the process its shell started), read from /proc as a user in the sandbox would.
-    const sleepers = async () =>
-      Number(
-        (
-          await mine.client.run(
-            `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done 2>/dev/null | grep -c '^sleep 300 ' || true`,
-          )
-        ).stdout.trim(),
-      );
     ws.write(sleeping(sandboxID));
     const apply = ws.start("apply", "-auto-approve", "-input=false");
     // WHEN Ctrl-C arrives while `sleep 300` runs in it
@@ -133,6 +165,22 @@ describeWithTerraform(`Ctrl-C stops a Provisioner's work (${version ?? "no terra
     expect(run.output).toContain("Interrupt received");
     expect(await sleepers()).toBe(0);
     expect((await sandboxes()).map((s) => s.sandboxID)).toContain(sandboxID);
+    await expectPlannedCreate();
+  });
+
+  phase("stops the command and exits by itself when terraform is killed (SIGKILL)", async () => {
+    // GIVEN the Provisioner's `sleep 300` running in the user's sandbox again
+    const apply = ws.start("apply", "-auto-approve", "-input=false");
+    await eventually(async () => (await sleepers()) > 0, { timeoutMs: 120_000 });
+    const providers = childrenOf(apply.pid);
+    expect(providers.length).toBeGreaterThan(0);
+    // WHEN terraform itself is killed outright: no Ctrl-C, no StopProvider, no Shutdown
+    apply.kill();
+    expect((await apply.done).code).toBeNull();
+    // THEN its provider stops the command and exits on its own; the user's sandbox still runs
+    await eventually(() => providers.every((pid) => !alive(pid)), { timeoutMs: 60_000 });
+    expect(await sleepers()).toBe(0);
+    expect((await sandboxes()).map((s) => s.sandboxID)).toContain(mine.sandboxID);
     await expectPlannedCreate();
   });
 

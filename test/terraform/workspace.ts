@@ -64,9 +64,15 @@ export class Workspace {
   /**
    * Starts `terraform <args> -no-color` in its own process group, as a shell
    * runs a foreground job: `interrupt()` sends SIGINT to the group, as Ctrl-C
-   * in a terminal does; `done` resolves when terraform has exited.
+   * in a terminal does; `kill()` sends SIGKILL to terraform alone, as an OOM
+   * killer or a CI runner's timeout does; `done` resolves when terraform has exited.
    */
-  start(...args: string[]): { interrupt(): void; done: Promise<TfRun> } {
+  start(...args: string[]): {
+    pid: number;
+    interrupt(): void;
+    kill(): void;
+    done: Promise<TfRun>;
+  } {
     const child = spawn("terraform", [...args, "-no-color"], {
       cwd: this.dir,
       detached: true,
@@ -78,7 +84,12 @@ export class Workspace {
         TF_CLI_CONFIG_FILE: "/dev/null",
       },
     });
-    return { interrupt: () => process.kill(-child.pid!, "SIGINT"), done: this.collect(child) };
+    return {
+      pid: child.pid!,
+      interrupt: () => process.kill(-child.pid!, "SIGINT"),
+      kill: () => process.kill(child.pid!, "SIGKILL"),
+      done: this.collect(child),
+    };
   }
 
   private async collect(child: ChildProcessWithoutNullStreams): Promise<TfRun> {

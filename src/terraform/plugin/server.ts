@@ -19,6 +19,13 @@ import { GRPCStdio } from "../../gen/terraform/grpc_stdio_pb";
 import { Provider } from "../../gen/terraform/tfplugin6_pb";
 import { createPluginCertificate } from "./certificate";
 import { handshakeLine } from "./handshake";
+import { InFlight, trackedProvider } from "./in-flight";
+
+/**
+ * How long a closing server waits for the provider calls still running (a
+ * stopped call killing what it started) before it reports itself closed.
+ */
+const IN_FLIGHT_GRACE_MS = 30_000;
 
 /** Options of {@link servePlugin}. */
 export interface ServePluginOptions {
@@ -41,7 +48,10 @@ export interface PluginServer {
   readonly socketPath: string;
   /** Settles when the server has stopped (after `GRPCController.Shutdown` or {@link close}). */
   readonly closed: Promise<void>;
-  /** Stops accepting calls, ends open streams and removes the socket. */
+  /**
+   * Stops accepting calls, ends open streams, lets the provider calls still
+   * running end (at most 30 s) and removes the socket.
+   */
   close(): Promise<void>;
 }
 
@@ -54,8 +64,10 @@ export async function servePlugin(options: ServePluginOptions): Promise<PluginSe
   fs.rmSync(socketPath, { force: true });
 
   const stopping = new AbortController();
+  const inFlight = new InFlight();
+  const provider = trackedProvider(options.provider, inFlight);
   const routes = (router: ConnectRouter): void => {
-    router.service(Provider, options.provider);
+    router.service(Provider, provider);
     router.service(GRPCController, {
       shutdown() {
         // Answer first, then stop: Terraform waits for the reply.
@@ -110,11 +122,13 @@ export async function servePlugin(options: ServePluginOptions): Promise<PluginSe
       setTimeout(() => {
         for (const session of sessions) session.destroy();
       }, 2000).unref();
-    }).then(() => {
-      fs.rmSync(socketPath, { force: true });
-      if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
-      resolveClosed();
-    });
+    })
+      .then(() => inFlight.settled(IN_FLIGHT_GRACE_MS))
+      .then(() => {
+        fs.rmSync(socketPath, { force: true });
+        if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+        resolveClosed();
+      });
     return closing;
   };
 

@@ -36,10 +36,13 @@ export class ProviderRuntime {
     this.config = config;
   }
 
-  /** Aborts everything in flight (`StopProvider`); later calls get a fresh signal. */
-  stopAll(): void {
+  /**
+   * Aborts everything in flight (`StopProvider`, or Terraform gone); later
+   * calls get a fresh signal. `why` ends the operations' error message.
+   */
+  stopAll(why = "Terraform asked the provider to stop"): void {
     this.stop.abort(
-      new SandboxIacError("canceled", "Terraform asked the provider to stop", {
+      new SandboxIacError("canceled", why, {
         operation: "terraform.stop",
       }),
     );
