@@ -14,8 +14,12 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-/** The most of a body's rest read and discarded after an early answer; past it the connection closes. */
-const DRAIN_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The most of a body's rest read and discarded after an early answer; past it
+ * the connection closes, and a client still writing may see a reset instead
+ * of the answer.
+ */
+export const DRAIN_MAX_BYTES = 4 * 1024 * 1024;
 /** How long the rest may take (a streaming request's body may never end); past it the connection closes. */
 const DRAIN_MAX_MS = 5_000;
 

@@ -7,6 +7,7 @@ import * as tar from "tar";
 import { SandboxIacError } from "../../errors";
 import type { RuntimeSandbox } from "../runtime/types";
 import { createTestRuntime, sandboxSpec, type TestRuntime } from "../../../test/support/runtime";
+import { DRAIN_MAX_BYTES } from "../../wire/early-answer";
 import { agentClient } from "./agent-client";
 
 jest.setTimeout(120_000);
@@ -92,10 +93,12 @@ describe("agentClient()", () => {
         await fs.writeFile(path.join(src, "hello.txt"), "from the archive\n");
         const archive = () =>
           tar.c({ cwd: src, portable: true }, ["hello.txt"]) as unknown as Readable;
-        // 8 MiB of zeros the agent refuses long before it has read them.
+        // Zeros the agent refuses at their first bytes, as much as it still drains after its
+        // answer: past DRAIN_MAX_BYTES it closes, and a client still writing may see a reset
+        // instead of the answer (an 8 MiB body failed so in 1 clean clone of 5, busy machine).
         const big = Readable.from(
           (function* () {
-            for (let i = 0; i < 128; i++) yield Buffer.alloc(64 * 1024);
+            for (let i = 0; i < DRAIN_MAX_BYTES / (64 * 1024); i++) yield Buffer.alloc(64 * 1024);
           })(),
         );
         const stranger = agentClient(rt, { accessToken: "not-the-token-0123456789" });
