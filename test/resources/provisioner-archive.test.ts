@@ -211,6 +211,51 @@ describe("Provisioner archive path", () => {
     expect((await sandbox.run("ls -A /home/user")).stdout).toBe("nt\n");
   });
 
+  it("feeds tar through a 1 MiB stdin pipe, not the default 64 KiB one", async () => {
+    // GIVEN a sandbox whose tar first notes the size of its stdin pipe (F_GETPIPE_SZ, 1032)
+    const root = manyFiles("pipe-size");
+    const sandbox = await ownSandbox();
+    await sandbox.run(
+      `real="$(command -v tar)" && printf '%s\\n' '#!/bin/sh' ` +
+        `"perl -e 'print fcntl(STDIN, 1032, 0)' > /tmp/tar-stdin-bytes" ` +
+        `"exec $real \\"\\$@\\"" > /usr/local/bin/tar && chmod 755 /usr/local/bin/tar`,
+      { user: "root" },
+    );
+    expect((await sandbox.run("command -v tar")).stdout).toBe("/usr/local/bin/tar\n");
+
+    // WHEN provisioned
+    const { ctx } = context();
+    await provisionerLifecycle.create(
+      { sandboxID: sandbox.sandboxID, files: [{ source: root, destination: "/home/user/p" }] },
+      ctx,
+    );
+
+    // THEN tar read a 1 MiB pipe, and the files arrived
+    expect((await sandbox.run("cat /tmp/tar-stdin-bytes")).stdout).toBe(String(1 << 20));
+    const manifest = await buildManifest([{ source: root, destination: "/home/user/p" }], fx.work);
+    await expectFilesIn(sandbox, "/home/user/p", manifest.files);
+  });
+
+  it("extracts with tar alone in a sandbox without perl", async () => {
+    // GIVEN a sandbox whose perl is gone (the pipe then keeps its size)
+    const root = manyFiles("without-perl");
+    const sandbox = await ownSandbox();
+    await sandbox.run('mv "$(command -v perl)" /usr/bin/perl.hidden', { user: "root" });
+
+    // WHEN provisioned
+    const { ctx, lines } = context();
+    await provisionerLifecycle.create(
+      { sandboxID: sandbox.sandboxID, files: [{ source: root, destination: "/home/user/np" }] },
+      ctx,
+    );
+
+    // THEN the archive took the files, every one with its content and mode
+    expect(lines.some((l) => /files in one archive/.test(l))).toBe(true);
+    expect(lines.some((l) => l.startsWith("tar is not available in sandbox"))).toBe(false);
+    const manifest = await buildManifest([{ source: root, destination: "/home/user/np" }], fx.work);
+    await expectFilesIn(sandbox, "/home/user/np", manifest.files);
+  });
+
   it("fails with tar's complaint when the sandbox cannot take the files", async () => {
     // GIVEN files above the threshold (no empty directory, so no mkdir runs
     // first) and a destination under a regular file

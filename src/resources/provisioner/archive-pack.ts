@@ -77,7 +77,8 @@ function changedWhileSent(entry: ManifestEntry, read: number): SandboxIacError {
 /**
  * Reads `entry`'s content into `out` at `at`: exactly `entry.size` bytes,
  * checked by asking for one more (one read for a small file; a loop only
- * when the kernel returns less). `out` has room for `entry.size + 1` bytes.
+ * when the kernel returns less than the listed size). `out` has room for
+ * `entry.size + 1` bytes.
  */
 function readInto(entry: ManifestEntry, out: Buffer, at: number): void {
   let fd: number;
@@ -91,9 +92,11 @@ function readInto(entry: ManifestEntry, out: Buffer, at: number): void {
     let got = 0;
     for (;;) {
       const n = readSync(fd, out, at + got, want - got, null);
-      if (n === 0) break;
       got += n;
-      if (got === want) break;
+      // A read of a regular file that returns less than asked stopped at its
+      // end: at exactly the listed size there is nothing more to ask (asking
+      // again for the end of file cost a syscall per file, 10,000 per tree).
+      if (n === 0 || got === want || got === entry.size) break;
     }
     if (got !== entry.size) throw changedWhileSent(entry, got);
   } catch (err) {
