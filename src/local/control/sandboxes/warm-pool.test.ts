@@ -137,6 +137,8 @@ describe("the warm pool", () => {
         stdout: `${rec.sandboxID} ${rec.sandboxID} ${rec.sandboxID} ${mine} base\n`,
         stderr: "",
       });
+      // The creation sample is taken after the answer; readers wait for it, as the metrics routes do.
+      await m!.metrics.settled([rec.sandboxID]);
       expect(m!.metrics.latest(rec.sandboxID)).toBeDefined();
     }
     const other = m!.tokenOf(a)!;
