@@ -103,6 +103,8 @@ describe("agentClient()", () => {
         );
         const stranger = agentClient(rt, { accessToken: "not-the-token-0123456789" });
         expect(await codeOf(stranger.extract("/tmp/unpacked", big))).toBe("unauthenticated");
+        // Refused: the rest of the body is read no further.
+        expect(big.destroyed).toBe(true);
         const agent = agentClient(rt, { accessToken: TOKEN });
         await agent.extract("/tmp/unpacked", archive());
         const res = await (await agent.start("cat /tmp/unpacked/hello.txt")).wait();

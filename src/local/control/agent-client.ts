@@ -123,7 +123,11 @@ async function withDeadline<T>(
 ): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let settled = false;
+  // Progress reported after the call settled (a body's last chunks) arms nothing: a timer
+  // armed then outlived the call by `ms` and held the process open.
   const progress = () => {
+    if (settled) return;
     clearTimeout(timer);
     timer = setTimeout(() => controller.abort(), ms);
   };
@@ -138,6 +142,7 @@ async function withDeadline<T>(
       { operation: what.operation, resourceId: what.sandboxID, cause: err },
     );
   } finally {
+    settled = true;
     clearTimeout(timer);
   }
 }

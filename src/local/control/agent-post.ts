@@ -43,7 +43,8 @@ export interface AgentPost {
  * Sends the POST and resolves once a 2xx answer has been read; rejects with
  * the client's mapped error otherwise (a refusal by its status, an
  * unreachable agent `unavailable`, an abort `canceled`; the caller turns its
- * own deadline's abort into its `timeout`).
+ * own deadline's abort into its `timeout`). A stream body is destroyed when
+ * the exchange fails before its end: nothing more of it is read or sent.
  */
 export function postToAgent(input: AgentPost): Promise<void> {
   const { signal } = input;
@@ -52,11 +53,16 @@ export function postToAgent(input: AgentPost): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
     let answered = false;
+    // A body still flowing once the exchange failed (a refusal mid-upload) is read no further.
+    const dropBody = (): void => {
+      if (typeof input.body !== "string" && !input.body.readableEnded) input.body.destroy();
+    };
     const fail = (err: unknown): void => {
       if (settled) return;
       settled = true;
       reject(fromFetchFailure(err, input.scope));
       req.destroy();
+      dropBody();
     };
     // Once the answer has come, a failure to send the rest of the body (the
     // agent refused it and closed after draining a bounded part, EPIPE) is
@@ -90,6 +96,7 @@ export function postToAgent(input: AgentPost): Promise<void> {
         // the connection is out of step, so it is not reused.
         if (!req.writableFinished) req.destroy();
         if (ok) return resolve();
+        dropBody();
         const text = Buffer.concat(chunks).toString("utf8").slice(0, ERROR_BODY_LIMIT);
         reject(fromHttpStatus(res.statusCode ?? 0, text, input.scope));
       });
