@@ -11,6 +11,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { pidAlive } from "../../src/local/runtime/pid-alive";
 import { eventually } from "../support/eventually";
 
 /** The stand-in's address and the host's address on its link. */
@@ -88,18 +89,9 @@ function tryLock(): boolean {
   const made = fs.statSync(LOCK_DIR, { throwIfNoEntry: false })?.mtimeMs;
   if (made === undefined) return false;
   // A lock just made has no pid yet: give its maker a moment before calling it dead.
-  const dead = owner > 0 ? !alive(owner) : Date.now() - made > 10_000;
+  const dead = owner > 0 ? !pidAlive(owner) : Date.now() - made > 10_000;
   if (dead) fs.rmSync(LOCK_DIR, { recursive: true, force: true });
   return false;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

@@ -7,13 +7,14 @@
  * terraform killed outright (SIGKILL) leaves no provider behind: it stops the
  * command and exits by itself.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { createSandboxClient, type SandboxClient } from "../../src/client/sandbox";
 import { resolveConfig } from "../../src/config";
 import { REQUIRED_PROVIDERS, terraformFixture, terraformSuite } from "./support";
 import { phases } from "../support/phases";
 import { eventually } from "../support/eventually";
+import { childrenOf, running } from "../support/procs";
 
 const { version, describe: describeWithTerraform } = terraformSuite(
   "the Terraform Provisioner stop tests are",
@@ -39,34 +40,6 @@ resource "sandboxiac_provisioner" "p" {
   commands   = [{ run = "sleep 300" }]
 }
 `;
-
-/** The pids whose parent is `parent` (from /proc: the providers a terraform started). */
-function childrenOf(parent: number): number[] {
-  const children: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // After the command name in parentheses: state, then the parent pid.
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (ppid === parent) children.push(Number(name));
-  }
-  return children;
-}
-
-/** Whether process `pid` still exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface Listed {
   sandboxID: string;
@@ -178,7 +151,7 @@ describeWithTerraform(`Ctrl-C stops a Provisioner's work (${version ?? "no terra
     apply.kill();
     expect((await apply.done).code).toBeNull();
     // THEN its provider stops the command and exits on its own; the user's sandbox still runs
-    await eventually(() => providers.every((pid) => !alive(pid)), { timeoutMs: 60_000 });
+    await eventually(() => providers.every((pid) => !running(pid)), { timeoutMs: 60_000 });
     expect(await sleepers()).toBe(0);
     expect((await sandboxes()).map((s) => s.sandboxID)).toContain(mine.sandboxID);
     await expectPlannedCreate();

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { eventually } from "../../../test/support/eventually";
+import { running } from "../../../test/support/procs";
 import { execHost } from "./exec";
 import { hostSpawnerPid, spawnHost, type HostChild } from "./host-spawner";
 
@@ -42,16 +43,6 @@ function status(pid: number, name: string): string[] {
     .trim()
     .split(/\s+/)
     .filter(Boolean);
-}
-
-/** True while `pid` runs (not gone, not a zombie waiting to be reaped). */
-function running(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 /** The mount points process `pid` sees. */

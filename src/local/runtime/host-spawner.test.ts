@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { eventually } from "../../../test/support/eventually";
+import { running, statOf } from "../../../test/support/procs";
 import { execHost } from "./exec";
 import type { HostLaunch } from "./host-launch";
 import { hostSpawnerPid, spawnHost, type HostChild } from "./host-spawner";
@@ -15,24 +16,6 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "host-spawner-"));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-/** State and parent pid of `pid`, from /proc/<pid>/stat; undefined once it is gone. */
-function statOf(pid: number): { state: string; ppid: number } | undefined {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, { encoding: "utf8", flag: "r" });
-  } catch {
-    return undefined;
-  }
-  const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { state, ppid: Number(ppid) };
-}
-
-/** True while `pid` runs (not gone, not a zombie waiting for its new parent to reap it). */
-function running(pid: number): boolean {
-  const s = statOf(pid);
-  return s !== undefined && s.state !== "Z";
-}
 
 describe("host commands through the host spawner", () => {
   it("feeds stdin, returns stdout and runs the command as a child of the spawner, not of the service", async () => {

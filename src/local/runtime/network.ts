@@ -25,6 +25,7 @@ import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import { invalidArgument } from "../../errors";
 import { execHost } from "./exec";
+import { pidAlive } from "./pid-alive";
 import { NFT_TABLE_PREFIX, SANDBOX_SUBNET, VETH_PREFIX } from "./constants";
 import type { Slot } from "./slots";
 import { createEgressEdge, type EgressEdge, type EgressEdgeOptions } from "../edge/edge";
@@ -165,7 +166,7 @@ export async function removeTablesOfDeadServices(alsoPid?: number): Promise<stri
   const removed: string[] = [];
   for (const m of listing.matchAll(pattern)) {
     const pid = Number(m[2]);
-    if (pid !== alsoPid && processAlive(pid)) continue;
+    if (pid !== alsoPid && pidAlive(pid)) continue;
     // Another service starting at the same time may remove the same dead table first.
     await run("nft", ["delete", "table", "inet", m[1]]).catch(async (err: unknown) => {
       const tables = await run("nft", ["list", "tables"]);
@@ -179,15 +180,6 @@ export async function removeTablesOfDeadServices(alsoPid?: number): Promise<stri
 /** Removes the runtime's table. */
 export async function tearDownHostNetwork(t: string): Promise<void> {
   await run("nft", ["delete", "table", "inet", t]).catch(() => undefined);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function egressChain(slot: Slot): string {

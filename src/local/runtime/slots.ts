@@ -10,6 +10,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
+import { pidAlive } from "./pid-alive";
 import { MAX_SLOTS, SANDBOX_ID_BASE, SANDBOX_ID_RANGE, SLOTS_DIR, VETH_PREFIX } from "./constants";
 
 /** One claimed slot and what it gives its sandbox. */
@@ -36,15 +37,6 @@ function slotAt(index: number): Slot {
     hostAddress: `${prefix}${(net & 255) + 1}`,
     sandboxAddress: `${prefix}${(net & 255) + 2}`,
   };
-}
-
-function ownerPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function ownerOf(dir: string): Promise<number | undefined> {
@@ -75,7 +67,7 @@ export async function claimSlot(sandboxID: string): Promise<Slot> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = await ownerOf(dir);
-      if (owner === undefined || ownerPidAlive(owner)) continue;
+      if (owner === undefined || pidAlive(owner)) continue;
       // A dead service's claim: take it over atomically (rename wins once).
       const grave = `${dir}.stale-${process.pid}-${Date.now()}`;
       if (
@@ -121,7 +113,7 @@ export async function reclaimDeadSlots(): Promise<Slot[]> {
       continue;
     }
     const owner = await ownerOf(dir);
-    if (owner === undefined || ownerPidAlive(owner)) continue;
+    if (owner === undefined || pidAlive(owner)) continue;
     await fs.rm(dir, { recursive: true, force: true });
     dead.push(slotAt(Number(name)));
   }
