@@ -14,6 +14,7 @@ import {
   readCgroupFile,
   readPids,
   rmdirCgroup,
+  setCpuIdle,
   sleep,
   writeCgroupFile,
 } from "./cgroup-files";
@@ -56,6 +57,9 @@ export function createCgroupV1Driver(
       await applyLimits(dirs, limits);
       return new CgroupV1(dirs);
     },
+    setIdle(name: string, idle: boolean): void {
+      setCpuIdle(path.join(groupDirs.cpu, name), idle);
+    },
     async removeStale(prefix: string): Promise<void> {
       // Every controller is listed: a service killed inside create() leaves the
       // cgroup in the controllers made so far (freezer, made last, among the missing).
@@ -83,6 +87,8 @@ async function applyLimits(dirs: Record<Controller, string>, limits: CgroupLimit
     path.join(dirs.cpu, "cpu.cfs_quota_us"),
     String(Math.round(limits.cpuCount * CPU_PERIOD_US)),
   );
+  // Asked and written in one synchronous step: a setIdle() call cannot come in between.
+  if (limits.idle) setCpuIdle(dirs.cpu, limits.idle());
 }
 
 /** Sets the memory and memory-plus-swap limits of the memory cgroup `mem` to `bytes`. */

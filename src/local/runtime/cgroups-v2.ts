@@ -14,6 +14,7 @@ import {
   readCgroupFile,
   readPids,
   rmdirCgroup,
+  setCpuIdle,
   sleep,
   writeCgroupFile,
 } from "./cgroup-files";
@@ -59,7 +60,12 @@ export function createCgroupV2Driver(groupDir: string, group: GroupLimits): Cgro
         path.join(dir, "cpu.max"),
         `${Math.round(limits.cpuCount * CPU_PERIOD_US)} ${CPU_PERIOD_US}`,
       );
+      // Asked and written in one synchronous step: a setIdle() call cannot come in between.
+      if (limits.idle) setCpuIdle(dir, limits.idle());
       return new CgroupV2(dir);
+    },
+    setIdle(name: string, idle: boolean): void {
+      setCpuIdle(path.join(groupDir, name), idle);
     },
     async removeStale(prefix: string): Promise<void> {
       const names = await fs.readdir(groupDir).catch(() => [] as string[]);

@@ -14,6 +14,13 @@ export interface CgroupLimits {
   memoryBytes: number;
   /** Process and thread limit. */
   pidsMax: number;
+  /**
+   * Whether the cgroup is made idle ({@link CgroupDriver.setIdle}). Asked when
+   * its CPU settings are written, not before, so a switch made while the
+   * cgroup was being made is not lost.
+   * @default never idle
+   */
+  idle?: (() => boolean) | undefined;
 }
 
 /** Limits of the cgroup grouping every sandbox, so that all of them together leave the host headroom. */
@@ -58,4 +65,9 @@ export interface CgroupDriver {
   create(name: string, limits: CgroupLimits): Promise<SandboxCgroup>;
   /** Kills and removes every cgroup whose name starts with `prefix` (left over by a crashed service). */
   removeStale(prefix: string): Promise<void>;
+  /**
+   * Makes the cgroup `name` idle or not (`cpu.idle`, see `setCpuIdle` in
+   * cgroup-files.ts): synchronous, and a no-op for a cgroup not made yet.
+   */
+  setIdle(name: string, idle: boolean): void;
 }

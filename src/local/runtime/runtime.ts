@@ -148,6 +148,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
 
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
+  // Ids in the background (setBackground): asked again when a start makes its cgroup.
+  const background = new Set<string>();
   // Sources of deleted volumes (each volume's path is unique): few, and checked by every start.
   const detachedSources = new Set<string>();
 
@@ -171,6 +173,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     return n;
   }
   let closed = false;
+
+  function setBackground(sandboxIDs: Iterable<string>, on: boolean): void {
+    for (const id of sandboxIDs) {
+      if (on) background.add(id);
+      else background.delete(id);
+      // A cgroup not made yet is left alone: its start asks inBackground() when it makes it.
+      cgroups.setIdle(`${cgroupPrefix}${id}`, on);
+    }
+  }
 
   async function start(spec: SandboxSpec): Promise<RuntimeSandbox> {
     const op = "runtime.start";
@@ -199,6 +210,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         dataDir,
         cgroups,
         cgroupName: `${cgroupPrefix}${spec.sandboxID}`,
+        inBackground: () => background.has(spec.sandboxID),
         nodeBinary,
         agentBundleDir,
         agentLibs,
@@ -271,6 +283,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     nftTable,
     maxSandboxes,
     sandboxesMemoryBytes: host.sandboxesMemoryBytes,
+    setBackground,
     start,
     isolation,
     captureLayer: async (sandboxID: string, opts?: CaptureOptions) => {

@@ -38,6 +38,8 @@ export interface LaunchContext {
   cgroups: CgroupDriver;
   /** Name of the sandbox's cgroup (unique per data dir). */
   cgroupName: string;
+  /** Whether the sandbox is in the background now (`SandboxRuntime.setBackground`). */
+  inBackground: () => boolean;
   nodeBinary: string;
   agentBundleDir: string;
   /** The agent's own libraries, for sandboxes from container images. */
@@ -131,6 +133,7 @@ export async function launchSandbox(
         cpuCount: spec.cpuCount,
         memoryBytes: spec.memoryMB * MIB,
         pidsMax: SANDBOX_PIDS_MAX,
+        idle: ctx.inBackground,
       }),
     ]);
     (spec.binds ?? []).forEach((b, i) => {

@@ -183,6 +183,16 @@ export interface SandboxRuntime {
   readonly maxSandboxes: number;
   /** Memory limit of the cgroup every sandbox sits in (the host's memory minus its headroom), in bytes. */
   readonly sandboxesMemoryBytes: number;
+  /**
+   * Moves sandboxes to the background, or back: a sandbox in the background
+   * gets the CPU only when no sandbox in the foreground wants it (its
+   * cgroup's `cpu.idle`). It applies at once to running sandboxes and to
+   * starts under way, and to a start that comes later under one of the ids;
+   * ids are in the foreground until named here. Synchronous, a small write
+   * per running sandbox. The warm pool keeps its members in the background
+   * while a claimed sandbox's create and first command run.
+   */
+  setBackground(sandboxIDs: Iterable<string>, background: boolean): void;
   /** Stops every sandbox this runtime started. */
   close(): Promise<void>;
 }

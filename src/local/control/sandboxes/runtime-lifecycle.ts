@@ -18,16 +18,18 @@ export type SandboxLifecycle = Pick<SandboxRuntime, "start" | "destroy">;
 
 /**
  * `runtime`'s start and destroy (and the memory every sandbox shares, which
- * sizes the warm pool's share), where a destroy that succeeded also forgets
+ * sizes the warm pool's share, and `setBackground`, which moves its members
+ * out of a claimed sandbox's way), where a destroy that succeeded also forgets
  * the sandbox's tokens under `tokenSecret`. A failed destroy keeps them: its
  * sandbox may still run, and its token must never reach a log in clear.
  */
 export function forgettingTokens(
   runtime: SandboxRuntime,
   tokenSecret: string,
-): SandboxLifecycle & Pick<SandboxRuntime, "sandboxesMemoryBytes"> {
+): SandboxLifecycle & Pick<SandboxRuntime, "sandboxesMemoryBytes" | "setBackground"> {
   return {
     sandboxesMemoryBytes: runtime.sandboxesMemoryBytes,
+    setBackground: (ids, on) => runtime.setBackground(ids, on),
     start: (spec) => runtime.start(spec),
     async destroy(sandboxID) {
       await runtime.destroy(sandboxID);

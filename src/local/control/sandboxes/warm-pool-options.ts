@@ -13,8 +13,13 @@ export type WarmSpec = Omit<SandboxSpec, "sandboxID">;
 
 /** Options of {@link WarmPool}. */
 export interface WarmPoolOptions {
-  /** Starts and destroys the members; its `sandboxesMemoryBytes` sizes the pool's memory share. */
-  runtime: SandboxLifecycle & Partial<Pick<SandboxRuntime, "sandboxesMemoryBytes">>;
+  /**
+   * Starts and destroys the members; its `sandboxesMemoryBytes` sizes the
+   * pool's memory share, and its `setBackground` moves members out of a
+   * claimed sandbox's way (member-priority.ts).
+   */
+  runtime: SandboxLifecycle &
+    Partial<Pick<SandboxRuntime, "sandboxesMemoryBytes" | "setBackground">>;
   /** Generates the id of a new member (the id its sandbox will have). */
   newId: () => string;
   log: (line: string) => void;

@@ -34,7 +34,9 @@
  * than beginning a cold start of its own: either is nearer than a new start.
  * The refill after a claim that handed a member over starts once a claimed
  * sandbox's first exchange through the proxy ended (its create's first
- * command, usually), or `refillDelayMs` after the claim when none came.
+ * command, usually), or `refillDelayMs` after the claim when none came;
+ * until then the members already starting or ready step aside for it
+ * (member-priority.ts).
  *
  * Bounds: at most `maxSize` members per key, at most `maxKeys` keys (the least
  * recently used key is dropped), `maxConcurrency` starts at a time, and the
@@ -47,6 +49,7 @@
  * @module
  */
 import type { RuntimeSandbox } from "../../runtime/types";
+import { MemberPriority } from "./member-priority";
 import { RefillRate } from "./refill-rate";
 import {
   resolveWarmPoolOptions,
@@ -108,10 +111,13 @@ export class WarmPool {
   private shrinkTimer: NodeJS.Timeout | undefined;
   /** The refill after a claim, while it waits ({@link refillAfterClaim}). */
   private refillTimer: NodeJS.Timeout | undefined;
+  /** Members step aside from a claim until its first exchange (member-priority.ts). */
+  private readonly priority: MemberPriority;
   private closed = false;
 
   constructor(private readonly opts: WarmPoolOptions) {
     this.limits = resolveWarmPoolOptions(opts);
+    this.priority = new MemberPriority(opts.runtime.setBackground?.bind(opts.runtime));
     this.rate = new RefillRate(this.limits);
   }
 
@@ -149,6 +155,7 @@ export class WarmPool {
     const warming = slot.warming.find((member) => !member.claimed && !member.dead);
     if (warming) {
       warming.claimed = true;
+      this.priority.release(warming.processes.sandboxID);
       this.refillAfterClaim();
       this.opts.log(
         `warm pool: claimed ${warming.processes.sandboxID} warming up (${alive(slot)} ready, ${slot.starting} starting, target ${slot.target})`,
@@ -204,8 +211,10 @@ export class WarmPool {
   private refillAfterClaim(): void {
     if (this.limits.refillDelayMs === 0) return this.refill();
     if (this.refillTimer || this.closed) return;
+    this.priority.stepAside();
     this.refillTimer = setTimeout(() => {
       this.refillTimer = undefined;
+      this.priority.resume();
       this.refill();
     }, this.limits.refillDelayMs);
   }
@@ -219,6 +228,7 @@ export class WarmPool {
     if (!this.refillTimer) return;
     clearTimeout(this.refillTimer);
     this.refillTimer = undefined;
+    this.priority.resume();
     this.refill();
   }
 
@@ -232,7 +242,10 @@ export class WarmPool {
     this.rate.noteClaim();
     let member: Member | undefined;
     while ((member = slot.ready.shift()) && member.dead);
-    if (member) member.claimed = true;
+    if (member) {
+      member.claimed = true;
+      this.priority.release(member.processes.sandboxID);
+    }
     // A miss on a key already kept warm means creates outran its refill; a
     // first create of a template is no such sign.
     if (!member && known && slot.target < this.limits.maxSize) {
@@ -287,6 +300,7 @@ export class WarmPool {
     this.closed = true;
     if (this.shrinkTimer) clearTimeout(this.shrinkTimer);
     if (this.refillTimer) clearTimeout(this.refillTimer);
+    this.priority.resume();
     for (const slot of this.slots.values()) releaseWaiters(slot);
     await Promise.all([...this.starts]);
     await Promise.all([...this.discarding]);
@@ -360,6 +374,7 @@ export class WarmPool {
 
   private async startOne(slot: Slot): Promise<void> {
     const id = this.opts.newId();
+    this.priority.add(id);
     const t0 = this.limits.now();
     let processes: RuntimeSandbox;
     try {
@@ -378,6 +393,7 @@ export class WarmPool {
       const idx = slot.ready.indexOf(member);
       if (idx >= 0) {
         slot.ready.splice(idx, 1);
+        this.priority.release(processes.sandboxID);
         void this.opts.runtime.destroy(processes.sandboxID).catch(() => undefined);
       }
     });
@@ -415,6 +431,7 @@ export class WarmPool {
     const waiter = slot.waiters.shift();
     if (waiter) {
       member.claimed = true;
+      this.priority.release(id);
       waiter(member);
     } else slot.ready.push(member);
   }
@@ -426,6 +443,7 @@ export class WarmPool {
     processes: RuntimeSandbox | undefined,
     err: unknown,
   ): Promise<void> {
+    this.priority.release(id);
     await processes?.stop().catch(() => undefined);
     slot.failed = true;
     this.opts.log(
@@ -465,6 +483,7 @@ export class WarmPool {
 
   private async discard(member: Member): Promise<void> {
     member.dead = true;
+    this.priority.release(member.processes.sandboxID);
     try {
       await member.processes.stop();
       await this.opts.runtime.destroy(member.processes.sandboxID);
