@@ -2,6 +2,7 @@
  * The typed sandbox client against the REAL local service: the Process RPCs
  * (run, stream, stdin, list, connect, signals, timeouts) and terminals.
  */
+import { createHash, randomBytes } from "node:crypto";
 import type { ProcessEvent, SandboxClient } from "../../src/client/sandbox";
 import { commandResultOf } from "../../src/client/sandbox/errors";
 import { collect, failureOf, useSandboxClientFixture } from "./sandbox-client.support";
@@ -76,6 +77,32 @@ describe("processes", () => {
     await client.closeStdin({ tag: "streamed-cat" });
     const res = await handle.wait();
     expect(res.stdout).toBe(Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join(""));
+  });
+
+  it("streams megabytes of binary stdin intact, in messages of several sizes", async () => {
+    const handle = await client.start("sha256sum", { stdin: true });
+    const sizes = [1 << 20, 1, 0, 300_000, 127, 128, 16_384, (1 << 20) + 3];
+    const hash = createHash("sha256");
+    async function* chunks() {
+      for (const [i, size] of sizes.entries()) {
+        const chunk = randomBytes(size);
+        hash.update(chunk);
+        // A string among the bytes: sent as its UTF-8 bytes.
+        yield i === 2 ? "" : chunk;
+      }
+    }
+    await client.streamInput(handle.pid, chunks());
+    await client.closeStdin(handle.pid);
+    expect((await handle.wait()).stdout).toBe(`${hash.digest("hex")}  -\n`);
+  });
+
+  it("fails with not_found, the process named, when streaming stdin to an unknown pid", async () => {
+    async function* chunks() {
+      yield new Uint8Array(64);
+    }
+    const err = await failureOf(client.streamInput(999_999, chunks()));
+    expect(err).toMatchObject({ code: "not_found", rpcCode: "not_found" });
+    expect(err.message).toContain("999999");
   });
 
   it("lists a tagged process, reattaches with connect and stops it with SIGTERM", async () => {

@@ -21,6 +21,7 @@ import { postNodeStream } from "./node-upload";
 import { createProcessApi, type ProcessApi } from "./process";
 import { createPtyApi, type PtyApi } from "./pty";
 import { createSigningApi, type SigningApi } from "./signing";
+import { createStdinTransport } from "./stdin-transport";
 import { createStatsApi, type StatsApi } from "./stats";
 import { checkTimeoutMs, checkUser } from "./validate";
 import { createWatchApi, type WatchApi } from "./watch";
@@ -121,10 +122,9 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     createConnectTransport({ httpVersion: "1.1", useBinaryFormat: false, baseUrl: url });
   // Bulk stdin goes as binary protobuf, which envd and the agent take for
   // StreamInput: JSON would carry its bytes as base64, a third more to send
-  // and encoded and decoded in JavaScript (seconds of CPU per 50 MB).
-  const bulkTransport =
-    options.transport ??
-    createConnectTransport({ httpVersion: "1.1", useBinaryFormat: true, baseUrl: url });
+  // and encoded and decoded in JavaScript (seconds of CPU per 50 MB). Its
+  // stdin messages are framed with one copy (stdin-transport.ts).
+  const bulkTransport = options.transport ?? createStdinTransport(url);
   const ctx: SandboxContext = {
     sandboxID,
     baseUrl: url,
