@@ -58,4 +58,11 @@ export interface CgroupDriver {
   create(name: string, limits: CgroupLimits): Promise<SandboxCgroup>;
   /** Kills and removes every cgroup whose name starts with `prefix` (left over by a crashed service). */
   removeStale(prefix: string): Promise<void>;
+  /** The names of every sandbox cgroup of the group, whichever service made them. */
+  list(): Promise<string[]>;
+  /**
+   * Removes the cgroup `name` if it is empty, killing nothing: false when a
+   * controller's cgroup still holds processes (it and the rest stay).
+   */
+  removeIfEmpty(name: string): Promise<boolean>;
 }
