@@ -141,7 +141,9 @@ async function sendBody(
   onProgress: (() => void) | undefined,
 ): Promise<void> {
   let sinceRead = 0;
-  // Leaving the loop early destroys the body (the async iterator's return).
+  // Iterated, not read(): a tar body is a Minipass stream (no readableEnded; a late 'end'
+  // listener is called at once). Leaving early destroys a Node stream (the iterator's return);
+  // postToAgent destroys any body the agent refused.
   for await (const chunk of body as AsyncIterable<Buffer | string>) {
     if (answered() || req.destroyed) return;
     onProgress?.();
