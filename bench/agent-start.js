@@ -18,6 +18,7 @@ const http = require("node:http");
 const net = require("node:net");
 const os = require("node:os");
 const path = require("node:path");
+const { assertBuildCurrent } = require("./build-current");
 const { percentile, ms, timeIt, row } = require("./stats");
 const { AGENT_NODE_FLAGS } = require("../dist/local/agent-launch");
 
@@ -97,6 +98,9 @@ async function startOnce(dir, scratch) {
 async function main() {
   const dirs =
     process.argv.length > 2 ? process.argv.slice(2) : [path.join(__dirname, "..", "dist", "agent")];
+  // Each build against the sources of its own checkout (an older build's from its worktree).
+  for (const dir of dirs)
+    assertBuildCurrent(path.join(dir, "agent.js"), path.resolve(dir, "..", ".."));
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "agent-start-"));
   const results = dirs.map(() => ({ health: [], rpc: [], healthCpu: [], rpcCpu: [] }));
   const node = [];

@@ -7,6 +7,7 @@
 const { spawn } = require("node:child_process");
 const path = require("node:path");
 const { performance } = require("node:perf_hooks");
+const { assertBuildCurrent } = require("./build-current");
 const { createPluginCertificate } = require("../dist/terraform/plugin/certificate");
 const { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } = require("../dist/terraform/plugin/handshake");
 
@@ -58,6 +59,7 @@ function p50(values) {
 }
 
 async function main() {
+  assertBuildCurrent(ENTRY);
   const { certPem } = await createPluginCertificate();
   const provider = [];
   const node = [];

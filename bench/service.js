@@ -4,6 +4,7 @@
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
+const { assertBuildCurrent } = require("./build-current");
 
 const CLI = path.join(__dirname, "..", "dist", "cli", "main.js");
 /**
@@ -19,31 +20,6 @@ const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 600_000);
 const MAX_SANDBOXES = Number(process.env.BENCH_LIVE ?? 200) + 32;
 
 /**
- * Refuses a build older than its sources: `npm run bench*` builds first, but
- * `node bench/<file>.js` run directly (as an A/B between worktrees is) starts
- * whatever dist/ holds, and a run measured a build four commits old that way
- * (create -> first command 20-25 ms against 15-19 ms for the sources'). Tests
- * do not reach dist/, so they are left out. BENCH_STALE_OK=1 runs anyway.
- */
-function assertBuildCurrent() {
-  if (process.env.BENCH_STALE_OK === "1") return;
-  const src = path.join(__dirname, "..", "src");
-  const built = fs.statSync(CLI).mtimeMs;
-  const newer = fs
-    .readdirSync(src, { recursive: true })
-    .filter((f) => !/\.test\.ts$/.test(f))
-    .find((f) => {
-      const st = fs.statSync(path.join(src, f));
-      return st.isFile() && st.mtimeMs > built;
-    });
-  if (newer !== undefined) {
-    throw new Error(
-      `dist/ is older than src/${newer}: the bench would measure the last build, not these sources; run npm run build first (or set BENCH_STALE_OK=1)`,
-    );
-  }
-}
-
-/**
  * Resolves with { apiUrl, sandboxUrl, apiKey, pid, close(), kill9() } once the
  * ready line is printed. `close()` is the normal shutdown (SIGTERM: the
  * sandboxes stop and their mounts go); `kill9()` is a crash (SIGKILL). Both
@@ -52,7 +28,7 @@ function assertBuildCurrent() {
  * shows what it is doing.
  */
 function startServiceProcess(dataDir, { onWaiting } = {}) {
-  assertBuildCurrent();
+  assertBuildCurrent(CLI);
   const child = spawn(
     process.execPath,
     [CLI, "serve", "--port", "0", "--data-dir", dataDir, "--max-sandboxes", String(MAX_SANDBOXES)],

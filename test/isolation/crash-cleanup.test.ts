@@ -1,9 +1,11 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SLOTS_DIR } from "../../src/local/runtime/constants";
+import { pidAlive } from "../../src/local/runtime/pid-alive";
+import { claimSlot, releaseSlot } from "../../src/local/runtime/slots";
 import { call, createSandbox, runThroughProxy } from "../local/support";
 import { eventually } from "../support/eventually";
 import {
@@ -37,6 +39,30 @@ function v1GroupDir(controller: string): string {
 }
 
 const onCgroupV1 = !fs.existsSync("/sys/fs/cgroup/cgroup.controllers");
+
+/** The controllers a sandbox cgroup is made in on cgroup v1, in create()'s order. */
+const V1_CONTROLLERS = ["cpu", "cpuacct", "memory", "pids", "freezer"];
+
+/** The directories of the sandbox cgroup `name` in every v1 controller. */
+function v1DirsOf(name: string): string[] {
+  return V1_CONTROLLERS.map((c) => path.join(v1GroupDir(c), name));
+}
+
+/** The sandbox cgroups of `dataDir`'s services, in every v1 controller. */
+function v1DirsOfDataDir(dataDir: string): string[] {
+  const prefix = `${createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 10)}-`;
+  return V1_CONTROLLERS.flatMap((c) =>
+    fs
+      .readdirSync(v1GroupDir(c), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name.startsWith(prefix))
+      .map((e) => path.join(v1GroupDir(c), e.name)),
+  );
+}
+
+/** Whether the cgroup `dir` holds no process. */
+function emptyCgroup(dir: string): boolean {
+  return fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() === "";
+}
 
 function nftTables(): string {
   return execFileSync("nft", ["list", "tables"], { encoding: "utf8" });
@@ -151,6 +177,53 @@ describe("after kill -9 of the service", () => {
     ).toBe(201);
     expect((await runThroughProxy(svc, sandboxID, "cat /home/user/k.txt")).stdout).toBe("kept\n");
   });
+
+  (onCgroupV1 ? it : it.skip)(
+    "a start on another data dir removes the empty cgroups of a killed service, and keeps an empty one a live process has claimed and one with a process",
+    async () => {
+      // GIVEN the cgroups a service killed with a sandbox running leaves, once its processes died
+      const killed = await startServiceProcess();
+      let started: TestService | undefined;
+      const sleeper = spawn("sleep", ["600"], { stdio: "ignore" });
+      const claimedName = "eeeeeeeeee-ihouseclaimed000000000";
+      const busyName = "ffffffffff-ihousebusy00000000000";
+      const claim = await claimSlot("ihouseclaimed000000000");
+      try {
+        await createSandbox(killed);
+        expect(v1DirsOfDataDir(killed.dataDir).length).toBeGreaterThan(0);
+        await killed.kill9();
+        await eventually(() => v1DirsOfDataDir(killed.dataDir).every(emptyCgroup), {
+          timeoutMs: 30_000,
+        });
+        // AND an empty cgroup of a sandbox a live process holds a slot for (made, its sandbox
+        // not in yet), and one nobody claims that still holds a process
+        for (const dir of v1DirsOf(claimedName)) fs.mkdirSync(dir);
+        for (const dir of v1DirsOf(busyName)) {
+          fs.mkdirSync(dir);
+          fs.writeFileSync(path.join(dir, "cgroup.procs"), String(sleeper.pid));
+        }
+        // WHEN a service starts on another data dir
+        started = await startService();
+        // THEN the killed service's cgroups are gone from every controller
+        expect(v1DirsOfDataDir(killed.dataDir)).toEqual([]);
+        // AND the claimed one and the busy one stay, the busy one's process alive
+        expect(v1DirsOf(claimedName).filter((dir) => !fs.existsSync(dir))).toEqual([]);
+        expect(v1DirsOf(busyName).filter((dir) => !fs.existsSync(dir))).toEqual([]);
+        expect(pidAlive(sleeper.pid ?? 0)).toBe(true);
+      } finally {
+        await started?.close();
+        await killed.close();
+        sleeper.kill("SIGKILL");
+        await eventually(() =>
+          v1DirsOf(busyName).every((d) => !fs.existsSync(d) || emptyCgroup(d)),
+        );
+        for (const dir of [...v1DirsOf(claimedName), ...v1DirsOf(busyName)]) {
+          if (fs.existsSync(dir)) fs.rmdirSync(dir);
+        }
+        await releaseSlot(claim);
+      }
+    },
+  );
 
   (onCgroupV1 ? it : it.skip)(
     "the next start removes the cgroup of a sandbox whose creation the kill cut off (made in some controllers only)",

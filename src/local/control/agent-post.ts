@@ -13,12 +13,28 @@
  */
 import * as http from "node:http";
 import type { Readable } from "node:stream";
+import { setImmediate as nextLoopTurn } from "node:timers/promises";
 import { fromFetchFailure, fromHttpStatus, type ErrorScope } from "../../client/sandbox/errors";
 import { routeUrl } from "../../client/sandbox/http";
 import type { HeaderRecord } from "../../client/sandbox/headers";
+import { DRAIN_MAX_BYTES } from "../../wire/early-answer";
 
 /** How much of a refusal's body is kept for the error message. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The most of a stream body written without letting the event loop read the
+ * socket. Writes the kernel takes at once complete without a turn of the
+ * loop (a 'drain' then comes on the next tick, not from the socket), so a
+ * body the agent reads as fast as it comes was sent without the client ever
+ * reading: an early answer (a refusal, a full disk) lay unread while the
+ * agent drained {@link DRAIN_MAX_BYTES} more and closed, and the client saw
+ * only the EPIPE of its next write (`unavailable`: 27 of 600 refused 16 MiB
+ * uploads beside a busy loop per core, 0-32 of 100-300 without). A turn of
+ * the loop every sixteenth of the drain reads the answer long before the
+ * agent closes (0 of 4,200).
+ */
+const WRITE_BETWEEN_READS_BYTES = DRAIN_MAX_BYTES / 16;
 
 /** One POST to an agent. */
 export interface AgentPost {
@@ -43,8 +59,10 @@ export interface AgentPost {
  * Sends the POST and resolves once a 2xx answer has been read; rejects with
  * the client's mapped error otherwise (a refusal by its status, an
  * unreachable agent `unavailable`, an abort `canceled`; the caller turns its
- * own deadline's abort into its `timeout`). A stream body is destroyed when
- * the exchange fails before its end: nothing more of it is read or sent.
+ * own deadline's abort into its `timeout`). A stream body stops being sent
+ * once the agent has answered (the rest cannot change the answer), and is
+ * destroyed when the exchange ends or fails before its end: nothing more of
+ * it is read or sent.
  */
 export function postToAgent(input: AgentPost): Promise<void> {
   const { signal } = input;
@@ -104,10 +122,54 @@ export function postToAgent(input: AgentPost): Promise<void> {
     if (typeof input.body === "string") {
       req.end(input.body);
     } else {
-      const body = input.body;
-      body.on("error", failSending);
-      body.pipe(req);
-      if (input.onProgress) body.on("data", input.onProgress);
+      sendBody(input.body, req, () => answered, input.onProgress).catch(failSending);
     }
+  });
+}
+
+/**
+ * Writes `body` into `req` and ends it, stopping (and destroying the body) as
+ * soon as `answered()` says the agent has answered. Reads of the socket get a
+ * turn of the event loop at least every {@link WRITE_BETWEEN_READS_BYTES}, so
+ * an early answer is read before the agent stops draining; `onProgress` is
+ * called for each chunk taken. Rejects with the body's error.
+ */
+async function sendBody(
+  body: Readable,
+  req: http.ClientRequest,
+  answered: () => boolean,
+  onProgress: (() => void) | undefined,
+): Promise<void> {
+  let sinceRead = 0;
+  // Iterated, not read(): a tar body is a Minipass stream (no readableEnded; a late 'end'
+  // listener is called at once). Leaving early destroys a Node stream (the iterator's return);
+  // postToAgent destroys any body the agent refused.
+  for await (const chunk of body as AsyncIterable<Buffer | string>) {
+    if (answered() || req.destroyed) return;
+    onProgress?.();
+    sinceRead += chunk.length;
+    // A 'drain' is no turn of the loop: a write the kernel took at once, but
+    // past the socket's 16 KiB mark, says "wait" and drains on the next tick.
+    if (!req.write(chunk)) await writable(req);
+    if (sinceRead >= WRITE_BETWEEN_READS_BYTES) {
+      sinceRead = 0;
+      await nextLoopTurn();
+    }
+  }
+  if (!answered() && !req.destroyed) req.end();
+}
+
+/** Resolves once `req` takes writes again, has an answer, or is gone. */
+function writable(req: http.ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      req.off("drain", done);
+      req.off("response", done);
+      req.off("close", done);
+      resolve();
+    };
+    req.on("drain", done);
+    req.on("response", done);
+    req.on("close", done);
   });
 }

@@ -97,6 +97,32 @@ export async function rmdirCgroup(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Removes the cgroup directory `dir` if it is empty, in one try: false when
+ * the kernel refuses (EBUSY: it holds processes or child cgroups), true when
+ * removed or already gone.
+ */
+export async function rmdirIfEmpty(dir: string): Promise<boolean> {
+  try {
+    await fs.rmdir(dir);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return true;
+    if (code === "EBUSY") return false;
+    throw new SandboxIacError("internal", `removing the cgroup ${dir} failed: ${String(err)}`, {
+      operation: "runtime.cgroup",
+      cause: err,
+    });
+  }
+}
+
+/** The names of the child cgroups of `dir` (its directories; the rest are control files); none when absent. */
+export async function childCgroups(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+}
+
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

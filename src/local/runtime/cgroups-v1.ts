@@ -8,12 +8,14 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { CPU_PERIOD_US, FREEZE_TIMEOUT_MS } from "./constants";
 import {
+  childCgroups,
   freezeTimeout,
   killPid,
   parseStatFile,
   readCgroupFile,
   readPids,
   rmdirCgroup,
+  rmdirIfEmpty,
   setCpuIdle,
   sleep,
   writeCgroupFile,
@@ -75,6 +77,19 @@ export function createCgroupV1Driver(
         await cg.killAll(5_000);
         await cg.remove();
       }
+    },
+    async list(): Promise<string[]> {
+      // Every controller, as above: a half-made cgroup is in some only.
+      const names = new Set<string>();
+      for (const c of controllers) for (const n of await childCgroups(groupDirs[c])) names.add(n);
+      return [...names];
+    },
+    async removeIfEmpty(name: string): Promise<boolean> {
+      // cpu and cpuacct may be one co-mounted hierarchy: the second rmdir finds it gone.
+      for (const c of controllers) {
+        if (!(await rmdirIfEmpty(path.join(groupDirs[c], name)))) return false;
+      }
+      return true;
     },
   };
 }

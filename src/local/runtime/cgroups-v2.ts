@@ -8,12 +8,14 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { CPU_PERIOD_US, FREEZE_TIMEOUT_MS } from "./constants";
 import {
+  childCgroups,
   freezeTimeout,
   killPid,
   parseStatFile,
   readCgroupFile,
   readPids,
   rmdirCgroup,
+  rmdirIfEmpty,
   setCpuIdle,
   sleep,
   writeCgroupFile,
@@ -75,6 +77,8 @@ export function createCgroupV2Driver(groupDir: string, group: GroupLimits): Cgro
         await cg.remove();
       }
     },
+    list: () => childCgroups(groupDir),
+    removeIfEmpty: (name: string) => rmdirIfEmpty(path.join(groupDir, name)),
   };
 }
 

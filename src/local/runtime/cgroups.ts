@@ -70,4 +70,11 @@ export interface CgroupDriver {
    * cgroup-files.ts): synchronous, and a no-op for a cgroup not made yet.
    */
   setIdle(name: string, idle: boolean): void;
+  /** The names of every sandbox cgroup of the group, whichever service made them. */
+  list(): Promise<string[]>;
+  /**
+   * Removes the cgroup `name` if it is empty, killing nothing: false when a
+   * controller's cgroup still holds processes (it and the rest stay).
+   */
+  removeIfEmpty(name: string): Promise<boolean>;
 }

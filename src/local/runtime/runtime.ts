@@ -27,6 +27,7 @@ import { ensureImageBaseLayer } from "./image-base";
 import { hasImageLayer, importImageLayer } from "./image-layers";
 import { captureLayer, layerExists, type CaptureOptions } from "./layers";
 import { MountHelper } from "./mounts";
+import { removeOrphanCgroups } from "./orphan-cgroups";
 import {
   newTableName,
   setUpHostNetwork,
@@ -87,8 +88,8 @@ export interface RuntimeOptions {
 
 /**
  * Creates the runtime: checks the host (root, cgroups), cleans what a crashed
- * service left under `dataDir` (mounts, cgroups) and assembles the base layer
- * on first use.
+ * service left under `dataDir` (mounts, cgroups) and the empty cgroups of
+ * any service that is gone, and assembles the base layer on first use.
  */
 export async function createRuntime(options: RuntimeOptions): Promise<SandboxRuntime> {
   const operation = "runtime.create";
@@ -120,6 +121,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   // Several services (and test files) may share a cgroup; the data dir tells their sandboxes apart.
   const cgroupPrefix = `${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}-`;
   await cgroups.removeStale(cgroupPrefix);
+  // Other data dirs' too, of services killed for good (kill -9 of a test run).
+  const orphans = await removeOrphanCgroups(cgroups);
+  if (orphans > 0) log(`runtime: removed ${orphans} empty cgroups of services that are gone`);
   const unmounted = await unmountStale(dataDir);
   if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
   const partial = await removePartialLayers(dataDir);

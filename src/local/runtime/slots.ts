@@ -102,6 +102,25 @@ export async function releaseSlot(slot: Slot): Promise<void> {
   await fs.rm(path.join(SLOTS_DIR, String(slot.index)), { recursive: true, force: true });
 }
 
+/**
+ * The sandbox ids of the slot claims whose owner process is alive: each
+ * sandbox of a live service is among them from before its cgroup is made
+ * until after it is removed. A claim still being written names none.
+ */
+export async function sandboxesOfLiveClaims(): Promise<Set<string>> {
+  const names = await fs.readdir(SLOTS_DIR).catch(() => [] as string[]);
+  const live = new Set<string>();
+  for (const name of names.filter((n) => /^\d+$/.test(n))) {
+    const text = await fs
+      .readFile(path.join(SLOTS_DIR, name, "owner"), "utf8")
+      .catch(() => undefined);
+    const [pidText, sandboxID] = (text ?? "").trim().split(" ");
+    const pid = Number(pidText);
+    if (sandboxID && Number.isInteger(pid) && pid > 0 && pidAlive(pid)) live.add(sandboxID);
+  }
+  return live;
+}
+
 /** Slots claimed by services that are gone (kill -9); their claims are removed. */
 export async function reclaimDeadSlots(): Promise<Slot[]> {
   const names = await fs.readdir(SLOTS_DIR).catch(() => [] as string[]);
