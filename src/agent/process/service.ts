@@ -19,6 +19,7 @@ import type { AgentState } from "../state";
 import type { ManagedProcess } from "./managed-process";
 import { notFoundMessage, type ProcessRegistry } from "./registry";
 import { startProcess } from "./spawn";
+import { StdinMemory } from "./stdin-memory";
 
 /** How long SendSignal(SIGKILL) waits for the process to be reaped before answering. */
 const KILL_REAP_WAIT_MS = 5_000;
@@ -121,6 +122,8 @@ export function processService(
       // while each next message was gathered from the socket, and `tar`
       // idle for that time (bench/provisioner.js).
       let taken: Promise<void> = Promise.resolve();
+      // Frees each message's bytes once the pipe has taken them (see stdin-memory.ts).
+      const memory = new StdinMemory();
       for await (const req of requests) {
         if (req.event.case === "start") proc = liveOnly(registry, req.event.value.process);
         else if (req.event.case === "data") {
@@ -130,11 +133,16 @@ export function processService(
               Code.FailedPrecondition,
             );
           await taken;
-          sendInput(proc, req.event.value.input?.input);
+          memory.taken();
+          const input = req.event.value.input?.input;
+          sendInput(proc, input);
+          // A PTY's write has no drain to wait for: its bytes are left to V8.
+          if (input?.case === "stdin" && !proc.isPty) memory.wrote(input.value);
           taken = proc.drained();
         }
       }
       await taken;
+      memory.taken();
       return {};
     },
 
