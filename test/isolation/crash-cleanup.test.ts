@@ -8,6 +8,7 @@ import { pidAlive } from "../../src/local/runtime/pid-alive";
 import { claimSlot, releaseSlot } from "../../src/local/runtime/slots";
 import { call, createSandbox, runThroughProxy } from "../local/support";
 import { eventually } from "../support/eventually";
+import { onCgroupV2, sandboxGroupDir } from "../support/sandbox-cgroups";
 import {
   startService,
   startServiceProcess,
@@ -25,27 +26,14 @@ afterAll(async () => {
   await served?.close();
 });
 
-/**
- * The directory grouping the sandbox cgroups of an in-process service in the
- * cgroup v1 hierarchy of `controller`: below this process's own cgroup there.
- */
-function v1GroupDir(controller: string): string {
-  const line = fs
-    .readFileSync("/proc/self/cgroup", "utf8")
-    .split("\n")
-    .find((l) => l.split(":")[1]?.split(",").includes(controller));
-  const own = line?.split(":")[2] ?? "/";
-  return `/sys/fs/cgroup/${controller}${own === "/" ? "" : own}/sandbox-iac`;
-}
-
-const onCgroupV1 = !fs.existsSync("/sys/fs/cgroup/cgroup.controllers");
+const onCgroupV1 = !onCgroupV2;
 
 /** The controllers a sandbox cgroup is made in on cgroup v1, in create()'s order. */
 const V1_CONTROLLERS = ["cpu", "cpuacct", "memory", "pids", "freezer"];
 
 /** The directories of the sandbox cgroup `name` in every v1 controller. */
 function v1DirsOf(name: string): string[] {
-  return V1_CONTROLLERS.map((c) => path.join(v1GroupDir(c), name));
+  return V1_CONTROLLERS.map((c) => path.join(sandboxGroupDir(c), name));
 }
 
 /** The sandbox cgroups of `dataDir`'s services, in every v1 controller. */
@@ -53,9 +41,9 @@ function v1DirsOfDataDir(dataDir: string): string[] {
   const prefix = `${createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 10)}-`;
   return V1_CONTROLLERS.flatMap((c) =>
     fs
-      .readdirSync(v1GroupDir(c), { withFileTypes: true })
+      .readdirSync(sandboxGroupDir(c), { withFileTypes: true })
       .filter((e) => e.isDirectory() && e.name.startsWith(prefix))
-      .map((e) => path.join(v1GroupDir(c), e.name)),
+      .map((e) => path.join(sandboxGroupDir(c), e.name)),
   );
 }
 
@@ -233,7 +221,7 @@ describe("after kill -9 of the service", () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-cg-"));
       const prefix = createHash("sha256").update(path.resolve(dataDir)).digest("hex").slice(0, 10);
       const halfMade = ["cpu", "cpuacct", "memory"].map((c) =>
-        path.join(v1GroupDir(c), `${prefix}-ihalfmade00000000000`),
+        path.join(sandboxGroupDir(c), `${prefix}-ihalfmade00000000000`),
       );
       for (const dir of halfMade) fs.mkdirSync(dir, { recursive: true });
       let started: TestService | undefined;

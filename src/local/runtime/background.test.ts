@@ -7,29 +7,23 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { createTestRuntime, runInSandbox, type TestRuntime } from "../../../test/support/runtime";
 import { eventually } from "../../../test/support/eventually";
+import {
+  onCgroupV2,
+  sandboxCgroupOf,
+  sandboxGroupDir,
+} from "../../../test/support/sandbox-cgroups";
 import type { RuntimeSandbox, SandboxSpec } from "./types";
 
 jest.setTimeout(120_000);
 
-const onCgroupV2 = fs.existsSync("/sys/fs/cgroup/cgroup.controllers");
-
-/** The directory of `controller` (v1) holding this process's sandbox cgroups, or v2's. */
-function groupDir(controller: string): string {
-  const own = fs
-    .readFileSync("/proc/self/cgroup", "utf8")
-    .split("\n")
-    .map((l) => l.split(":"))
-    .find(([, ctrls]) => (onCgroupV2 ? ctrls === "" : ctrls?.split(",").includes(controller)))?.[2];
-  const base = onCgroupV2 ? "/sys/fs/cgroup" : `/sys/fs/cgroup/${controller}`;
-  return path.join(base, own ?? "/", "sandbox-iac");
-}
-
-/** The cgroup directory of sandbox `id` for `controller` (one name per data dir and id). */
+/** The cgroup directory of sandbox `id` for `controller`. */
 function cgroupOf(id: string, controller: string): string {
-  const dir = groupDir(controller);
-  const name = fs.readdirSync(dir).find((n) => n.endsWith(`-${id}`));
-  if (!name) throw new Error(`no cgroup of sandbox ${id} under ${dir}`);
-  return path.join(dir, name);
+  const dir = sandboxCgroupOf(id, controller);
+  if (!dir)
+    throw new Error(
+      `no ${controller} cgroup of sandbox ${id} under ${sandboxGroupDir(controller)}`,
+    );
+  return dir;
 }
 
 /** The sandbox's cgroup `cpu.idle`: "1" in the background. */

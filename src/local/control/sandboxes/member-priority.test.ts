@@ -1,55 +1,18 @@
 /**
  * The warm pool's members step aside while a claimed sandbox's create and
- * first exchange run (member-priority.ts). The runtime here is an in-memory
- * one that records which sandboxes are in its background and completes
- * starts by hand; src/local/runtime/background.test.ts covers what the real
+ * first exchange run (member-priority.ts). The runtime here is the in-memory
+ * one of test/support/held-runtime.ts, which records which sandboxes are in
+ * its background; src/local/runtime/background.test.ts covers what the real
  * runtime does with it.
  */
-import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
 import { eventually } from "../../../../test/support/eventually";
+import { closeFinishing, fillTo, HeldRuntime } from "../../../../test/support/held-runtime";
 import { WarmPool, type WarmSpec } from "./warm-pool";
-
-/** A runtime whose starts stay pending until `finishStarts()`, recording its background. */
-class RecordingRuntime {
-  readonly pending: { spec: SandboxSpec; done: (rt: RuntimeSandbox) => void }[] = [];
-  /** Sandboxes in the background now. */
-  readonly background = new Set<string>();
-  /** Ids that were in the background when their start began. */
-  readonly startedInBackground: string[] = [];
-
-  readonly runtime = {
-    start: (spec: SandboxSpec) =>
-      new Promise<RuntimeSandbox>((done) => {
-        if (this.background.has(spec.sandboxID)) this.startedInBackground.push(spec.sandboxID);
-        this.pending.push({ spec, done });
-      }),
-    destroy: () => Promise.resolve(),
-    setBackground: (ids: Iterable<string>, on: boolean) => {
-      for (const id of ids) {
-        if (on) this.background.add(id);
-        else this.background.delete(id);
-      }
-    },
-  } as unknown as SandboxRuntime;
-
-  finishStarts(): void {
-    for (const { spec, done } of this.pending.splice(0)) {
-      done({
-        sandboxID: spec.sandboxID,
-        exited: new Promise<void>(() => undefined),
-        stop: () => Promise.resolve(),
-      } as unknown as RuntimeSandbox);
-    }
-  }
-}
 
 const SPEC: WarmSpec = { layers: ["base"], cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
 
 let n = 0;
-function pool(
-  rt: RecordingRuntime,
-  opts: { size?: number; refillDelayMs?: number } = {},
-): WarmPool {
+function pool(rt: HeldRuntime, opts: { size?: number; refillDelayMs?: number } = {}): WarmPool {
   return new WarmPool({
     runtime: rt.runtime,
     newId: () => `m${String(++n).padStart(20, "0")}`,
@@ -61,26 +24,9 @@ function pool(
   });
 }
 
-/** Completes starts until `p` has `count` ready members. */
-async function fillTo(rt: RecordingRuntime, p: WarmPool, count: number): Promise<void> {
-  await eventually(
-    () => {
-      rt.finishStarts();
-      return Promise.resolve(p.readyCount === count && rt.pending.length === 0);
-    },
-    { timeoutMs: 5_000, intervalMs: 5 },
-  );
-}
-
-async function closeFinishing(rt: RecordingRuntime, p: WarmPool): Promise<void> {
-  const closing = p.close();
-  rt.finishStarts();
-  await closing;
-}
-
 describe("the warm pool's members", () => {
   it("step aside from a claim until the claimed sandbox's first exchange ended", async () => {
-    const rt = new RecordingRuntime();
+    const rt = new HeldRuntime();
     const p = pool(rt);
     p.prime(SPEC);
     await fillTo(rt, p, 3);
@@ -97,7 +43,7 @@ describe("the warm pool's members", () => {
   });
 
   it("come back to the foreground once refillDelayMs passed without an exchange", async () => {
-    const rt = new RecordingRuntime();
+    const rt = new HeldRuntime();
     const p = pool(rt, { refillDelayMs: 50 });
     p.prime(SPEC);
     await fillTo(rt, p, 3);
@@ -108,7 +54,7 @@ describe("the warm pool's members", () => {
   });
 
   it("include one claimed during another claim's window: it is brought to the foreground", async () => {
-    const rt = new RecordingRuntime();
+    const rt = new HeldRuntime();
     const p = pool(rt);
     p.prime(SPEC);
     await fillTo(rt, p, 3);
@@ -122,7 +68,7 @@ describe("the warm pool's members", () => {
   });
 
   it("start in the background while the others step aside", async () => {
-    const rt = new RecordingRuntime();
+    const rt = new HeldRuntime();
     const p = pool(rt, { size: 1 });
     p.prime(SPEC);
     await fillTo(rt, p, 1);
@@ -137,7 +83,7 @@ describe("the warm pool's members", () => {
   });
 
   it("that are gone are never moved again", async () => {
-    const rt = new RecordingRuntime();
+    const rt = new HeldRuntime();
     const p = pool(rt);
     p.prime(SPEC);
     await fillTo(rt, p, 3);

@@ -4,45 +4,10 @@
  * one whose starts the test completes by hand, so the order of events is
  * exact; warm-pool.test.ts covers the pool on the real runtime.
  */
-import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "../../runtime/types";
+import type { RuntimeSandbox } from "../../runtime/types";
 import { eventually } from "../../../../test/support/eventually";
+import { closeFinishing, fillTo, HeldRuntime } from "../../../../test/support/held-runtime";
 import { WarmPool, type WarmSpec } from "./warm-pool";
-
-/** A runtime whose starts stay pending until `finishStarts()`. */
-class HeldRuntime {
-  readonly pending: { spec: SandboxSpec; done: (rt: RuntimeSandbox) => void }[] = [];
-  readonly stopped: string[] = [];
-  readonly destroyed: string[] = [];
-  /** The most starts pending at one time. */
-  maxPending = 0;
-
-  readonly runtime = {
-    start: (spec: SandboxSpec) =>
-      new Promise<RuntimeSandbox>((done) => {
-        this.pending.push({ spec, done });
-        this.maxPending = Math.max(this.maxPending, this.pending.length);
-      }),
-    destroy: (id: string) => {
-      this.destroyed.push(id);
-      return Promise.resolve();
-    },
-  } as unknown as SandboxRuntime;
-
-  /** Completes every pending start. */
-  finishStarts(): void {
-    for (const { spec, done } of this.pending.splice(0)) {
-      const id = spec.sandboxID;
-      done({
-        sandboxID: id,
-        exited: new Promise<void>(() => undefined),
-        stop: () => {
-          this.stopped.push(id);
-          return Promise.resolve();
-        },
-      } as unknown as RuntimeSandbox);
-    }
-  }
-}
 
 const SPEC: WarmSpec = { layers: ["base"], cpuCount: 1, memoryMB: 256, allowInternetAccess: true };
 
@@ -69,24 +34,6 @@ function pool(
     refillDelayMs: 0,
     ...opts,
   });
-}
-
-/** Closes `p`, completing the starts it waits for. */
-async function closeFinishing(rt: HeldRuntime, p: WarmPool): Promise<void> {
-  const closing = p.close();
-  rt.finishStarts();
-  await closing;
-}
-
-/** Completes starts until `p` has `count` ready members. */
-async function fillTo(rt: HeldRuntime, p: WarmPool, count: number): Promise<void> {
-  await eventually(
-    () => {
-      rt.finishStarts();
-      return Promise.resolve(p.readyCount === count && rt.pending.length === 0);
-    },
-    { timeoutMs: 5_000, intervalMs: 5 },
-  );
 }
 
 describe("the warm pool's refill", () => {

@@ -12,6 +12,7 @@ import {
 } from "./manager";
 import type { TemplateRegistry } from "../templates/lookup";
 import { eventually } from "../../../../test/support/eventually";
+import { sandboxCgroupOf } from "../../../../test/support/sandbox-cgroups";
 
 jest.setTimeout(120_000);
 
@@ -72,17 +73,6 @@ async function pidsOf(id: string): Promise<number[]> {
     if (cg.includes(`-${id}\n`)) pids.push(Number(name));
   }
   return pids;
-}
-
-/** The v1 memory cgroup directory of sandbox `id`, when it exists. */
-async function memoryCgroupOf(id: string): Promise<string | undefined> {
-  const self = await fs.readFile("/proc/self/cgroup", "utf8");
-  const line = self.split("\n").find((l) => /^\d+:([^:]*,)?memory(,[^:]*)?:/.test(l));
-  if (!line) return undefined;
-  const group = path.join("/sys/fs/cgroup/memory", line.split(":")[2] ?? "/", "sandbox-iac");
-  const names = await fs.readdir(group).catch(() => [] as string[]);
-  const name = names.find((n) => n.endsWith(`-${id}`));
-  return name ? path.join(group, name) : undefined;
 }
 
 let t: TestRuntime;
@@ -162,7 +152,7 @@ describe("the warm pool", () => {
     const bigWarm = m!.warmIds().filter((id) => !baseWarm.includes(id));
     const big2 = await m!.create(input("big", {}));
     expect(bigWarm).toContain(big2.sandboxID);
-    const cg = await memoryCgroupOf(big2.sandboxID);
+    const cg = sandboxCgroupOf(big2.sandboxID, "memory");
     // The machine kind runs cgroup v1 (hybrid); the limit is the memory controller's file.
     expect(cg).toBeDefined();
     expect((await fs.readFile(path.join(cg!, "memory.limit_in_bytes"), "utf8")).trim()).toBe(
@@ -191,7 +181,7 @@ describe("the warm pool", () => {
     for (const id of pool) {
       expect(dirs).not.toContain(id);
       expect(await pidsOf(id)).toEqual([]);
-      expect(await memoryCgroupOf(id)).toBeUndefined();
+      expect(sandboxCgroupOf(id, "memory")).toBeUndefined();
     }
     // The user sandboxes stay, paused on their kept layers.
     expect(dirs.sort()).toEqual([...users].sort());
