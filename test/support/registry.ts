@@ -6,7 +6,6 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs/promises";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
@@ -38,14 +37,6 @@ export interface RegistryAuth {
   password: string;
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
-
 /** bcrypt, as the registry's htpasswd wants it (cost 4: the registry checks it on every request). */
 async function bcrypt(password: string): Promise<string> {
   const { stdout } = await run("python3", [
@@ -61,8 +52,6 @@ async function bcrypt(password: string): Promise<string> {
 /** Starts `docker-registry` on a free loopback port, behind basic auth when `auth` is given. */
 export async function startRegistry(auth?: RegistryAuth): Promise<TestRegistry> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sbx-registry-"));
-  const port = await freePort();
-  const host = `127.0.0.1:${port}`;
   const config = [
     "version: 0.1",
     "log:",
@@ -74,7 +63,9 @@ export async function startRegistry(auth?: RegistryAuth): Promise<TestRegistry> 
     "  filesystem:",
     `    rootdirectory: ${path.join(dir, "data")}`,
     "http:",
-    `  addr: ${host}`,
+    // Port 0: the registry binds a free port itself and logs it, so no other process can take
+    // the port between a probe for a free one and the bind.
+    "  addr: 127.0.0.1:0",
   ];
   if (auth) {
     await fs.writeFile(
@@ -93,20 +84,22 @@ export async function startRegistry(auth?: RegistryAuth): Promise<TestRegistry> 
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
+  let listening: string | undefined;
   const gets: string[] = [];
   readline.createInterface({ input: child.stderr! }).on("line", (line) => {
     stderr = (stderr + line + "\n").slice(-4000);
+    // Logged once the socket listens: connections queue from then on.
+    listening ??= /msg="listening on (127\.0\.0\.1:\d+)"/.exec(line)?.[1];
     const get =
       /msg="response completed".*http\.request\.method=GET .*http\.request\.uri="\/v2\/[^"]*\/blobs\/(sha256:[0-9a-f]{64})".*http\.response\.status=200/.exec(
         line,
       );
     if (get) gets.push(get[1]);
   });
-  await eventually(
-    async () => {
+  const host = await eventually(
+    () => {
       if (child.exitCode !== null) throw new Error(`docker-registry exited: ${stderr}`);
-      const res = await fetch(`http://${host}/v2/`).catch(() => undefined);
-      return res !== undefined && (res.status === 200 || res.status === 401);
+      return listening ?? false;
     },
     { timeoutMs: 30_000 },
   );

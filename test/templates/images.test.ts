@@ -167,11 +167,22 @@ describe("Template.build() from a container image", () => {
   });
 
   it("fails when the image does not exist, saying so", async () => {
-    const built = await sdk(svc, "build-from-image", "missing-app", `${open.host}/tests/nope:v1`);
+    // "401" in the name: digits of the reference (the registry's random port was one) once
+    // read as an HTTP 401, and a missing image was reported as an authentication failure.
+    const missing = `${open.host}/tests/nope-401:v1`;
+    const built = await sdk(svc, "build-from-image", "missing-app", missing);
+    expect(built.ok).toBe(false);
+    expect(built.error).toContain(`image ${missing} does not exist in registry ${open.host}`);
+    expect(await partialLayers()).toEqual([]);
+  });
+
+  it("fails when an image is refused without credentials, saying it does not exist or is private", async () => {
+    const built = await sdk(svc, "build-from-image", "anon-app", `${locked.host}/private/busy:v1`);
     expect(built.ok).toBe(false);
     expect(built.error).toContain(
-      `image ${open.host}/tests/nope:v1 does not exist in registry ${open.host}`,
+      `registry ${locked.host} refused image ${locked.host}/private/busy:v1, and no credentials were given with fromImage()`,
     );
+    expect(built.error).toContain("the image does not exist, or it is private");
     expect(await partialLayers()).toEqual([]);
   });
 

@@ -97,6 +97,7 @@ export async function pullImage(opts: PullOptions): Promise<PulledImage> {
   const run = {
     ref: opts.ref,
     secrets: opts.credentials ? [opts.credentials.password] : [],
+    credentialsGiven: opts.credentials !== undefined,
     signal: opts.signal,
   };
   const tls = opts.insecure ? ["--tls-verify=false"] : [];
