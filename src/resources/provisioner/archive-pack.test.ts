@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { Parser, type ReadEntry } from "tar";
 import { SandboxIacError } from "../../errors";
 import { packChunks } from "./archive-pack";
-import type { ManifestEntry } from "./manifest";
+import type { ManifestEntry } from "./manifest-entry";
 
 let work: string;
 beforeEach(() => {

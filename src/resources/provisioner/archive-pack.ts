@@ -20,7 +20,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import * as posix from "node:path/posix";
 import { Header, Pax } from "tar";
 import { SandboxIacError } from "../../errors";
-import type { ManifestEntry } from "./manifest";
+import type { ManifestEntry } from "./manifest-entry";
 
 /** tar's block: headers and file bodies take whole blocks. */
 const BLOCK = 512;

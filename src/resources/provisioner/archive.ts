@@ -15,7 +15,7 @@ import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { packChunks } from "./archive-pack";
 import type { DeferredHashes } from "./deferred-hashes";
-import type { ManifestEntry } from "./manifest";
+import type { ManifestEntry } from "./manifest-entry";
 
 /**
  * Above this many small files of one user, they go up as one archive. Below

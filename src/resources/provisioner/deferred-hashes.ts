@@ -16,7 +16,7 @@ import type { BigIntStats } from "node:fs";
 import { SandboxIacError } from "../../errors";
 import { hashSmallFileSync, unreadableFile, type FileHash } from "./file-hash";
 import type { HashCache } from "./hash-cache";
-import type { ManifestEntry } from "./manifest";
+import type { ManifestEntry } from "./manifest-entry";
 
 /** The files of a manifest whose hashes are still to come, and the cache they go to. */
 export class DeferredHashes {

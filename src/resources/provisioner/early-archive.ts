@@ -23,7 +23,7 @@ import {
   type ArchiveRoot,
 } from "./archive";
 import type { DeferredHashes } from "./deferred-hashes";
-import type { ManifestEntry } from "./manifest";
+import type { ManifestEntry } from "./manifest-entry";
 import type { FileSpec } from "./provisioner.args";
 
 /** An archive under way: the entries it carries and the bytes it sent once it is done. */

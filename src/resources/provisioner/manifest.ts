@@ -21,30 +21,8 @@ import {
 } from "./file-hash";
 import { DeferredHashes } from "./deferred-hashes";
 import { HashCache } from "./hash-cache";
+import type { ManifestDir, ManifestEntry } from "./manifest-entry";
 import type { FileSpec } from "./provisioner.args";
-
-/** One file to have in the sandbox. */
-export interface ManifestEntry {
-  /** Absolute local path. */
-  localPath: string;
-  /** Absolute or home-relative path in the sandbox. */
-  remotePath: string;
-  /** Bytes. */
-  size: number;
-  /** Permission bits, e.g. 0o644. */
-  mode: number;
-  /** Hex SHA-256 of the content. */
-  sha256: string;
-  /** Owner in the sandbox; undefined means the default user. */
-  user?: string | undefined;
-}
-
-/** Directory entries to create even when empty. */
-export interface ManifestDir {
-  remotePath: string;
-  mode: number;
-  user?: string | undefined;
-}
 
 /** Everything the `files` inputs resolve to. */
 export interface Manifest {

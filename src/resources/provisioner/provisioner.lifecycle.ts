@@ -31,8 +31,8 @@ import {
   digestOf,
   type Manifest,
   type ManifestDigest,
-  type ManifestEntry,
 } from "./manifest";
+import type { ManifestEntry } from "./manifest-entry";
 import {
   provisionerArgsSchema,
   provisionerChangeRules,

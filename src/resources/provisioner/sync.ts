@@ -16,7 +16,7 @@ import { mapLimit } from "../core/limit";
 import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
 import type { DeferredHashes } from "./deferred-hashes";
 import type { StartedArchive } from "./early-archive";
-import type { ManifestDir, ManifestEntry } from "./manifest";
+import type { ManifestDir, ManifestEntry } from "./manifest-entry";
 
 /** Tunables of a sync. */
 export interface SyncOptions {

@@ -9,7 +9,8 @@
 import type { RuntimeSandbox } from "../../runtime/types";
 import type { WarmSpec } from "./warm-pool-options";
 import { refill } from "./warm-pool-start";
-import { alive, touch, warmKey, type Member, type PoolState, type Slot } from "./warm-pool-state";
+import { alive, warmKey, type Member, type PoolState, type Slot } from "./warm-pool-state";
+import { touch } from "./warm-pool-trim";
 
 /**
  * Takes a ready member for `spec`, or `undefined` when none is ready (the

@@ -10,7 +10,6 @@
 import type { RuntimeSandbox } from "../../runtime/types";
 import type { MemberPriority } from "./member-priority";
 import type { RefillRate } from "./refill-rate";
-import { discardLater } from "./warm-pool-trim";
 import type { ResolvedWarmPoolOptions, WarmPoolOptions, WarmSpec } from "./warm-pool-options";
 
 /** A started sandbox of the pool, until a create claims it or the pool discards it. */
@@ -71,35 +70,6 @@ export function warmKey(spec: WarmSpec): string {
 /** The slot's ready members whose processes still run. */
 export function alive(slot: Slot): number {
   return slot.ready.filter((member) => !member.dead).length;
-}
-
-/**
- * The slot of `spec`'s key, made when new, and moved to the most recently
- * used end; the least recently used keys past `maxKeys` are dropped.
- */
-export function touch(pool: PoolState, spec: WarmSpec): Slot {
-  const key = warmKey(spec);
-  let slot = pool.slots.get(key);
-  if (slot) pool.slots.delete(key);
-  else
-    slot = {
-      spec: { ...spec, layers: [...spec.layers] },
-      ready: [],
-      starting: 0,
-      warming: [],
-      target: pool.limits.size,
-      lastClaim: Date.now(),
-      failed: false,
-      waiters: [],
-    };
-  pool.slots.set(key, slot);
-  while (pool.slots.size > pool.limits.maxKeys) {
-    const [oldKey, old] = pool.slots.entries().next().value as [string, Slot];
-    pool.slots.delete(oldKey);
-    releaseWaiters(old);
-    for (const member of old.ready) discardLater(pool, member);
-  }
-  return slot;
 }
 
 /** The memory limits of every member, ready or starting, in MiB. */

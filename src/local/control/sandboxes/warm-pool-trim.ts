@@ -1,11 +1,42 @@
 /**
- * The warm pool's trimming: keys grown beyond `size` fall back to it once
- * quiet for `idleMs`, and members no key wants any more are stopped and
- * destroyed. The design is in warm-pool.ts.
+ * The warm pool's trimming: the least recently used keys past `maxKeys` are
+ * dropped as another is used ({@link touch}), keys grown beyond `size` fall
+ * back to it once quiet for `idleMs`, and members no key wants any more are
+ * stopped and destroyed. The design is in warm-pool.ts.
  *
  * @module
  */
-import type { Member, PoolState } from "./warm-pool-state";
+import type { WarmSpec } from "./warm-pool-options";
+import { releaseWaiters, warmKey, type Member, type PoolState, type Slot } from "./warm-pool-state";
+
+/**
+ * The slot of `spec`'s key, made when new, and moved to the most recently
+ * used end; the least recently used keys past `maxKeys` are dropped.
+ */
+export function touch(pool: PoolState, spec: WarmSpec): Slot {
+  const key = warmKey(spec);
+  let slot = pool.slots.get(key);
+  if (slot) pool.slots.delete(key);
+  else
+    slot = {
+      spec: { ...spec, layers: [...spec.layers] },
+      ready: [],
+      starting: 0,
+      warming: [],
+      target: pool.limits.size,
+      lastClaim: Date.now(),
+      failed: false,
+      waiters: [],
+    };
+  pool.slots.set(key, slot);
+  while (pool.slots.size > pool.limits.maxKeys) {
+    const [oldKey, old] = pool.slots.entries().next().value as [string, Slot];
+    pool.slots.delete(oldKey);
+    releaseWaiters(old);
+    for (const member of old.ready) discardLater(pool, member);
+  }
+  return slot;
+}
 
 /** Arms one timer that shrinks keys grown beyond `size` once they are quiet. */
 export function scheduleShrink(pool: PoolState): void {
@@ -31,7 +62,7 @@ function shrinkIdle(pool: PoolState): void {
 }
 
 /** Discards `member` in the background; the pool's close() waits for it. */
-export function discardLater(pool: PoolState, member: Member): void {
+function discardLater(pool: PoolState, member: Member): void {
   const p = discard(pool, member).finally(() => pool.discarding.delete(p));
   pool.discarding.add(p);
 }

@@ -47,9 +47,10 @@
  * or a shrink makes room.
  *
  * Where each part lives: the claims in warm-pool-claim.ts, a member's start,
- * warm-up and ready (and the refill) in warm-pool-start.ts, the shrinking and
- * discarding in warm-pool-trim.ts, the members and slots in
- * warm-pool-state.ts; this class holds their state and answers the manager.
+ * warm-up and ready (and the refill) in warm-pool-start.ts, the keys' use
+ * and the shrinking and discarding in warm-pool-trim.ts, the members and
+ * slots in warm-pool-state.ts; this class holds their state and answers the
+ * manager.
  *
  * @module
  */
@@ -59,8 +60,8 @@ import { RefillRate } from "./refill-rate";
 import { claim, claimedExchanged, claimSoon } from "./warm-pool-claim";
 import { resolveWarmPoolOptions, type WarmPoolOptions, type WarmSpec } from "./warm-pool-options";
 import { refill } from "./warm-pool-start";
-import { alive, releaseWaiters, touch, type Member, type PoolState } from "./warm-pool-state";
-import { discard } from "./warm-pool-trim";
+import { alive, releaseWaiters, type Member, type PoolState } from "./warm-pool-state";
+import { discard, touch } from "./warm-pool-trim";
 
 export type { WarmSpec } from "./warm-pool-options";
 export { warmKey } from "./warm-pool-state";
