@@ -1,155 +1,53 @@
 /**
  * {@link createRuntime}: the Linux sandbox runtime over bubblewrap, overlayfs
- * and cgroups.
+ * and cgroups. What its sandboxes share on the host is made once by
+ * runtime-host.ts; this file starts, tracks and stops them.
  *
  * @module
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { invalidArgument, SandboxIacError } from "../../errors";
-import { agentBundleDirOnHost } from "../agent-launch";
-import { ensureBaseLayer } from "./base-layer";
-import { detectCgroups } from "./cgroup-detect";
-import { fileTableWarning, ptysPerSandbox, readHostLimits } from "./host-limits";
-import {
-  BASE_LAYER_ID,
-  DEFAULT_START_TIMEOUT_MS,
-  LAYERS_DIR,
-  SANDBOXES_DIR,
-  STAGING_DIR,
-} from "./constants";
-import { assertDiskSize } from "./disk";
-import { assertNetwork } from "./egress-rules";
-import { PARTIAL_LAYER_PREFIX, removePartialLayers } from "./layer-copy";
-import { prepareAgentLibs } from "./agent-libs";
+import { BASE_LAYER_ID, LAYERS_DIR } from "./constants";
+import { PARTIAL_LAYER_PREFIX } from "./layer-copy";
 import { ensureImageBaseLayer } from "./image-base";
 import { hasImageLayer, importImageLayer } from "./image-layers";
-import { captureLayer, layerExists, type CaptureOptions } from "./layers";
-import { MountHelper } from "./mounts";
-import { removeOrphanCgroups } from "./orphan-cgroups";
-import {
-  newTableName,
-  setUpHostNetwork,
-  tearDownHostNetwork,
-  type HostEdgeOptions,
-} from "./network";
-import { openEdgeCa } from "../edge/edge-ca";
-import { assertDataDir, assertId, layerPaths, sandboxPaths } from "./paths";
+import { captureLayer, type CaptureOptions } from "./layers";
+import { tearDownHostNetwork } from "./network";
+import { assertId, layerPaths, sandboxPaths } from "./paths";
 import type { LinuxSandbox } from "./linux-sandbox";
+import { openRuntimeHost, type RuntimeOptions } from "./runtime-host";
+import { validateSpec } from "./runtime-spec";
 import { launchSandbox } from "./sandbox";
-import { ensureSeccompFilter } from "./seccomp";
-import { reclaimDeadSlots } from "./slots";
-import { unmountStale } from "./stale-mounts";
 import type { RuntimeSandbox, SandboxRuntime, SandboxSpec } from "./types";
 
-/** Options of {@link createRuntime}. */
-export interface RuntimeOptions {
-  /** Absolute directory holding layers and sandboxes; created when missing. */
-  dataDir: string;
-  /**
-   * Receives one line per notable event (sandbox launched, stale state cleaned).
-   * @default lines are dropped
-   */
-  log?: ((line: string) => void) | undefined;
-  /**
-   * Host directory holding the agent bundle `agent.js`, bound read-only at `/.sandbox-iac/agent`.
-   * @default agentBundleDirOnHost(): the `dist/agent` built by `npm run build`
-   */
-  agentBundleDir?: string;
-  /**
-   * How long `start()` waits for the agent's `GET /health` to answer 204
-   * while the sandbox makes no progress (uses no CPU); a start that keeps
-   * progressing is waited for up to 5 minutes.
-   * @default 30000 ms
-   */
-  startTimeoutMs?: number;
-  /**
-   * IPv4 addresses of the DNS resolvers the sandboxes' resolv.conf names, to
-   * which each sandbox may send DNS (port 53) under its own egress rules.
-   * @default the nameservers of the host's /etc/resolv.conf, loopback ones left out
-   */
-  dnsResolvers?: string[] | undefined;
-  /**
-   * Most sandboxes running at once (API sandboxes, warm-pool members and
-   * template builds together); `start()` refuses more with `rate_limited`.
-   * It also divides the host's PTYs among sandboxes.
-   * @default as many sandboxes of 512 MiB as the memory left to sandboxes holds (the host's memory minus an eighth, at least 1 GiB)
-   */
-  maxSandboxes?: number | undefined;
-  /**
-   * What the egress edge needs to apply `network.rules`: secret values by
-   * name, a sink for sandbox log lines, and CAs it trusts upstream besides
-   * the host's store.
-   * @default no secrets, lines dropped, the host's store only
-   */
-  edge?: Omit<HostEdgeOptions, "ca"> | undefined;
-}
+export type { RuntimeOptions } from "./runtime-host";
 
 /**
- * Creates the runtime: checks the host (root, cgroups), cleans what a crashed
- * service left under `dataDir` (mounts, cgroups) and the empty cgroups of
- * any service that is gone, and assembles the base layer on first use.
+ * Creates the runtime: opens it on the host (runtime-host.ts: checks, the
+ * clean-up of crashed services' leftovers, the base layer, the network),
+ * then starts and stops sandboxes on it.
  */
 export async function createRuntime(options: RuntimeOptions): Promise<SandboxRuntime> {
-  const operation = "runtime.create";
-  assertDataDir(operation, options.dataDir);
-  if (process.getuid?.() !== 0) {
-    throw new SandboxIacError(
-      "unsupported",
-      "the local sandbox runtime needs root (overlay mounts, cgroups); run the service as root",
-      {
-        operation,
-      },
-    );
-  }
-  const dataDir = path.resolve(options.dataDir);
-  const log = options.log ?? (() => undefined);
-  await fs.mkdir(path.join(dataDir, LAYERS_DIR), { recursive: true });
-  await fs.mkdir(path.join(dataDir, SANDBOXES_DIR), { recursive: true });
-  const host = await readHostLimits();
-  const maxSandboxes = options.maxSandboxes ?? host.defaultMaxSandboxes;
-  if (!Number.isInteger(maxSandboxes) || maxSandboxes < 1)
-    throw invalidArgument(operation, "maxSandboxes", maxSandboxes, "an integer >= 1");
-  const ptysMax = ptysPerSandbox(host, maxSandboxes);
-  const fileTable = fileTableWarning(host);
-  if (fileTable) log(fileTable);
-  const cgroups = await detectCgroups({
-    memoryBytes: host.sandboxesMemoryBytes,
-    pidsMax: host.sandboxesPidsMax,
-  });
-  // Several services (and test files) may share a cgroup; the data dir tells their sandboxes apart.
-  const cgroupPrefix = `${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}-`;
-  await cgroups.removeStale(cgroupPrefix);
-  // Other data dirs' too, of services killed for good (kill -9 of a test run).
-  const orphans = await removeOrphanCgroups(cgroups);
-  if (orphans > 0) log(`runtime: removed ${orphans} empty cgroups of services that are gone`);
-  const unmounted = await unmountStale(dataDir);
-  if (unmounted > 0) log(`runtime: unmounted ${unmounted} stale mounts under ${dataDir}`);
-  const partial = await removePartialLayers(dataDir);
-  if (partial > 0) log(`runtime: removed ${partial} half-copied layers under ${dataDir}`);
-  // Before the base layer, whose system store trusts it.
-  const edgeCa = openEdgeCa(dataDir);
-  await ensureBaseLayer(dataDir, edgeCa.pem);
-  await fs.mkdir(STAGING_DIR, { recursive: true, mode: 0o755 });
-  // Claims of services that died (kill -9): their holders died with them, and so did their veths.
-  await reclaimDeadSlots();
-  const nftTable = newTableName();
-  const hostNetwork = await setUpHostNetwork(nftTable, options.dnsResolvers, {
-    ...options.edge,
-    ca: edgeCa,
-  });
-  const seccompFile = await ensureSeccompFilter(dataDir);
-  const mounts = new MountHelper();
-  const nodeBinary = await fs.realpath(process.execPath);
-  const agentLibs = await prepareAgentLibs(dataDir, nodeBinary);
-  const agentBundleDir = options.agentBundleDir ?? agentBundleDirOnHost();
-  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  log(
-    `runtime: data dir ${dataDir}, cgroup v${cgroups.version}, agent ${agentBundleDir}, at most ${maxSandboxes} sandboxes`,
-  );
-  const isolation = describeIsolation(nftTable, hostNetwork.resolvers, ptysMax);
-
+  const host = await openRuntimeHost(options);
+  const {
+    dataDir,
+    log,
+    maxSandboxes,
+    ptysMax,
+    cgroups,
+    cgroupPrefix,
+    nftTable,
+    hostNetwork,
+    seccompFile,
+    mounts,
+    nodeBinary,
+    agentLibs,
+    agentBundleDir,
+    startTimeoutMs,
+    isolation,
+  } = host;
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
   // Ids in the background (setBackground): asked again when a start makes its cgroup.
@@ -316,63 +214,4 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     deleteLayer,
     close,
   };
-}
-
-async function validateSpec(operation: string, dataDir: string, spec: SandboxSpec): Promise<void> {
-  assertId(operation, "sandboxID", spec.sandboxID);
-  if (!Number.isInteger(spec.cpuCount) || spec.cpuCount < 1) {
-    throw invalidArgument(operation, "cpuCount", spec.cpuCount, "an integer >= 1");
-  }
-  if (!Number.isInteger(spec.memoryMB) || spec.memoryMB < 16) {
-    throw invalidArgument(
-      operation,
-      "memoryMB",
-      spec.memoryMB,
-      "an integer >= 16 (MiB)",
-      "the agent alone needs about 40 MiB; 128 or more is sensible",
-    );
-  }
-  if (spec.diskSizeMB !== undefined) assertDiskSize(operation, spec.diskSizeMB);
-  if (spec.network !== undefined) assertNetwork(operation, spec.network);
-  if (!Array.isArray(spec.layers) || spec.layers.length === 0) {
-    throw invalidArgument(
-      operation,
-      "layers",
-      spec.layers,
-      "a non-empty list of layer ids",
-      `start from [${JSON.stringify(BASE_LAYER_ID)}]`,
-    );
-  }
-  for (const id of spec.layers) {
-    assertId(operation, "layers", id);
-    if (!(await layerExists(dataDir, id))) {
-      throw new SandboxIacError(
-        "not_found",
-        `layer ${JSON.stringify(id)} does not exist under ${path.join(dataDir, LAYERS_DIR)}`,
-        {
-          operation,
-          resourceId: spec.sandboxID,
-          field: "layers",
-        },
-      );
-    }
-  }
-}
-
-/** The one line saying what isolation sandboxes get (printed at start). */
-function describeIsolation(
-  nftTable: string,
-  resolvers: readonly string[],
-  ptysMax: number,
-): string {
-  return [
-    "isolation: user namespace per sandbox (root inside = an unprivileged host uid range)",
-    "idmapped read-only layers",
-    "seccomp (Docker's default profile as an allow-list; no io_uring, no kernel AIO)",
-    "/proc masked as runc does",
-    `own network namespace per sandbox (veth + nftables table ${nftTable}${resolvers.length ? `, DNS via ${resolvers.join(" ")}` : ""})`,
-    "disk quota (ext4 image per sandbox)",
-    "cgroup cpu/memory/pids limits under one cgroup that leaves the host headroom, RLIMIT_NOFILE 4096",
-    `own devpts with at most ${ptysMax} PTYs`,
-  ].join("; ");
 }
