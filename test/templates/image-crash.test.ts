@@ -24,13 +24,16 @@ let served: ServiceProcess | undefined;
 let svc: TestService | undefined;
 let registry: TestRegistry | undefined;
 let silent: net.Server | undefined;
+/** The connections `silent` accepted, destroyed with it: closing a server leaves them open. */
+const silentConnections = new Set<net.Socket>();
 let work: string | undefined;
 
 afterAll(async () => {
   await svc?.close();
   await served?.close();
   await registry?.close();
-  silent?.close();
+  for (const conn of silentConnections) conn.destroy();
+  await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
   if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -40,8 +43,15 @@ async function pullLeftovers(dataDir: string): Promise<string[]> {
 }
 
 it("removes a pull that kill -9 interrupted at the next start, and builds from an image again", async () => {
-  // GIVEN a registry that accepts connections and never answers, so the pull is in flight
-  silent = net.createServer(() => undefined);
+  // GIVEN a registry that accepts connections and never answers, so the pull is in flight.
+  // It reads what comes (and so sees a client go away); an unread request would hold the
+  // connection half-open in this process after the pull died, until the worker exits.
+  silent = net.createServer((conn) => {
+    silentConnections.add(conn);
+    conn.on("close", () => silentConnections.delete(conn));
+    conn.on("error", () => undefined);
+    conn.resume();
+  });
   await new Promise<void>((resolve) => silent!.listen(0, "127.0.0.1", resolve));
   const port = (silent.address() as net.AddressInfo).port;
   served = await startServiceProcess();
