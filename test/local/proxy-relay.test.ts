@@ -4,6 +4,7 @@
  * does with one E2B_SANDBOX_URL) gives each agent only its own requests, and
  * a hostile agent cannot frame a response onto another request.
  */
+import * as diagnostics from "node:diagnostics_channel";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as net from "node:net";
@@ -12,6 +13,23 @@ import { ENVD_HEADERS, ENVD_ROUTES, FILES_QUERY } from "../../src/wire/envd";
 import { eventually } from "../support/eventually";
 import { useService, type TestService } from "../support/service";
 import { createSandbox } from "./support";
+
+/**
+ * The pools the service's requests to each agent socket went over, by the
+ * socket's path. The service runs in this process, so node:http tells the test
+ * about every request it sends (`http.client.request.start`), before its
+ * first sandbox's `/init`.
+ */
+const poolsBySocket = new Map<string, Set<http.Agent>>();
+diagnostics.subscribe("http.client.request.start", (message) => {
+  // Both set from the request's options (Node's ClientRequest), though left out of its types.
+  const { request } = message as {
+    request: { socketPath?: string; agent?: http.Agent | false };
+  };
+  if (request.socketPath === undefined || !request.agent) return;
+  const pools = poolsBySocket.get(request.socketPath) ?? new Set();
+  poolsBySocket.set(request.socketPath, pools.add(request.agent));
+});
 
 let svc: TestService;
 useService((s) => (svc = s));
@@ -69,9 +87,39 @@ function oneConnection(): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets: 1 });
 }
 
+/** How the hijacker answers until the relay is known to reach it: no body, and the connection ends. */
+const PROBE_ANSWER = "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n";
+
 /**
- * Replaces the agent socket of `sandboxID` with `serve`, as hostile code that
- * took over the agent would answer. Returns every byte the service sent it.
+ * A relayed request to `sandboxID`'s agent that the hijacker answers (204),
+ * where the real agent answers the file (200); false when it did not reach
+ * the hijacker, or failed on a connection being ended.
+ */
+async function reachesHijacker(sandboxID: string): Promise<boolean> {
+  try {
+    const res = await fetch(
+      `${svc.sandboxUrl}${ENVD_ROUTES.files}?${FILES_QUERY.path}=/etc/hostname`,
+      { headers: { [ENVD_HEADERS.sandboxID]: sandboxID } },
+    );
+    await res.arrayBuffer();
+    return res.status === 204;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Takes over the agent of `sandboxID` with `serve`, as hostile code that took
+ * over the agent would answer: every connection the service has to the agent
+ * from then on is the hijacker's. Returns every byte the service sent it once
+ * the takeover was complete.
+ *
+ * The hijacker listens at the agent's socket path; the connections the service
+ * opened to the real agent before (its `/init`, its warm-up command, relayed
+ * requests) are ended, as the hostile agent holding them may end them, so the
+ * service connects anew, to the hijacker. Until a relayed request is seen to
+ * reach it, the hijacker answers each with {@link PROBE_ANSWER} and records
+ * nothing; only connections accepted after that go to `serve`.
  */
 async function hijackAgent(
   sandboxID: string,
@@ -79,17 +127,26 @@ async function hijackAgent(
 ): Promise<{ received: () => string; close: () => Promise<void> }> {
   const { socket } = sandboxPaths(svc.dataDir, sandboxID);
   fs.rmSync(socket);
+  let takenOver = false;
   const seen: Buffer[] = [];
   const received = (): string => Buffer.concat(seen).toString("latin1");
   const open = new Set<net.Socket>();
   const server = net.createServer((sock) => {
     open.add(sock);
     sock.on("close", () => open.delete(sock));
-    sock.on("data", (c: Buffer) => seen.push(c));
     sock.on("error", () => undefined);
-    serve(sock, received);
+    if (takenOver) {
+      sock.on("data", (c: Buffer) => seen.push(c));
+      serve(sock, received);
+    } else {
+      onEachRequest(sock, () => sock.end(PROBE_ANSWER));
+    }
   });
   await new Promise<void>((resolve) => server.listen(socket, resolve));
+  // The socket's path now leads to the hijacker alone: end what still leads to the real agent.
+  for (const pool of poolsBySocket.get(socket) ?? []) pool.destroy();
+  await eventually(() => reachesHijacker(sandboxID));
+  takenOver = true;
   return {
     received,
     // The service keeps idle connections to an agent: end them with the server.

@@ -4,7 +4,9 @@
  * member was sent, each create's commands see exactly its own sandbox's
  * variables, user, workdir and token.
  */
+import { readFileSync } from "node:fs";
 import { Sandbox } from "e2b";
+import { sandboxPaths } from "../../src/local/runtime/paths";
 import { sdk } from "../templates/util";
 import { createSandbox, runThroughProxy } from "./support";
 import { eventually } from "../support/eventually";
@@ -84,6 +86,32 @@ describe("warm-pool members initialised during their warm-up", () => {
       secured.envdAccessToken,
     );
     expect(run).toMatchObject({ status: 200, stdout: `${secured.sandboxID}\n`, exitCode: 0 });
+  });
+});
+
+/**
+ * The connections open to `sandboxID`'s agent: the sockets its listening
+ * socket accepted that are still connected (`/proc/net/unix`, state 03).
+ */
+function agentConnections(sandboxID: string): number {
+  const { socket } = sandboxPaths(svc.dataDir, sandboxID);
+  return readFileSync("/proc/net/unix", "utf8")
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[7] === socket && fields[5] === "03").length;
+}
+
+describe("the service's connections to a warm-pool member's agent", () => {
+  it("relays a create's first commands over the connection the member's warm-up opened", async () => {
+    // GIVEN a member whose /init and warm-up command ran moments before its claim (the pool
+    // hands out the older of its 2: after two creates and their refills, the first refill)
+    for (let i = 0; i < 2; i++) await (await createThenRefill()).kill();
+    const sbx = await Sandbox.create({ ...connectionOpts(svc), timeoutMs: 120_000 });
+    // WHEN the create's client runs its first commands (relayed by the service)
+    for (let i = 0; i < 3; i++) expect((await sbx.commands.run("true")).exitCode).toBe(0);
+    // THEN the agent holds the one connection they all went over, not one more for the relay
+    expect(agentConnections(sbx.sandboxId)).toBe(1);
+    await sbx.kill();
   });
 });
 

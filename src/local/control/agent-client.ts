@@ -5,6 +5,9 @@
  * fetch, plus the two routes that are not part of the client: `/init` and the
  * internal archive extraction, sent with node:http (`agent-post.ts`: `/init`
  * is on every create's path, where undici's fetch cost several times the CPU).
+ * The client's Connect calls and those two go over the sandbox's connection
+ * pool, the one the relay uses too (`proxy/agent-pool.ts`); the client's file
+ * routes go through undici's fetch.
  *
  * Running a command is the client's: `start(cmd)` then `wait()` for the exit
  * code and output (a non-zero exit is a value, and `onStdout`/`onStderr`
@@ -39,6 +42,7 @@ import { baseHeaders } from "../../client/sandbox/headers";
 import { AGENT_INTERNAL_ROUTES, CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
 import { postToAgent } from "./agent-post";
+import { agentPool, type AgentEndpoint } from "../proxy/agent-pool";
 
 /**
  * The origin requests to an agent name. The socket decides where they go; the
@@ -147,14 +151,13 @@ async function withDeadline<T>(
   }
 }
 
-/** The Connect transport of the agent listening on `socketPath`. */
-function socketTransport(socketPath: string): Transport {
+/** The Connect transport of `sandbox`'s agent, over the connections the relay uses too. */
+function socketTransport(sandbox: AgentEndpoint): Transport {
   return createConnectTransport({
     baseUrl: AGENT_ORIGIN,
     httpVersion: "1.1",
     useBinaryFormat: false,
-    // node:http's global agent keeps connections alive per socket path.
-    nodeOptions: { socketPath },
+    nodeOptions: { socketPath: sandbox.agentSocket, agent: agentPool(sandbox) },
   });
 }
 
@@ -187,7 +190,7 @@ function socketFetch(socketPath: string): typeof fetch {
  * warm-pool member (most creates) then pays for `/init` alone.
  */
 export async function initAgent(
-  sandbox: Pick<RuntimeSandbox, "sandboxID" | "agentSocket">,
+  sandbox: Pick<RuntimeSandbox, "sandboxID"> & AgentEndpoint,
   init: AgentInit,
   options: AgentClientOptions & {
     /**
@@ -215,6 +218,7 @@ export async function initAgent(
     async (signal) => {
       await postToAgent({
         socketPath: agentSocket,
+        agent: agentPool(sandbox),
         route: ENVD_ROUTES.init,
         headers: {
           ...baseHeaders({ sandboxID, accessToken: heldToken ?? accessToken }),
@@ -233,7 +237,7 @@ export async function initAgent(
  * socket. Nothing is sent until a method is called.
  */
 export function agentClient(
-  sandbox: Pick<RuntimeSandbox, "sandboxID" | "agentSocket">,
+  sandbox: Pick<RuntimeSandbox, "sandboxID"> & AgentEndpoint,
   options: AgentClientOptions = {},
 ): AgentClient {
   const { sandboxID, agentSocket } = sandbox;
@@ -244,7 +248,7 @@ export function agentClient(
     sandboxID,
     baseUrl: AGENT_ORIGIN,
     accessToken,
-    transport: socketTransport(agentSocket),
+    transport: socketTransport(sandbox),
     fetch,
   });
   const headers = baseHeaders({ sandboxID, accessToken });
@@ -261,6 +265,7 @@ export function agentClient(
         async (signal, progress) => {
           await postToAgent({
             socketPath: agentSocket,
+            agent: agentPool(sandbox),
             route: AGENT_INTERNAL_ROUTES.extract,
             query: { [FILES_QUERY.path]: destDir, [FILES_QUERY.username]: user },
             headers: { ...headers, "Content-Type": CONTENT_TYPES.octetStream },

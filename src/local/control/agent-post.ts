@@ -1,7 +1,8 @@
 /**
  * The service-only POSTs to an agent (`/init`, the archive extraction), sent
  * with node:http over the agent's Unix socket rather than through the sandbox
- * client's fetch.
+ * client's fetch, on the sandbox's pooled connections the relay uses too
+ * (`proxy/agent-pool.ts`).
  *
  * Why: `/init` is on every create's path (a warm-pool claim is one `/init`).
  * Through undici's fetch it cost 2.6–7 ms of the service's CPU per call, and
@@ -40,6 +41,8 @@ const WRITE_BETWEEN_READS_BYTES = DRAIN_MAX_BYTES / 16;
 export interface AgentPost {
   /** The agent's Unix socket on the host. */
   socketPath: string;
+  /** The sandbox's connection pool (`proxy/agent-pool.ts`), shared with the relay. */
+  agent: http.Agent;
   /** A route from `ENVD_ROUTES` or `AGENT_INTERNAL_ROUTES`. */
   route: string;
   /** Query parameters; undefined values are left out. @default none */
@@ -90,6 +93,7 @@ export function postToAgent(input: AgentPost): Promise<void> {
     };
     const req = http.request({
       socketPath: input.socketPath,
+      agent: input.agent,
       method: "POST",
       path: routeUrl("", input.route, input.query),
       headers,

@@ -9,7 +9,7 @@
 import * as http from "node:http";
 import { maskedHost } from "../../wire/egress-proxy";
 import { ENVD_HEADERS, ENVD_ROUTES } from "../../wire/envd";
-import type { RuntimeSandbox } from "../runtime/types";
+import { agentPool } from "./agent-pool";
 import { CORS_HEADERS } from "../control/cors";
 import type { SandboxManager } from "../control/sandboxes/manager";
 import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
@@ -108,52 +108,6 @@ async function serveMetrics(
   }
 }
 
-/** Idle upstream connections are dropped well before the agent's 640 s idle timeout. */
-const UPSTREAM_IDLE_MS = 30_000;
-
-/**
- * Buffer size of every socket a sandbox's bytes are relayed through: the
- * client's connection to the service (set on the server) and the service's
- * connections to the agents. With Node's 16 KiB default each 64 KiB read
- * overflowed the writing side's buffer, so every chunk paused and resumed the
- * reading side (two more system calls and an event-loop turn per 64 KiB); at
- * 1 MiB a bulk transfer streams without that: the service's CPU per GiB fell
- * from 1.54 to 1.28 s uploading and from 1.24 to 0.96 s downloading through
- * the SDK (bench/transfer.js, 512 MiB). Memory stays bounded: at most this
- * much is queued per direction of a connection before backpressure stops
- * the reader.
- */
-export const RELAY_HIGH_WATER_MARK = 1024 * 1024;
-
-const upstreamAgents = new WeakMap<RuntimeSandbox, http.Agent>();
-
-/**
- * One keep-alive connection pool per running sandbox. Reusing connections
- * matters for correctness, not only speed: with one connection per exchange
- * the agent answers and closes while the proxy may still be ending the
- * request, and that write fails with EPIPE although the answer arrived.
- * The pool dies with the sandbox: its sockets close when the agent exits.
- */
-function upstreamAgentFor(processes: RuntimeSandbox): http.Agent {
-  let agent = upstreamAgents.get(processes);
-  if (!agent) {
-    // Passed through to each socket the pool opens (net.createConnection).
-    const options: http.AgentOptions & {
-      readableHighWaterMark: number;
-      writableHighWaterMark: number;
-    } = {
-      keepAlive: true,
-      timeout: UPSTREAM_IDLE_MS,
-      readableHighWaterMark: RELAY_HIGH_WATER_MARK,
-      writableHighWaterMark: RELAY_HIGH_WATER_MARK,
-    };
-    agent = new http.Agent(options);
-    upstreamAgents.set(processes, agent);
-    void processes.exited.then(() => agent?.destroy());
-  }
-  return agent;
-}
-
 /**
  * Relays one request to the agent and its answer back. Both messages are
  * parsed and framed again by Node (llhttp) rather than copied as raw bytes:
@@ -179,7 +133,7 @@ function pipeToAgent(
     method: req.method,
     path: req.url,
     headers: stripHopByHop(req.headers),
-    agent: upstreamAgentFor(target.processes),
+    agent: agentPool(target.processes),
   });
   upstream.on("response", (up) => {
     const headers = { ...stripHopByHop(up.headers), ...CORS_HEADERS };
