@@ -8,9 +8,10 @@
  * connection open, and the first command a create's client sends is relayed
  * over it instead of a new one. With a pool of the relay's own and Node's
  * global agent for the service's calls, that command waited for a new
- * connection to the agent (0.5 ms of a 10 ms first command, bench:local's
- * loop of creates; 0.18 ms reusing one), and every member held two
- * connections.
+ * connection to the agent (0.5 ms of a 10 ms first command in a loop of
+ * creates like bench:local's, timed at the relay; 0.18 ms reusing one), and
+ * every member held two connections (docs/benchmarks.md, "The warm pool under
+ * a tight loop of creates").
  *
  * @module
  */

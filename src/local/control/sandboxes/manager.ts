@@ -7,9 +7,10 @@
  * timeout firing during a pause, or a kill during a resume, cannot interleave.
  *
  * This class answers the routes, the proxy and the templates side; the state
- * it holds is in manager-state.ts, the lock in manager-lock.ts, and the state
- * changes in files of their own: manager-create.ts, connect.ts (pause,
- * resume, connect), timeouts.ts, kill.ts, network-update.ts.
+ * it holds is in manager-state.ts (made and restored at open by
+ * manager-open.ts), the lock in manager-lock.ts, and the state changes in
+ * files of their own: manager-create.ts, connect.ts (pause, resume,
+ * connect), timeouts.ts, kill.ts, network-update.ts.
  *
  * @module
  */
