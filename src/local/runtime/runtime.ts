@@ -31,23 +31,7 @@ export type { RuntimeOptions } from "./runtime-host";
  */
 export async function createRuntime(options: RuntimeOptions): Promise<SandboxRuntime> {
   const host = await openRuntimeHost(options);
-  const {
-    dataDir,
-    log,
-    maxSandboxes,
-    ptysMax,
-    cgroups,
-    cgroupPrefix,
-    nftTable,
-    hostNetwork,
-    seccompFile,
-    mounts,
-    nodeBinary,
-    agentLibs,
-    agentBundleDir,
-    startTimeoutMs,
-    isolation,
-  } = host;
+  const { dataDir, log } = host;
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
   // Ids in the background (setBackground): asked again when a start makes its cgroup.
@@ -81,7 +65,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
       if (on) background.add(id);
       else background.delete(id);
       // A cgroup not made yet is left alone: its start asks inBackground() when it makes it.
-      cgroups.setIdle(`${cgroupPrefix}${id}`, on);
+      host.cgroups.setIdle(`${host.cgroupPrefix}${id}`, on);
     }
   }
 
@@ -98,30 +82,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         resourceId: spec.sandboxID,
       });
     }
-    if (running.size + starting.size >= maxSandboxes) {
+    if (running.size + starting.size >= host.maxSandboxes) {
       throw new SandboxIacError(
         "rate_limited",
-        `the service already runs its maximum of ${maxSandboxes} sandboxes (serve --max-sandboxes); kill or pause a sandbox, or restart the service with a higher --max-sandboxes`,
+        `the service already runs its maximum of ${host.maxSandboxes} sandboxes (serve --max-sandboxes); kill or pause a sandbox, or restart the service with a higher --max-sandboxes`,
         { operation: op, resourceId: spec.sandboxID },
       );
     }
     starting.add(spec.sandboxID);
     try {
       let stopped = false;
+      // What every sandbox shares on the host, and this sandbox's cgroup and callbacks.
       const sandbox: RuntimeSandbox = await launchSandbox(spec, {
-        dataDir,
-        cgroups,
-        cgroupName: `${cgroupPrefix}${spec.sandboxID}`,
+        ...host,
+        cgroupName: `${host.cgroupPrefix}${spec.sandboxID}`,
         inBackground: () => background.has(spec.sandboxID),
-        nodeBinary,
-        agentBundleDir,
-        agentLibs,
-        seccompFile,
-        hostNetwork,
-        mounts,
-        ptysMax,
-        startTimeoutMs,
-        log,
         onStopped: () => {
           stopped = true;
           // One sandbox per id is ever registered; during its own start it is not registered yet.
@@ -175,19 +150,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
     // Sequential: each stop is a few cgroup writes, and the count is the caller's own sandboxes.
     for (const sandbox of [...running.values()]) await sandbox.stop();
     running.clear();
-    await hostNetwork.edge.close();
-    await tearDownHostNetwork(nftTable);
-    mounts.close();
+    await host.hostNetwork.edge.close();
+    await tearDownHostNetwork(host.nftTable);
+    host.mounts.close();
   }
 
   return {
     baseLayerId: BASE_LAYER_ID,
-    nftTable,
-    maxSandboxes,
+    nftTable: host.nftTable,
+    maxSandboxes: host.maxSandboxes,
     sandboxesMemoryBytes: host.sandboxesMemoryBytes,
     setBackground,
     start,
-    isolation,
+    isolation: host.isolation,
     captureLayer: async (sandboxID: string, opts?: CaptureOptions) => {
       assertId("runtime.captureLayer", "sandboxID", sandboxID);
       const live = running.get(sandboxID) as { holderPid?: number } | undefined;
@@ -198,7 +173,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
       importImageLayer(dataDir, digest, blob, compression),
     imageBaseLayer: (imageLayers) => {
       for (const id of imageLayers) assertId("runtime.imageBaseLayer", "imageLayers", id);
-      return ensureImageBaseLayer(dataDir, imageLayers, agentLibs.nodeArgv);
+      return ensureImageBaseLayer(dataDir, imageLayers, host.agentLibs.nodeArgv);
     },
     pullDir: async () => {
       const dir = path.join(

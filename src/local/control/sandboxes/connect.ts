@@ -6,12 +6,27 @@
  * @module
  */
 import { serviceError } from "../http";
+import type { KnownSandbox } from "./known-sandbox";
 import { locked } from "./manager-lock";
 import type { ManagerState } from "./manager-state";
 import { pauseLocked, resumeLocked } from "./pause-resume";
 import type { SandboxRecord } from "./record";
 import { DEFAULT_CONNECT_TIMEOUT_SECONDS } from "./schemas";
 import { extendEnd } from "./timeouts";
+
+/** Resumes `sandbox` (locked, paused) under the team's limit of running sandboxes. */
+async function resumeAdmitted(
+  state: ManagerState,
+  sandbox: KnownSandbox,
+  timeoutSec: number,
+): Promise<void> {
+  const release = state.concurrency.admit();
+  try {
+    await resumeLocked(state.ctx, sandbox, timeoutSec);
+  } finally {
+    release();
+  }
+}
 
 /** Pauses a running sandbox; `memory: false` stops its processes instead of freezing them. */
 export async function pauseSandbox(
@@ -35,12 +50,7 @@ export async function resumeSandbox(
   return locked(state, sandboxID, async (sandbox) => {
     if (sandbox.record.state === "running")
       throw serviceError("conflict", `Sandbox ${sandboxID} is already running`);
-    const release = state.concurrency.admit();
-    try {
-      await resumeLocked(state.ctx, sandbox, timeoutSec);
-    } finally {
-      release();
-    }
+    await resumeAdmitted(state, sandbox, timeoutSec);
     return sandbox.record;
   });
 }
@@ -57,12 +67,7 @@ export async function connectSandbox(
       await state.writer.flush();
       return { record: sandbox.record, resumed: false };
     }
-    const release = state.concurrency.admit();
-    try {
-      await resumeLocked(state.ctx, sandbox, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
-    } finally {
-      release();
-    }
+    await resumeAdmitted(state, sandbox, timeoutSec ?? DEFAULT_CONNECT_TIMEOUT_SECONDS);
     return { record: sandbox.record, resumed: true };
   });
 }

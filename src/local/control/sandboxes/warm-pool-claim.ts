@@ -18,7 +18,14 @@ import { touch } from "./warm-pool-trim";
  * becomes the most recently used one and its refill is scheduled.
  */
 export function claim(pool: PoolState, spec: WarmSpec): RuntimeSandbox | undefined {
-  const taken = take(pool, spec);
+  return handOver(pool, take(pool, spec));
+}
+
+/**
+ * What a claim took, settled at once: the refill (after the claim's window
+ * when a member was handed over), the claim's log line, the member's processes.
+ */
+function handOver(pool: PoolState, taken: Taken | undefined): RuntimeSandbox | undefined {
   if (taken?.member) refillAfterClaim(pool);
   else refill(pool);
   if (taken) logClaim(pool, taken.slot, taken.member, undefined);
@@ -37,12 +44,7 @@ export async function claimSoon(
   spec: WarmSpec,
 ): Promise<RuntimeSandbox | undefined> {
   const taken = take(pool, spec);
-  if (!taken || taken.member) {
-    if (taken?.member) refillAfterClaim(pool);
-    else refill(pool);
-    if (taken) logClaim(pool, taken.slot, taken.member, undefined);
-    return taken?.member?.processes;
-  }
+  if (!taken || taken.member) return handOver(pool, taken);
   const { slot } = taken;
   // A member warming up is nearer than any start: its create's /init and
   // first command wait only for what is left of the agent's load.
@@ -131,11 +133,14 @@ export function claimedExchanged(pool: PoolState): void {
   refill(pool);
 }
 
+/** A key's slot after a claim, and the ready member it took, if any. */
+interface Taken {
+  slot: Slot;
+  member: Member | undefined;
+}
+
 /** Takes a ready member of `spec`'s key (growing the key on a miss); undefined when the pool is off. */
-function take(
-  pool: PoolState,
-  spec: WarmSpec,
-): { slot: Slot; member: Member | undefined } | undefined {
+function take(pool: PoolState, spec: WarmSpec): Taken | undefined {
   if (pool.closed || pool.limits.size === 0) return undefined;
   const known = pool.slots.has(warmKey(spec));
   const slot = touch(pool, spec);
