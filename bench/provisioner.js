@@ -178,12 +178,13 @@ function printPhases(runs) {
 
 /**
  * The client's own share, without the sandbox: listing and hashing the tree
- * (cold cache, then warm) and packing its archive to nowhere.
+ * (cold cache, then warm) and packing and framing its archive to nowhere.
  */
 async function packAlone(inputs, baseDir) {
   const { buildManifest } = require("../dist/resources/provisioner/manifest");
   const { packChunks } = require("../dist/resources/provisioner/archive-pack");
   const { HashCache } = require("../dist/resources/provisioner/hash-cache");
+  const { stdinFrame } = require("../dist/wire/stdin-frame");
   const cpuOf = async (fn) => {
     const c0 = process.cpuUsage();
     const t = await timeIt(fn);
@@ -198,11 +199,12 @@ async function packAlone(inputs, baseDir) {
   const warm = await cpuOf(async () => {
     await buildManifest(inputs.files, baseDir, { cache: warmCache });
   });
+  // Framed as the stdin transport frames each chunk (in place: src/wire/stdin-frame.ts).
   const pack = await cpuOf(async () => {
-    for await (const _ of packChunks(manifest.files));
+    for await (const chunk of packChunks(manifest.files)) stdinFrame(chunk);
   });
   console.log(
-    `    client alone: list+hash ${cold}; list+stat (warm cache) ${warm}; pack the archive ${pack}`,
+    `    client alone: list+hash ${cold}; list+stat (warm cache) ${warm}; pack and frame the archive ${pack}`,
   );
 }
 

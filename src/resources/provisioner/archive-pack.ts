@@ -20,6 +20,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import * as posix from "node:path/posix";
 import { Header, Pax } from "tar";
 import { SandboxIacError } from "../../errors";
+import { framableBuffer, STDIN_FRAME_HEADROOM } from "../../wire/stdin-frame";
 import type { ManifestEntry } from "./manifest-entry";
 
 /** tar's block: headers and file bodies take whole blocks. */
@@ -49,6 +50,15 @@ const CHUNK_FILES = 512;
 
 /** The operation named by the errors of an archive upload. */
 const OPERATION = "provisioner.files";
+
+/**
+ * A buffer of `bytes` for chunks: the part of a {@link framableBuffer} after
+ * its headroom, so that the stdin transport frames each chunk in place
+ * (`src/wire/stdin-frame.ts`) rather than copying it into a fresh buffer.
+ */
+function chunkBuffer(bytes: number): Buffer {
+  return framableBuffer(bytes).subarray(STDIN_FRAME_HEADROOM);
+}
 
 /** True for batches of entries still coming, rather than one list. */
 function isBatches(
@@ -122,6 +132,8 @@ function readInto(entry: ManifestEntry, out: Buffer, at: number): void {
  *
  * A chunk's buffer is filled again once the third chunk after it is asked
  * for (the buffers are used in turn): send or copy each one before then.
+ * Each chunk starts right after a {@link framableBuffer}'s headroom, so
+ * `stdinFrame` frames it in place (writing into the bytes before it).
  */
 export async function* packChunks(
   entries: readonly ManifestEntry[] | AsyncIterable<readonly ManifestEntry[]>,
@@ -133,7 +145,7 @@ export async function* packChunks(
   /** The next buffer of the ring, allocated on first use. */
   const nextBuffer = (): Buffer => {
     turn = (turn + 1) % RING;
-    return (ring[turn] ??= Buffer.allocUnsafe(CHUNK_BYTES));
+    return (ring[turn] ??= chunkBuffer(CHUNK_BYTES));
   };
   let out = nextBuffer();
   let pos = 0;
@@ -163,7 +175,7 @@ export async function* packChunks(
       const need = BLOCK + padded(entry.size + 1);
       if (pos + need > out.length) {
         if (pos > 0) yield take();
-        if (need > out.length) out = Buffer.allocUnsafe(need);
+        if (need > out.length) out = chunkBuffer(need);
       }
       // Encoded in place; the fields it leaves alone must be zeros.
       out.fill(0, pos, pos + BLOCK);
@@ -173,7 +185,7 @@ export async function* packChunks(
         const pax = new Pax({ path: name, size: entry.size, mtime }).encode();
         if (pos + pax.length + need > out.length) {
           if (pos > 0) yield take();
-          if (pax.length + need > out.length) out = Buffer.allocUnsafe(pax.length + need);
+          if (pax.length + need > out.length) out = chunkBuffer(pax.length + need);
         }
         pos += pax.copy(out, pos);
         block.copy(out, pos);
