@@ -39,7 +39,15 @@ interface Exchange {
   body: string;
   /** The client socket the exchange used, to prove requests shared one connection. */
   socket: net.Socket;
+  /**
+   * Every byte that socket received so far, for every exchange on it: what
+   * reached the client, including what its parser dropped or never read.
+   */
+  received: () => string;
 }
+
+/** The bytes each client socket received, recorded by {@link exchange}. */
+const receivedBy = new WeakMap<net.Socket, Buffer[]>();
 
 /** One request on `agent` (a one-socket keep-alive pool), routed to `sandboxID` by header. */
 function exchange(
@@ -65,6 +73,8 @@ function exchange(
         },
       },
       (res) => {
+        // Read now: by "end" a keep-alive pool has taken the socket back and res.socket is null.
+        const { socket } = res;
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", reject);
@@ -72,11 +82,18 @@ function exchange(
           resolve({
             status: res.statusCode ?? 0,
             body: Buffer.concat(chunks).toString("utf8"),
-            socket: res.socket,
+            socket,
+            received: () => Buffer.concat(receivedBy.get(socket) ?? []).toString("latin1"),
           }),
         );
       },
     );
+    req.on("socket", (socket) => {
+      if (receivedBy.has(socket)) return;
+      const seen: Buffer[] = [];
+      receivedBy.set(socket, seen);
+      socket.on("data", (c: Buffer) => seen.push(c));
+    });
     req.on("error", reject);
     req.end(body);
   });
@@ -221,6 +238,9 @@ describe("proxy relay", () => {
       expect(next).toMatchObject({ status: 200, body: "the honest sandbox's file" });
       const again = await exchange(agent, hostile.sandboxID, "GET", "/etc/hostname");
       expect(again).toMatchObject({ status: 200, body: "ok" });
+      // No byte of the extra responses reached the client: a client that takes it as the
+      // answer to its next request, or one like Node's that drops the connection on it.
+      expect(first.received()).not.toContain("smuggled");
       expect(new Set([first.socket, next.socket, again.socket]).size).toBe(1);
     } finally {
       agent.destroy();
@@ -287,11 +307,15 @@ describe("proxy relay", () => {
       const up = await exchange(agent, other.sandboxID, "POST", "/home/user/secret.txt", secret);
       expect(up.status).toBe(200);
       await exchange(agent, hostile.sandboxID, "GET", "/etc/hostname");
-      // The hostile agent saw exactly its own two requests, and not the other's path or body.
-      await eventually(async () => (fake.received().match(/^GET /gm) ?? []).length === 2);
+      // The hostile agent saw its own two requests, and not the other's path or body. Counted
+      // wherever they start: a body relayed before one (a leak) leaves it mid-line.
+      const count = (text: string) => fake.received().split(text).length - 1;
+      await eventually(async () => count(`GET ${ENVD_ROUTES.files}?`) >= 2);
       expect(fake.received()).not.toContain("secret-for-the-other-sandbox");
       expect(fake.received()).not.toContain("secret.txt");
       expect(fake.received()).not.toContain(other.sandboxID);
+      // Nothing else either: two request lines in all.
+      expect(count(" HTTP/1.1\r\n")).toBe(2);
     } finally {
       agent.destroy();
       await fake.close();
