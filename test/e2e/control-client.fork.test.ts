@@ -33,7 +33,7 @@ beforeAll(async () => {
 }, STAND_IN_WAIT_MS + 60_000);
 afterAll(async () => {
   await svc?.close();
-  inet?.close();
+  await inet?.close();
 });
 
 /** The `Sandbox` body of one fork of `parentID`, as the wire carries it. */

@@ -35,8 +35,8 @@ beforeAll(async () => {
 }, STAND_IN_WAIT_MS + 90_000);
 afterAll(async () => {
   await svc?.close();
-  names?.close();
-  inet?.close();
+  await names?.close();
+  await inet?.close();
 });
 
 /**

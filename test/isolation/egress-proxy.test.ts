@@ -48,8 +48,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.close();
   await socks?.close();
-  names?.close();
-  inet?.close();
+  await names?.close();
+  await inet?.close();
 });
 
 /**

@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, STAND_IN_WAIT_MS + 60_000);
 afterAll(async () => {
   await t?.dispose();
-  inet?.close();
+  await inet?.close();
 });
 
 /** Fetches `url` from inside with a 2 s limit; prints the body or the error's code. */

@@ -21,7 +21,7 @@ beforeAll(async () => {
 }, STAND_IN_WAIT_MS + 60_000);
 afterAll(async () => {
   await svc?.close();
-  inet?.close();
+  await inet?.close();
 });
 
 /** GET `path` on the service port with `headers` (Host included), as a raw HTTP/1.1 client. */

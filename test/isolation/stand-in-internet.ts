@@ -48,6 +48,21 @@ export function fetchProgram(url: string, timeoutMs: number): string {
   );
 }
 
+/**
+ * Stops `child` with SIGKILL and resolves once it exited, so that what it held
+ * (addresses, ports, files) is released when a stand-in's `close()` resolves,
+ * as the SOCKS stand-in's does. SIGKILL cannot be caught or ignored: the wait
+ * ends when the kernel reaps the process. `ip netns exec` execs its command,
+ * so the child is the server itself, not a parent that would outlive it.
+ */
+export async function killAndWait(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.pid === undefined) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}
+
 /** A running stand-in; `close` removes the namespace and its veth. */
 export interface StandIn {
   url: string;
@@ -59,7 +74,8 @@ export interface StandIn {
   datagrams(): string[];
   /** `"<source address> <payload>"` of every datagram its DNS port received so far. */
   dnsQueries(): string[];
-  close(): void;
+  /** Resolves once its server exited and the namespace, its veth and the lock are gone. */
+  close(): Promise<void>;
 }
 
 /**
@@ -105,8 +121,9 @@ export async function startStandInInternet(): Promise<StandIn> {
   // Not "sbx…": that prefix is the sandboxes' own, and traffic between sandboxes is dropped.
   const veth = `inetst${process.pid % 100000}`;
   const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
-  const close = () => {
-    server?.kill("SIGKILL");
+  const close = async () => {
+    // Exited before the lock goes: the next stand-in must not meet this one's server.
+    await killAndWait(server);
     fs.rmSync(LOCK_DIR, { recursive: true, force: true });
     for (const cmd of [
       ["link", "del", veth],
@@ -149,7 +166,7 @@ export async function startStandInInternet(): Promise<StandIn> {
       server!.once("exit", (c) => reject(new Error(`stand-in server exited with ${String(c)}`)));
     });
   } catch (err) {
-    close();
+    await close();
     throw err;
   }
   return {

@@ -15,7 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { eventually } from "../support/eventually";
 import { makeTestCa } from "../support/test-ca";
-import { STAND_IN, type StandIn } from "./stand-in-internet";
+import { killAndWait, STAND_IN, type StandIn } from "./stand-in-internet";
 
 /** The stand-in's addresses and what its resolver answers. */
 export const NAMES = {
@@ -38,15 +38,16 @@ export interface StandInNames {
   caPem: string;
   /** dnsmasq's log of the queries it answered so far (`query[A] <name> from <address>`). */
   dnsLog(): string;
-  close(): void;
+  /** Resolves once dnsmasq and the servers exited and their files are gone. */
+  close(): Promise<void>;
 }
 
 /** Starts the resolver and the servers in `inet`'s namespace. */
 export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-names-"));
   const children: ChildProcess[] = [];
-  const close = () => {
-    for (const c of children) c.kill("SIGKILL");
+  const close = async () => {
+    await Promise.all(children.map(killAndWait));
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -105,7 +106,7 @@ https.createServer(tls, answer("https")).listen(443, "0.0.0.0", () => console.lo
       fs.existsSync(`${dir}/dnsmasq.log`) ? fs.readFileSync(`${dir}/dnsmasq.log`, "utf8") : "";
     return { caPem, dnsLog, close };
   } catch (err) {
-    close();
+    await close();
     throw err;
   }
 }

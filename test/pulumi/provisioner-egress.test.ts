@@ -48,8 +48,8 @@ describe("a Provisioner's egress with a Secret through Pulumi", () => {
   // Registered after the stack's: jest runs afterAll hooks in order, the stack is destroyed first.
   afterAll(async () => {
     await socks?.close();
-    names?.close();
-    inet?.close();
+    await names?.close();
+    await inet?.close();
   });
 
   it("runs the setup step, which reaches only the mirror, through the proxy, with the secret filled in at the edge", async () => {

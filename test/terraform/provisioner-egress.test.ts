@@ -89,8 +89,8 @@ describeWithTerraform(`a Provisioner's egress with a Secret (${version ?? "no te
     beforeClose: async () => {
       await ws?.tf("destroy", "-auto-approve", "-input=false");
       await socks?.close();
-      names?.close();
-      inet?.close();
+      await names?.close();
+      await inet?.close();
     },
   });
   const phase = phases();
