@@ -4,4 +4,4 @@
  * @module
  */
 export { defaultDataDir, startLocalService } from "./service";
-export type { LocalService, LocalServiceOptions } from "./service";
+export type { LocalService, LocalServiceOptions } from "./service-options";

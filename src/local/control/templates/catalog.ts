@@ -1,7 +1,9 @@
 /**
  * The template catalog: every template, build and tag, persisted to one JSON
  * file with atomic writes, plus the look-ups sandboxes and routes need and the
- * reference counting that releases layers nobody uses any more.
+ * reference counting that releases layers nobody uses any more. What it puts
+ * right at each open (the built-in `base` template, builds a stop cut off) is
+ * catalog-start.ts.
  *
  * @module
  */
@@ -9,35 +11,28 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { layerExists } from "../../runtime/layers";
 import type { SandboxRuntime } from "../../runtime/types";
-import { ENVD_VERSION, DEFAULT_USER } from "../../../wire/envd";
+import { DEFAULT_USER } from "../../../wire/envd";
 import { JsonStateWriter, readStateFile } from "../state-file";
 import { BuildLogStore } from "./build-logs";
+import { ensureBase, recoverInterruptedBuilds } from "./catalog-start";
 import {
-  BASE_TEMPLATE_ID,
   BUILD_LOGS_DIR,
   CATALOG_FILE,
-  INTERRUPTED_BUILD_MESSAGE,
   MAX_TAG_HISTORY,
   REPORTED_DISK_SIZE_MB,
   TEMPLATES_DIR,
 } from "./constants";
 import {
   catalogFileSchema,
-  newTemplateRecord,
   type BuildRecord,
   type CatalogFile,
   type TemplateRecord,
 } from "./model";
-import { newBuildID } from "../../../wire/ids";
 import { DEFAULT_TAG, parseTemplateName } from "../../../wire/template-names";
 import type { ResolvedTemplate } from "./lookup";
 import { SandboxIacError } from "../../../errors";
 import { LayerCollector, type CollectionResult } from "./layer-gc";
 import { StepCache, type StepCacheLimits } from "./step-cache";
-
-/** CPU and memory of the built-in `base` template. */
-const BASE_CPU_COUNT = 2;
-const BASE_MEMORY_MB = 512;
 
 /** A template found by id or name, with the tag the caller asked for. */
 export interface LookupResult {
@@ -102,8 +97,8 @@ export class TemplateCatalog {
     const catalog = new TemplateCatalog(dir, dataDir, runtime, log, cache);
     const file = await readStateFile(path.join(dir, CATALOG_FILE), catalogFileSchema);
     for (const t of file?.templates ?? []) catalog.templates.set(t.templateID, t);
-    catalog.ensureBase();
-    await catalog.recoverInterruptedBuilds();
+    ensureBase(catalog.templates, catalog.runtime.baseLayerId);
+    await recoverInterruptedBuilds(catalog.templates, catalog.runtime, catalog.logs, catalog.log);
     await catalog.save();
     // Everything on disk is eligible now: a kill -9 may have left layers nothing recorded.
     await catalog.collector.collect("service start", { all: true });
@@ -133,62 +128,6 @@ export class TemplateCatalog {
   saveCache(): Promise<void> {
     this.collector.markRecorded(this.cache.layersInUse());
     return this.cache.save();
-  }
-
-  private ensureBase(): void {
-    const now = new Date().toISOString();
-    let base = this.templates.get(BASE_TEMPLATE_ID);
-    if (!base) {
-      base = newTemplateRecord(
-        { templateID: BASE_TEMPLATE_ID, name: BASE_TEMPLATE_ID, kind: "template", public: true },
-        now,
-      );
-      this.templates.set(BASE_TEMPLATE_ID, base);
-    }
-    let build = base.builds[0];
-    if (!build) {
-      build = {
-        buildID: newBuildID(),
-        status: "ready",
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: now,
-        cpuCount: BASE_CPU_COUNT,
-        memoryMB: BASE_MEMORY_MB,
-        envdVersion: ENVD_VERSION,
-      };
-      base.builds.push(build);
-      base.tags[DEFAULT_TAG] = [{ buildID: build.buildID, createdAt: now }];
-    }
-    // the base layer is assembled from the host at each start, so its id is refreshed too
-    build.output = { layers: [this.runtime.baseLayerId], envs: {}, defaultUser: DEFAULT_USER };
-    build.envdVersion = ENVD_VERSION;
-  }
-
-  private async recoverInterruptedBuilds(): Promise<void> {
-    for (const t of this.templates.values()) {
-      for (const b of t.builds) {
-        if (b.status !== "building") continue;
-        const now = new Date().toISOString();
-        b.status = "error";
-        b.failure = { message: INTERRUPTED_BUILD_MESSAGE };
-        b.updatedAt = now;
-        b.finishedAt = now;
-        delete b.parentLayers;
-        this.logs.append(b.buildID, "error", `Build failed: ${INTERRUPTED_BUILD_MESSAGE}`);
-        if (b.buildSandboxId) {
-          const id = b.buildSandboxId;
-          delete b.buildSandboxId;
-          try {
-            await this.runtime.destroy(id);
-          } catch (err) {
-            this.log(
-              `templates: could not destroy interrupted build sandbox ${id}: ${SandboxIacError.from(err, { operation: "templates.catalog" }).reason}`,
-            );
-          }
-        }
-      }
-    }
   }
 
   /** Every template (snapshots included when `kind` is not given). */
