@@ -17,7 +17,6 @@ import { runCommands } from "./commands";
 import { HashCache } from "./hash-cache";
 import {
   buildManifest,
-  checkSources,
   compareManifest,
   digestOf,
   type Manifest,
@@ -26,6 +25,7 @@ import {
 import type { ManifestEntry } from "./manifest-entry";
 import type { ProvisionerArgs, ProvisionerOutputs } from "./provisioner.args";
 import { withSession, type WorkSession } from "./session";
+import { checkSources } from "./sources";
 import { removeFiles, syncFiles, type SyncOptions } from "./sync";
 import { EarlyArchive, type StartedArchive } from "./early-archive";
 
