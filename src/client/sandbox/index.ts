@@ -16,13 +16,8 @@ export type { TransferOptions, WrittenFile } from "./transfer-options";
 export { isMultipartSafePath } from "./files-upload-batch";
 export type { UploadEntry } from "./files-upload-batch";
 export type { FsCallOptions, ListDirOptions } from "./filesystem";
-export type {
-  ConnectOptions,
-  ProcessCallOptions,
-  ProcessInfo,
-  ProcessSignal,
-  StartOptions,
-} from "./process";
+export type { ConnectOptions, ProcessInfo, StartOptions } from "./process";
+export type { ProcessCallOptions, ProcessSignal } from "./process-control";
 export type {
   ProcessEndEvent,
   ProcessEvent,
