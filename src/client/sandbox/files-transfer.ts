@@ -3,27 +3,25 @@
  * downloads to disk (never buffering the whole file), plus small reads and
  * writes in memory. Reference: docs/envd.md#http-routes and docs/envd.md#files-and-compose.
  *
+ * This file holds the transfer part and its uploads; downloads and reads are
+ * `files-read.ts`, what both directions share (the route's query, the
+ * stream chunk size) `files-route.ts`.
+ *
  * @module
  */
 import * as fs from "node:fs";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import * as zlib from "node:zlib";
 import { invalidArgument, SandboxIacError } from "../../errors";
-import { CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
+import { CONTENT_TYPES, ENVD_ROUTES } from "../../wire/envd";
 import { GZIP, HTTP_HEADERS, OPS } from "./constants";
 import { effectiveUser, type SandboxContext } from "./context";
+import { createFilesReadApi, type FilesReadApi } from "./files-read";
+import { filesQuery, STREAM_CHUNK_BYTES } from "./files-route";
 import { uploadFilesBatch, type UploadEntry } from "./files-upload-batch";
 import type { TransferOptions, WrittenFile } from "./transfer-options";
 import { httpRequest, readJson, type HttpTarget } from "./http";
-import { retryIdempotent } from "./idempotent";
 import { checkPath, checkTimeoutMs, checkUser } from "./validate";
-
-/**
- * Chunk size of file streams. Node's 64 KiB default costs more than half the
- * throughput in per-chunk overhead (fetch body, web-stream bridging, writev).
- */
-const STREAM_CHUNK_BYTES = 1 << 20;
 
 /** Options of {@link FilesTransferApi.uploadFile}. */
 export interface UploadFileOptions extends TransferOptions {
@@ -39,14 +37,8 @@ export interface UploadFileOptions extends TransferOptions {
   range?: { start: number; end: number } | undefined;
 }
 
-/** Options of {@link FilesTransferApi.downloadFile}. */
-export interface DownloadFileOptions extends TransferOptions {
-  /** Ask for `Content-Encoding: gzip`; the body is decompressed while written. @default false */
-  gzip?: boolean;
-}
-
 /** The transfer part of the sandbox client. */
-export interface FilesTransferApi {
+export interface FilesTransferApi extends FilesReadApi {
   /** Streams a local file to `remotePath`, creating parents and overwriting. Never retried. */
   uploadFile(
     localPath: string,
@@ -68,20 +60,10 @@ export interface FilesTransferApi {
     data: Uint8Array | string,
     options?: TransferOptions,
   ): Promise<WrittenFile>;
-  /** Streams `remotePath` into `localPath` (created or truncated). */
-  downloadFile(remotePath: string, localPath: string, options?: DownloadFileOptions): Promise<void>;
-  /** Reads a small file as UTF-8 text. Retried when transient. */
-  readText(remotePath: string, options?: TransferOptions): Promise<string>;
-  /** Reads a small file as bytes. Retried when transient. */
-  readBytes(remotePath: string, options?: TransferOptions): Promise<Uint8Array>;
 }
 
 /** Changes the mode of an uploaded file; provided by the process part. */
 export type Chmod = (remotePath: string, mode: number, options: TransferOptions) => Promise<void>;
-
-function filesQuery(path: string, user: string | undefined) {
-  return { [FILES_QUERY.path]: path, [FILES_QUERY.username]: user };
-}
 
 async function checkLocalFile(operation: string, localPath: unknown): Promise<string> {
   if (typeof localPath !== "string" || localPath.length === 0) {
@@ -167,33 +149,6 @@ export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): Files
     return { path: first.path, name: first.name, type: first.type };
   }
 
-  async function get(
-    operation: string,
-    remotePath: string,
-    options: TransferOptions & { gzip?: boolean },
-    defaultTimeoutMs: number,
-  ) {
-    const user = effectiveUser(ctx, checkUser(operation, options.user));
-    return httpRequest(ctx, {
-      method: "GET",
-      route: ENVD_ROUTES.files,
-      query: filesQuery(remotePath, user),
-      // fetch decodes gzip itself (Fetch standard); "identity" stops undici from asking for it unasked.
-      headers: { [HTTP_HEADERS.acceptEncoding]: options.gzip ? GZIP : "identity" },
-      signal: options.signal,
-      timeoutMs: checkTimeoutMs(operation, options.timeoutMs) ?? defaultTimeoutMs,
-      scope: { operation, sandboxID: ctx.sandboxID, resourceId: remotePath },
-    });
-  }
-
-  async function readBytes(remotePath: string, options: TransferOptions = {}): Promise<Uint8Array> {
-    checkPath(OPS.filesRead, "path", remotePath);
-    return retryIdempotent(async () => {
-      const res = await get(OPS.filesRead, remotePath, options, ctx.timeoutMs);
-      return new Uint8Array(await res.arrayBuffer());
-    }, options.signal);
-  }
-
   return {
     async uploadFile(localPath, remotePath, options = {}) {
       const op = OPS.filesUpload;
@@ -259,45 +214,7 @@ export function createFilesTransferApi(ctx: SandboxContext, chmod: Chmod): Files
       return post(OPS.filesUpload, remotePath, bytes, options, ctx.timeoutMs);
     },
 
-    async downloadFile(remotePath, localPath, options = {}) {
-      const op = OPS.filesDownload;
-      checkPath(op, "remotePath", remotePath);
-      if (typeof localPath !== "string" || localPath.length === 0) {
-        throw invalidArgument(op, "localPath", localPath, "a non-empty local path");
-      }
-      const res = await get(op, remotePath, options, 0);
-      if (!res.body) {
-        await fs.promises.writeFile(localPath, new Uint8Array());
-        return;
-      }
-      const body = Readable.fromWeb(res.body, { highWaterMark: STREAM_CHUNK_BYTES });
-      // A gzip body arrives decoded: fetch undoes Content-Encoding itself (Fetch standard),
-      // and decoding again would corrupt files whose content is gzip (.tar.gz).
-      try {
-        await pipeline(
-          body,
-          fs.createWriteStream(localPath, { highWaterMark: STREAM_CHUNK_BYTES }),
-          {
-            signal: options.signal,
-          },
-        );
-      } catch (err) {
-        throw new SandboxIacError(
-          options.signal?.aborted ? "canceled" : "unavailable",
-          `download of ${JSON.stringify(remotePath)} to ${JSON.stringify(localPath)} broke off in sandbox ${ctx.sandboxID}: ${SandboxIacError.from(err, { operation: op }).reason}`,
-          {
-            operation: op,
-            resourceId: remotePath,
-            cause: err,
-          },
-        );
-      }
-    },
-
-    readBytes,
-
-    async readText(remotePath, options = {}) {
-      return new TextDecoder("utf-8").decode(await readBytes(remotePath, options));
-    },
+    // Downloads and reads (files-read.ts).
+    ...createFilesReadApi(ctx),
   };
 }

@@ -11,18 +11,14 @@ export type { EntryInfo, EntryType, FilesystemEvent, FilesystemEventType } from 
 export { commandResultOf } from "./errors";
 export { ERROR_CODE_BY_RPC_CODE } from "../../wire/envd-status";
 export type { CommandFailedError, CommandResult } from "./errors";
-export type { DownloadFileOptions, UploadFileOptions } from "./files-transfer";
+export type { DownloadFileOptions } from "./files-read";
+export type { UploadFileOptions } from "./files-transfer";
 export type { TransferOptions, WrittenFile } from "./transfer-options";
 export { isMultipartSafePath } from "./files-upload-batch";
 export type { UploadEntry } from "./files-upload-batch";
 export type { FsCallOptions, ListDirOptions } from "./filesystem";
-export type {
-  ConnectOptions,
-  ProcessCallOptions,
-  ProcessInfo,
-  ProcessSignal,
-  StartOptions,
-} from "./process";
+export type { ConnectOptions, ProcessInfo, StartOptions } from "./process";
+export type { ProcessCallOptions, ProcessSignal } from "./process-control";
 export type {
   ProcessEndEvent,
   ProcessEvent,

@@ -2,20 +2,24 @@
  * `process.Process`: start, run, connect, list, input, signals.
  * Reference: docs/envd.md#process-service.
  *
+ * This file starts and attaches to processes (calls whose answer is a
+ * stream, handed to `process-handle.ts`) and lists them; the calls on a
+ * running process, its stdin and signals, are `process-control.ts`.
+ *
  * @module
  */
-import { create } from "@bufbuild/protobuf";
-import {
-  Signal,
-  StreamInputRequestSchema,
-  type StreamInputRequest,
-} from "../../gen/envd/process/process_pb";
-import { invalidArgument, SandboxIacError } from "../../errors";
+import { invalidArgument } from "../../errors";
 import { OPS, SHELL, SHELL_ARGS } from "./constants";
-import { callScope, effectiveUser, rpcOptions, type SandboxContext } from "./context";
+import { effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { commandFailed, fromRpcError } from "./errors";
 import { retryIdempotent } from "./idempotent";
 import { openProcessHandle, type ProcessHandle, type ProcessResult } from "./process-handle";
+import {
+  createProcessControlApi,
+  describeSelector,
+  type ProcessCallOptions,
+  type ProcessControlApi,
+} from "./process-control";
 import {
   checkCommand,
   checkPath,
@@ -63,15 +67,6 @@ export interface ProcessInfo {
   cwd: string | undefined;
 }
 
-/** Signals envd accepts. */
-export type ProcessSignal = "SIGTERM" | "SIGKILL";
-
-/** Options of calls that only address an existing process. */
-export interface ProcessCallOptions {
-  /** Aborts the call. @default none */
-  signal?: AbortSignal | undefined;
-}
-
 /** Options of {@link ProcessApi.connect}. */
 export interface ConnectOptions extends ProcessCallOptions {
   /** Deadline of the attached stream in milliseconds (the process is not killed). @default 0, no limit */
@@ -79,7 +74,7 @@ export interface ConnectOptions extends ProcessCallOptions {
 }
 
 /** The process part of the sandbox client. */
-export interface ProcessApi {
+export interface ProcessApi extends ProcessControlApi {
   /** Starts a process; resolves once it runs, with its pid. Never retried. */
   start(cmd: string, options?: StartOptions): Promise<ProcessHandle>;
   /** Starts a process and waits for it; fails with `command_failed` on a non-zero exit. */
@@ -88,35 +83,6 @@ export interface ProcessApi {
   connect(selector: ProcessSelectorInput, options?: ConnectOptions): Promise<ProcessHandle>;
   /** The live processes. Retried when transient. */
   list(options?: ProcessCallOptions): Promise<ProcessInfo[]>;
-  /** Writes to the stdin of a process started with `stdin: true`. */
-  sendInput(
-    selector: ProcessSelectorInput,
-    data: Uint8Array | string,
-    options?: ProcessCallOptions,
-  ): Promise<void>;
-  /** Streams stdin in order over one client-streaming call (`StreamInput`). */
-  streamInput(
-    selector: ProcessSelectorInput,
-    data: AsyncIterable<Uint8Array | string>,
-    options?: ProcessCallOptions,
-  ): Promise<void>;
-  /** Closes stdin (the process sees EOF); a no-op when already closed. */
-  closeStdin(selector: ProcessSelectorInput, options?: ProcessCallOptions): Promise<void>;
-  /** Sends SIGTERM or SIGKILL. */
-  sendSignal(
-    selector: ProcessSelectorInput,
-    signal: ProcessSignal,
-    options?: ProcessCallOptions,
-  ): Promise<void>;
-  /** SIGKILLs a process; false when it does not exist (any more). */
-  kill(pid: number, options?: ProcessCallOptions): Promise<boolean>;
-}
-
-const SIGNALS: Record<ProcessSignal, Signal> = { SIGTERM: Signal.SIGTERM, SIGKILL: Signal.SIGKILL };
-
-/** Text input is sent as its UTF-8 bytes. */
-export function toBytes(data: Uint8Array | string): Uint8Array {
-  return typeof data === "string" ? new TextEncoder().encode(data) : data;
 }
 
 /** The command line a caller would recognise, for error messages. */
@@ -126,27 +92,6 @@ function describeCommand(cmd: string, args: string[] | undefined): string {
 
 /** Builds the process part over a shared context. */
 export function createProcessApi(ctx: SandboxContext): ProcessApi {
-  function describeSelector(sel: ReturnType<typeof checkSelector>): string {
-    return sel.case === "pid" ? `pid ${sel.value}` : `tag ${sel.value}`;
-  }
-
-  async function unary(
-    operation: string,
-    selectorInput: ProcessSelectorInput,
-    options: ProcessCallOptions,
-    call: (selector: ReturnType<typeof checkSelector>) => Promise<unknown>,
-  ): Promise<void> {
-    const selector = checkSelector(operation, selectorInput);
-    try {
-      await call(selector);
-    } catch (err) {
-      throw fromRpcError(
-        err,
-        callScope(ctx, operation, describeSelector(selector), options.signal),
-      );
-    }
-  }
-
   function linkedController(signal: AbortSignal | undefined) {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
@@ -250,72 +195,7 @@ export function createProcessApi(ctx: SandboxContext): ProcessApi {
       }));
     },
 
-    sendInput(selectorInput, data, options = {}) {
-      return unary(OPS.processSendInput, selectorInput, options, (selector) =>
-        ctx.process.sendInput(
-          { process: { selector }, input: { input: { case: "stdin", value: toBytes(data) } } },
-          rpcOptions(ctx, { signal: options.signal }),
-        ),
-      );
-    },
-
-    streamInput(selectorInput, data, options = {}) {
-      return unary(OPS.processStreamInput, selectorInput, options, (selector) => {
-        async function* messages(): AsyncGenerator<StreamInputRequest> {
-          yield create(StreamInputRequestSchema, {
-            event: { case: "start", value: { process: { selector } } },
-          });
-          for await (const chunk of data) {
-            yield create(StreamInputRequestSchema, {
-              event: {
-                case: "data",
-                value: { input: { input: { case: "stdin", value: toBytes(chunk) } } },
-              },
-            });
-          }
-        }
-        // A stream of input has no natural deadline; the caller's signal ends it.
-        return ctx.processInput.streamInput(
-          messages(),
-          rpcOptions(ctx, { timeoutMs: 0, signal: options.signal }),
-        );
-      });
-    },
-
-    closeStdin(selectorInput, options = {}) {
-      return unary(OPS.processCloseStdin, selectorInput, options, (selector) =>
-        ctx.process.closeStdin(
-          { process: { selector } },
-          rpcOptions(ctx, { signal: options.signal }),
-        ),
-      );
-    },
-
-    async sendSignal(selectorInput, signal, options = {}) {
-      if (!Object.hasOwn(SIGNALS, signal)) {
-        throw invalidArgument(OPS.processSendSignal, "signal", signal, '"SIGTERM" or "SIGKILL"');
-      }
-      return unary(OPS.processSendSignal, selectorInput, options, (selector) =>
-        ctx.process.sendSignal(
-          { process: { selector }, signal: SIGNALS[signal] },
-          rpcOptions(ctx, { signal: options.signal }),
-        ),
-      );
-    },
-
-    async kill(pid, options = {}) {
-      try {
-        await unary(OPS.processKill, pid, options, (selector) =>
-          ctx.process.sendSignal(
-            { process: { selector }, signal: Signal.SIGKILL },
-            rpcOptions(ctx, { signal: options.signal }),
-          ),
-        );
-        return true;
-      } catch (err) {
-        if (SandboxIacError.hasCode(err, "not_found")) return false;
-        throw err;
-      }
-    },
+    // Input and signals of a running process (process-control.ts).
+    ...createProcessControlApi(ctx),
   };
 }

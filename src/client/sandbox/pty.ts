@@ -9,7 +9,7 @@ import { OPS, PTY_DEFAULT_ENVS, PTY_SHELL_ARGS, SHELL } from "./constants";
 import { callScope, effectiveUser, rpcOptions, type SandboxContext } from "./context";
 import { fromRpcError } from "./errors";
 import { openProcessHandle, type ProcessHandle } from "./process-handle";
-import { toBytes, type ProcessCallOptions } from "./process";
+import { toBytes, type ProcessCallOptions } from "./process-control";
 import {
   checkPath,
   checkPid,

@@ -9,7 +9,7 @@
  * Only when every spec has the same user and the same root (all
  * destinations absolute, or all relative to the home directory): then the
  * files the archive takes are exactly those the upload's plan would put in
- * its one archive (`sync.ts`), and the listing's order is kept, duplicates
+ * its one archive (`upload-plan.ts`), and the listing's order is kept, duplicates
  * of a remote path settled before any file is handed on (`manifest.ts`).
  *
  * @module

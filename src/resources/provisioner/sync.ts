@@ -7,16 +7,21 @@
  * otherwise a large file goes up as one stream. Modes are applied in one
  * batch per mode at the end.
  *
+ * This file sends: how the files are cut into requests is `upload-plan.ts`,
+ * the `mkdir` and `chmod` commands for directories and modes
+ * `dirs-and-modes.ts`.
+ *
  * @module
  */
-import { shellWord } from "../../wire/shell-word";
 import * as posix from "node:path/posix";
-import { commandResultOf, isMultipartSafePath, type SandboxClient } from "../../client/sandbox";
+import { commandResultOf, type SandboxClient } from "../../client/sandbox";
 import { mapLimit } from "../core/limit";
-import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES, isArchivable, uploadArchive } from "./archive";
+import { ARCHIVE_MIN_FILES, uploadArchive } from "./archive";
 import type { DeferredHashes } from "./deferred-hashes";
+import { applyModes, dirsWithoutUploads, makeDirs } from "./dirs-and-modes";
 import type { StartedArchive } from "./early-archive";
 import type { ManifestDir, ManifestEntry } from "./manifest-entry";
+import { planUploads, type UploadUnit } from "./upload-plan";
 
 /** Tunables of a sync. */
 export interface SyncOptions {
@@ -37,99 +42,6 @@ export interface SyncOptions {
 
 /** The shell's exit code for a command it cannot find. */
 const SHELL_NOT_FOUND = 127;
-/** Paths per chmod or mkdir invocation, well under the argument-length limit. */
-const CHMOD_BATCH = 200;
-/**
- * Small files go up many per multipart request, up to this many files and
- * bytes: enough to amortise a request's round trip, small enough that
- * `concurrency` requests keep the sandbox side busy in parallel.
- */
-const BATCH_MAX_FILES = 256;
-const BATCH_MAX_BYTES = 8 * 1024 * 1024;
-
-/** One request of a sync. */
-type UploadUnit =
-  /** A whole file, or a byte range (inclusive) of one to be composed later. */
-  | {
-      kind: "file";
-      entry: ManifestEntry;
-      remotePath: string;
-      range?: { start: number; end: number };
-    }
-  /** Small files of one user in one multipart request. */
-  | { kind: "batch"; user: string | undefined; entries: ManifestEntry[]; bytes: number }
-  /** Many small files of one user in one archive. */
-  | { kind: "archive"; user: string | undefined; entries: ManifestEntry[] };
-
-/**
- * Splits the files into requests: large files into parts, small ones into
- * batches per user. Parts come first so the longest transfers start earliest.
- */
-function planUploads(
-  files: readonly ManifestEntry[],
-  partSizeBytes: number | undefined,
-  archiveMinFiles: number,
-): { units: UploadUnit[]; composed: Map<ManifestEntry, string[]> } {
-  // Small files per user: an archive when there are enough of them.
-  const small = new Map<string, ManifestEntry[]>();
-  for (const entry of files) {
-    if (entry.size > ARCHIVE_MAX_FILE_BYTES || !isArchivable(entry.remotePath)) continue;
-    const key = entry.user ?? "";
-    const list = small.get(key) ?? [];
-    list.push(entry);
-    small.set(key, list);
-  }
-  const archives: UploadUnit[] = [];
-  const archived = new Set<ManifestEntry>();
-  for (const entries of small.values()) {
-    if (entries.length < archiveMinFiles) continue;
-    // One stream: the sandbox extracts while it is packed and sent, so
-    // splitting it would only add extractions to start.
-    archives.push({ kind: "archive", user: entries[0].user, entries });
-    for (const e of entries) archived.add(e);
-  }
-  const parts: UploadUnit[] = [];
-  const singles: UploadUnit[] = [];
-  const batches: Array<UploadUnit & { kind: "batch" }> = [];
-  const open = new Map<string, UploadUnit & { kind: "batch" }>();
-  const composed = new Map<ManifestEntry, string[]>();
-  for (const entry of files) {
-    if (archived.has(entry)) continue;
-    if (partSizeBytes !== undefined && entry.size > partSizeBytes) {
-      const names: string[] = [];
-      for (let start = 0, i = 0; start < entry.size; start += partSizeBytes, i++) {
-        const remotePath = `${entry.remotePath}.sandbox-iac-part-${i}`;
-        names.push(remotePath);
-        parts.push({
-          kind: "file",
-          entry,
-          remotePath,
-          range: { start, end: Math.min(entry.size, start + partSizeBytes) - 1 },
-        });
-      }
-      composed.set(entry, names);
-      continue;
-    }
-    if (entry.size >= BATCH_MAX_BYTES || !isMultipartSafePath(entry.remotePath)) {
-      singles.push({ kind: "file", entry, remotePath: entry.remotePath });
-      continue;
-    }
-    const key = entry.user ?? "";
-    let batch = open.get(key);
-    if (
-      !batch ||
-      batch.entries.length >= BATCH_MAX_FILES ||
-      batch.bytes + entry.size > BATCH_MAX_BYTES
-    ) {
-      batch = { kind: "batch", user: entry.user, entries: [], bytes: 0 };
-      open.set(key, batch);
-      batches.push(batch);
-    }
-    batch.entries.push(entry);
-    batch.bytes += entry.size;
-  }
-  return { units: [...parts, ...singles, ...archives, ...batches], composed };
-}
 
 /** Sends one unit; returns the bytes it carried. */
 async function upload(
@@ -184,65 +96,6 @@ async function withoutTarFallback(
   }
 }
 
-/** The directories that no file of `files` (uploaded as the same user) lies under. */
-function dirsWithoutUploads(
-  dirs: readonly ManifestDir[],
-  files: readonly ManifestEntry[],
-): ManifestDir[] {
-  const covered = new Set<string>();
-  // Files come listed directory by directory: one whose raw parent and user
-  // are the last file's, and whose name is a plain one, covers the same
-  // directories, so the normalising and the walk up are skipped for it.
-  let lastParent: string | undefined;
-  let lastUser: string | undefined;
-  for (const file of files) {
-    const user = file.user ?? "";
-    const slash = file.remotePath.lastIndexOf("/");
-    const parent = file.remotePath.slice(0, slash + 1);
-    const name = file.remotePath.slice(slash + 1);
-    const plain = name !== "" && name !== "." && name !== "..";
-    if (plain && parent === lastParent && user === lastUser) continue;
-    lastParent = plain ? parent : undefined;
-    lastUser = user;
-    for (let dir = posix.dirname(posix.normalize(file.remotePath)); ; dir = posix.dirname(dir)) {
-      const key = `${user}\0${dir}`;
-      if (covered.has(key)) break;
-      covered.add(key);
-      if (dir === posix.dirname(dir)) break;
-    }
-  }
-  return dirs.filter((d) => !covered.has(`${d.user ?? ""}\0${posix.normalize(d.remotePath)}`));
-}
-
-/**
- * Creates directories: one `mkdir -p` per user and batch of paths, run as
- * that user in its home (where relative paths start), so every directory and
- * missing parent is owned by its declared user and made in the listed order,
- * parents first; existing ones are left as they are. Modes come after.
- */
-async function makeDirs(
-  sandbox: SandboxClient,
-  dirs: readonly ManifestDir[],
-  options: SyncOptions,
-): Promise<void> {
-  const byUser = new Map<string, { user: string | undefined; paths: string[] }>();
-  for (const dir of dirs) {
-    const key = dir.user ?? "";
-    const group = byUser.get(key) ?? { user: dir.user, paths: [] };
-    group.paths.push(dir.remotePath);
-    byUser.set(key, group);
-  }
-  for (const group of byUser.values()) {
-    for (let i = 0; i < group.paths.length; i += CHMOD_BATCH) {
-      const batch = group.paths.slice(i, i + CHMOD_BATCH);
-      await sandbox.run(`cd && umask 022 && mkdir -p -- ${batch.map(shellWord).join(" ")}`, {
-        user: group.user,
-        signal: options.signal,
-      });
-    }
-  }
-}
-
 /**
  * Uploads `files` and creates `dirs`; returns the number of bytes sent.
  * `present` are files already in place from an earlier run: directories they
@@ -289,34 +142,6 @@ export async function syncFiles(
     // The early archive is not left running behind a failed sync.
     await early?.sent.catch(() => undefined);
     throw err;
-  }
-}
-
-/** Sets the declared modes, one chmod per mode and batch, as the owning user. */
-async function applyModes(
-  sandbox: SandboxClient,
-  files: readonly ManifestEntry[],
-  dirs: readonly ManifestDir[],
-  options: SyncOptions,
-): Promise<void> {
-  const groups = new Map<string, { user: string | undefined; mode: number; paths: string[] }>();
-  for (const item of [...files, ...dirs]) {
-    // Uploads land 0644 and directories 0755: only differing modes need a chmod.
-    const isDir = !("sha256" in item);
-    if (item.mode === (isDir ? 0o755 : 0o644)) continue;
-    const key = `${item.user ?? ""}:${item.mode}`;
-    const group = groups.get(key) ?? { user: item.user, mode: item.mode, paths: [] };
-    group.paths.push(item.remotePath);
-    groups.set(key, group);
-  }
-  for (const group of groups.values()) {
-    for (let i = 0; i < group.paths.length; i += CHMOD_BATCH) {
-      const batch = group.paths.slice(i, i + CHMOD_BATCH);
-      await sandbox.run(`chmod ${group.mode.toString(8)} ${batch.map(shellWord).join(" ")}`, {
-        user: group.user,
-        signal: options.signal,
-      });
-    }
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The check a Dockerfile passes before anything is built from it, the
  * official SDK's two refusals (one FROM, no multi-stage), with the same
- * parser (`dockerfile-ast`). The inputs check (template.args.ts) and the
+ * parser (`dockerfile-ast`). The inputs check (template.build-args.ts) and the
  * conversion into steps (template.dockerfile.ts) both use it.
  *
  * @module
