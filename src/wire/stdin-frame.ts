@@ -3,7 +3,8 @@
  * on the wire of a Connect client stream: the envelope (a flags byte, then the
  * message's length as a big-endian uint32) and the protobuf encoding of
  * `StreamInputRequest { data: DataEvent { input: ProcessInput { stdin } } }`,
- * built with a single copy of `stdin`.
+ * built with a single copy of `stdin`, or with none when `stdin` is a chunk
+ * of a {@link framableBuffer}, whose headroom takes the frame's head.
  *
  * Why it is written here rather than by protobuf-es and Connect: their path
  * (`toBinary`, then `encodeEnvelope`) copies each chunk of a bulk upload five

@@ -1,9 +1,11 @@
 /**
  * The Connect transport of bulk stdin (`process.Process/StreamInput`, e.g. an
  * archive into `tar -x`): Connect's own Node transport, except that a
- * `StreamInput` call frames each stdin message itself (`src/wire/stdin-frame.ts`,
- * one copy of the bytes) instead of through `toBinary` and `encodeEnvelope`
- * (five copies into fresh buffers, about 4 MiB allocated and zeroed per MiB).
+ * `StreamInput` call frames each stdin message itself (`src/wire/stdin-frame.ts`:
+ * at most one copy of the bytes, none for the Provisioner's archive chunks,
+ * which leave room for the frame) instead of through `toBinary` and
+ * `encodeEnvelope` (five copies into fresh buffers, about 4 MiB allocated and
+ * zeroed per MiB).
  *
  * Everything else of such a call is Connect's, through its exported protocol
  * pieces, as its `createTransport` composes them: the request headers,
@@ -60,9 +62,9 @@ const ACCEPT_COMPRESSION = [compressionGzip, compressionBrotli];
 const READ_MAX_BYTES = 0xffffffff;
 
 /**
- * The request body of a `StreamInput` call: each stdin message framed with
- * one copy, any other message (the start event, a keepalive) serialized and
- * enveloped by Connect.
+ * The request body of a `StreamInput` call: each stdin message framed by
+ * {@link stdinFrame} (in place, or with one copy), any other message (the
+ * start event, a keepalive) serialized and enveloped by Connect.
  */
 async function* framedBody(
   method: DescMethodStreaming,
