@@ -89,10 +89,11 @@ export interface TestRuntime {
 /**
  * Creates a runtime for one test file, using the agent bundle in
  * `$SANDBOX_IAC_TEST_AGENT_DIR` when set, else `dist/agent` (built by `npm run build`).
- * `options.dnsResolvers` points the sandboxes' DNS rules at a stand-in resolver.
+ * `options.dnsResolvers` points the sandboxes' DNS rules at a stand-in resolver;
+ * `options.log` receives the runtime's lines (each start's phases among them).
  */
 export async function createTestRuntime(
-  options: Partial<Pick<RuntimeOptions, "dnsResolvers" | "maxSandboxes">> = {},
+  options: Partial<Pick<RuntimeOptions, "dnsResolvers" | "maxSandboxes" | "log">> = {},
 ): Promise<TestRuntime> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "sandbox-iac-rt-"));
   const runtime = await createRuntime({

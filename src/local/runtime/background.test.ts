@@ -1,7 +1,8 @@
 /**
  * SandboxRuntime.setBackground on real sandboxes: the cgroup's `cpu.idle`,
- * for a running sandbox and for one whose start comes after the call, and
- * what it means to the scheduler.
+ * for a running sandbox and for one whose start comes after the call, what it
+ * means to the scheduler, and a start that waits for the foreground between
+ * its host phases.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -51,8 +52,10 @@ function spin(sbx: RuntimeSandbox, loops: number): void {
 
 let t: TestRuntime;
 let supported = false;
+/** The runtime's log lines. */
+const lines: string[] = [];
 beforeAll(async () => {
-  t = await createTestRuntime();
+  t = await createTestRuntime({ log: (line) => lines.push(line) });
   const probe = await t.runtime.start(spec("bgprobe", 1));
   supported = fs.existsSync(path.join(cgroupOf("bgprobe", "cpu"), "cpu.idle"));
   await probe.stop();
@@ -61,6 +64,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.dispose();
 });
+
+/** The phases of sandbox `id`'s start, from its "ms since start" log line. */
+function startPhases(id: string): string {
+  const line = lines.find((l) => l.startsWith(`sandbox ${id}: pid `));
+  if (!line) throw new Error(`no start line for sandbox ${id} among ${lines.length} log lines`);
+  return line.slice(line.indexOf("ms since start: "));
+}
 
 function spec(sandboxID: string, cpuCount: number): SandboxSpec {
   return {
@@ -73,12 +83,16 @@ function spec(sandboxID: string, cpuCount: number): SandboxSpec {
 }
 
 describe("setBackground()", () => {
-  it("starts a sandbox named before its start in the background, and moves it back and forth", async () => {
+  it("starts a sandbox named before its start in the background, its host phases waiting for the foreground, and moves it back and forth", async () => {
     if (!supported) throw new Error("this kernel has no cgroup cpu.idle (Linux 5.15+)");
     t.runtime.setBackground(["bgearly"], true);
     const sbx = await t.runtime.start(spec("bgearly", 1));
     try {
       expect(cpuIdle("bgearly")).toBe("1");
+      // Nothing brought it back: each host phase waited out the bound, then went on.
+      expect(startPhases("bgearly")).toMatch(
+        /\bforeground \d+.*\bnamespaces .*\bforeground \d+.*\bspawn /,
+      );
       t.runtime.setBackground(["bgearly"], false);
       expect(cpuIdle("bgearly")).toBe("0");
       t.runtime.setBackground(["bgearly"], true);
@@ -92,11 +106,12 @@ describe("setBackground()", () => {
     }
   });
 
-  it("starts every other sandbox in the foreground", async () => {
+  it("starts every other sandbox in the foreground, without waiting", async () => {
     if (!supported) throw new Error("this kernel has no cgroup cpu.idle (Linux 5.15+)");
     const sbx = await t.runtime.start(spec("bgplain", 1));
     try {
       expect(cpuIdle("bgplain")).toBe("0");
+      expect(startPhases("bgplain")).not.toContain("foreground");
     } finally {
       await sbx.stop();
       await t.runtime.destroy("bgplain");

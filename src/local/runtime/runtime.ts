@@ -17,6 +17,7 @@ import { captureLayer, type CaptureOptions } from "./layers";
 import { tearDownHostNetwork } from "./network";
 import { assertId, layerPaths, sandboxPaths } from "./paths";
 import type { LinuxSandbox } from "./linux-sandbox";
+import { BackgroundSet } from "./background-set";
 import { openRuntimeHost, type RuntimeOptions } from "./runtime-host";
 import { validateSpec } from "./runtime-spec";
 import { launchSandbox } from "./sandbox";
@@ -34,8 +35,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
   const { dataDir, log } = host;
   const running = new Map<string, RuntimeSandbox>();
   const starting = new Set<string>();
-  // Ids in the background (setBackground): asked again when a start makes its cgroup.
-  const background = new Set<string>();
+  // Ids in the background (setBackground): asked again when a start makes its cgroup, and
+  // waited for between a start's host phases.
+  const background = new BackgroundSet();
   // Sources of deleted volumes (each volume's path is unique): few, and checked by every start.
   const detachedSources = new Set<string>();
 
@@ -62,8 +64,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
 
   function setBackground(sandboxIDs: Iterable<string>, on: boolean): void {
     for (const id of sandboxIDs) {
-      if (on) background.add(id);
-      else background.delete(id);
+      background.set(id, on);
       // A cgroup not made yet is left alone: its start asks inBackground() when it makes it.
       host.cgroups.setIdle(`${host.cgroupPrefix}${id}`, on);
     }
@@ -97,6 +98,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
         ...host,
         cgroupName: `${host.cgroupPrefix}${spec.sandboxID}`,
         inBackground: () => background.has(spec.sandboxID),
+        whenForeground: () => background.whenForeground(spec.sandboxID),
         onStopped: () => {
           stopped = true;
           // One sandbox per id is ever registered; during its own start it is not registered yet.
@@ -147,6 +149,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<SandboxRun
 
   async function close(): Promise<void> {
     closed = true;
+    background.releaseAll();
     // Sequential: each stop is a few cgroup writes, and the count is the caller's own sandboxes.
     for (const sandbox of [...running.values()]) await sandbox.stop();
     running.clear();

@@ -41,6 +41,12 @@ export interface LaunchContext {
   cgroupName: string;
   /** Whether the sandbox is in the background now (`SandboxRuntime.setBackground`). */
   inBackground: () => boolean;
+  /**
+   * Resolves once the sandbox is out of the background (at once when it is not
+   * in it; at most 100 ms later), with the ms waited: a start
+   * waits there between its host phases (background-set.ts).
+   */
+  whenForeground: () => Promise<number>;
   nodeBinary: string;
   agentBundleDir: string;
   /** The agent's own libraries, for sandboxes from container images. */
@@ -74,6 +80,13 @@ export async function launchSandbox(
   const t0 = performance.now();
   const phases: string[] = [];
   const phase = (name: string) => phases.push(`${name} ${(performance.now() - t0).toFixed(0)}`);
+  // Each host phase begins only with the sandbox out of the background (a warm-pool member
+  // steps aside while a claimed sandbox's create and first command run); "foreground" marks
+  // where a start waited for it.
+  const foreground = async () => {
+    if ((await ctx.whenForeground()) > 0) phase("foreground");
+  };
+  await foreground();
   await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
   // The disk is made while the namespaces are created; both are needed before the mounts.
   const diskReady = (async () => {
@@ -100,6 +113,7 @@ export async function launchSandbox(
     const holderPid = holder.pid;
     phase("namespaces");
     await diskReady;
+    await foreground();
     const rules = egressRulesOf(spec);
     const layers = spec.layers
       .map((id) => layerPaths(ctx.dataDir, id))
@@ -157,6 +171,7 @@ export async function launchSandbox(
   fds[LAUNCH_FDS.agentListener - 3] = { listen: paths.socket };
   fds[LAUNCH_FDS.seccomp - 3] = { read: ctx.seccompFile };
   let child: HostChild;
+  await foreground();
   // The agent's cold start is "agent" minus this (bench/floors.js reads both): from the request
   // to start the launch, so its steps before bwrap count too.
   phase("spawn");

@@ -2,10 +2,11 @@
  * The warm pool's members step aside while a claimed sandbox's create and
  * first command run: from a claim until that sandbox's first exchange ended
  * (or the refill delay passed), every member not claimed, starting, warming
- * up or ready, is in the runtime's background (`SandboxRuntime.setBackground`,
- * the cgroup's `cpu.idle`), so it gets the CPU only when no sandbox of a user
- * wants it. Members are work done ahead of demand; the sandbox a user is
- * waiting on comes first.
+ * up or ready, is in the runtime's background (`SandboxRuntime.setBackground`:
+ * the cgroup's `cpu.idle`, so it gets the CPU only when no sandbox of a user
+ * wants it, and a member still starting begins its next host phase only once
+ * it is back, `runtime/background-set.ts`). Members are work done ahead of
+ * demand; the sandbox a user is waiting on comes first.
  *
  * Why: each member is its own cgroup, as heavy for the scheduler as the
  * claimed sandbox. On 2 cores, a sandbox's agent answered `commands.run` in
