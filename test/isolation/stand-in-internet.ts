@@ -49,17 +49,21 @@ export function fetchProgram(url: string, timeoutMs: number): string {
 }
 
 /**
- * Stops `child` with SIGKILL and resolves once it exited, so that what it held
- * (addresses, ports, files) is released when a stand-in's `close()` resolves,
- * as the SOCKS stand-in's does. SIGKILL cannot be caught or ignored: the wait
- * ends when the kernel reaps the process. `ip netns exec` execs its command,
- * so the child is the server itself, not a parent that would outlive it.
+ * Stops `child` with `signal` and resolves once it exited, so that what it
+ * held (addresses, ports, files) is released when a stand-in's `close()`
+ * resolves; a child never started or already gone resolves at once. SIGKILL,
+ * the default, cannot be caught or ignored: the wait ends when the kernel
+ * reaps the process. `ip netns exec` execs its command, so the child is the
+ * server itself, not a parent that would outlive it.
  */
-export async function killAndWait(child: ChildProcess | undefined): Promise<void> {
+export async function killAndWait(
+  child: ChildProcess | undefined,
+  signal: NodeJS.Signals = "SIGKILL",
+): Promise<void> {
   if (!child || child.pid === undefined) return;
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
+  child.kill(signal);
   await exited;
 }
 

@@ -47,7 +47,7 @@ export async function startStandInNames(inet: StandIn): Promise<StandInNames> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-iac-names-"));
   const children: ChildProcess[] = [];
   const close = async () => {
-    await Promise.all(children.map(killAndWait));
+    await Promise.all(children.map((c) => killAndWait(c)));
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -15,7 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { eventually } from "../support/eventually";
 import { NAMES } from "./stand-in-names";
-import type { StandIn } from "./stand-in-internet";
+import { killAndWait, type StandIn } from "./stand-in-internet";
 
 /** The proxy's address and port, and the account it accepts. */
 export const SOCKS = { address: "198.51.100.4", port: 1080, username: "proxy-user" };
@@ -36,12 +36,8 @@ export async function startStandInSocks(inet: StandIn, password: string): Promis
   let dante: ChildProcess | undefined;
   const logFile = path.join(dir, "danted.log");
   const close = async () => {
-    if (dante && dante.exitCode === null && dante.signalCode === null) {
-      const exited = new Promise((resolve) => dante!.once("exit", resolve));
-      // SIGTERM: Dante's mother process stops its children too.
-      dante.kill("SIGTERM");
-      await exited;
-    }
+    // SIGTERM: Dante's mother process stops its children too.
+    await killAndWait(dante, "SIGTERM");
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
