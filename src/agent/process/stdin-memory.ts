@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { ScavengeEvery } from "../../wire/scavenge";
 
 /**
  * Below this a message's bytes are left alone: a small view may share its
@@ -27,29 +28,6 @@ const ENVELOPE_OVERHEAD_MAX_BYTES = 16;
 
 /** Stdin bytes between forced scavenges: one per message of the Provisioner's 1 MiB, one per 512 KiB of small writes. */
 const SCAVENGE_AFTER_BYTES = 512 * 1024;
-
-type GcFunction = (options: { type: "minor" }) => void;
-let gc: GcFunction | undefined;
-
-/**
- * Runs a scavenge: frees the young ArrayBuffers of the messages already
- * written. V8 gives `gc` only to contexts made after `--expose-gc` is set, so
- * a fresh context's is taken and the agent's own global stays as it was.
- * node:v8 and node:vm are required on first use (node:v8 costs a start about
- * as much as node:http), with `require`: the full handler's bundle runs
- * without a dynamic import callback.
- */
-function scavenge(): void {
-  if (!gc) {
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const v8 = require("node:v8") as typeof import("node:v8");
-    const vm = require("node:vm") as typeof import("node:vm");
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    v8.setFlagsFromString("--expose-gc");
-    gc = vm.runInNewContext("gc") as GcFunction;
-  }
-  gc({ type: "minor" });
-}
 
 /**
  * Frees `bytes`' memory now when it is a message's own buffer (Connect
@@ -67,7 +45,9 @@ function release(bytes: Uint8Array): void {
 /** The memory of one `StreamInput` call's stdin: what was written last, and how much since the last scavenge. */
 export class StdinMemory {
   private written: Uint8Array | undefined;
-  private sinceScavenge = 0;
+  /** Bytes written since the pipe last took everything. */
+  private pending = 0;
+  private readonly scavenges = new ScavengeEvery(SCAVENGE_AFTER_BYTES);
 
   /**
    * Records `bytes` as written to the process's stdin pipe. Call {@link taken}
@@ -75,16 +55,14 @@ export class StdinMemory {
    */
   wrote(bytes: Uint8Array): void {
     this.written = bytes;
-    this.sinceScavenge += bytes.byteLength;
+    this.pending += bytes.byteLength;
   }
 
   /** The pipe has taken everything written: frees the last bytes, and scavenges after enough of them. */
   taken(): void {
     if (this.written) release(this.written);
     this.written = undefined;
-    if (this.sinceScavenge >= SCAVENGE_AFTER_BYTES) {
-      this.sinceScavenge = 0;
-      scavenge();
-    }
+    this.scavenges.add(this.pending);
+    this.pending = 0;
   }
 }

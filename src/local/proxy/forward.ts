@@ -16,6 +16,7 @@ import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
 import { envdMetricsView } from "../control/sandboxes/metrics";
 import { safeEqual } from "../../wire/safe-equal";
 import { SandboxIacError } from "../../errors";
+import { ScavengeEvery } from "../../wire/scavenge";
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -33,6 +34,19 @@ const HOP_BY_HOP = new Set([
 /** envd's 401 body for a missing or wrong access token (docs/envd.md#authentication-users-and-headers). */
 const UNAUTHORIZED_MESSAGE =
   "unauthorized access, please provide a valid access token or method signing if supported";
+
+/**
+ * Request bytes relayed to agents (all sandboxes) between the service's
+ * scavenges: each 64 KiB read of a client's upload is a fresh ArrayBuffer,
+ * which only a scavenge frees young, and the relay allocates too little
+ * JavaScript for one to come on its own, so mark-compacts came instead
+ * (src/wire/scavenge.ts). With one per 4 MiB, the service's CPU per upload of
+ * 10,000 files (44 MiB) went from 0.12-0.17 s to 0.08-0.11 s. Not for answers
+ * (downloads): their chunks wait on the client's socket, outlive the
+ * scavenge, and the service's CPU per GiB downloaded went up a fifth.
+ */
+const UPLOAD_SCAVENGE_AFTER_BYTES = 4 * 1024 * 1024;
+const uploadScavenges = new ScavengeEvery(UPLOAD_SCAVENGE_AFTER_BYTES);
 
 function stripHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
@@ -171,6 +185,7 @@ function pipeToAgent(
     // The client went away (or the sandbox was killed): end the agent side abruptly too.
     if (!res.writableFinished) upstream.destroy();
   });
+  req.on("data", (chunk: Buffer) => uploadScavenges.add(chunk.length));
   req.pipe(upstream);
 }
 
