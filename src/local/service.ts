@@ -15,7 +15,7 @@ import type { Route } from "./control/http";
 import { lifecycleRoutes } from "./control/sandboxes/routes-lifecycle";
 import { SandboxManager } from "./control/sandboxes/manager";
 import { queryRoutes } from "./control/sandboxes/routes-query";
-import { RELAY_HIGH_WATER_MARK } from "./proxy/agent-pool";
+import { RELAY_HIGH_WATER_MARK } from "./control/agent-pool";
 import { createServiceHandler } from "./server";
 import { createTemplateRegistry, templateRoutes } from "./control/templates";
 import {

@@ -6,7 +6,7 @@
  * internal archive extraction, sent with node:http (`agent-post.ts`: `/init`
  * is on every create's path, where undici's fetch cost several times the CPU).
  * The client's Connect calls and those two go over the sandbox's connection
- * pool, the one the relay uses too (`proxy/agent-pool.ts`); the client's file
+ * pool, the one the relay uses too (`agent-pool.ts`); the client's file
  * routes go through undici's fetch.
  *
  * Running a command is the client's: `start(cmd)` then `wait()` for the exit
@@ -42,7 +42,7 @@ import { baseHeaders } from "../../client/sandbox/headers";
 import { AGENT_INTERNAL_ROUTES, CONTENT_TYPES, ENVD_ROUTES, FILES_QUERY } from "../../wire/envd";
 import type { RuntimeSandbox } from "../runtime/types";
 import { postToAgent } from "./agent-post";
-import { agentPool, type AgentEndpoint } from "../proxy/agent-pool";
+import { agentPool, type AgentEndpoint } from "./agent-pool";
 
 /**
  * The origin requests to an agent name. The socket decides where they go; the

@@ -2,7 +2,7 @@
  * The service-only POSTs to an agent (`/init`, the archive extraction), sent
  * with node:http over the agent's Unix socket rather than through the sandbox
  * client's fetch, on the sandbox's pooled connections the relay uses too
- * (`proxy/agent-pool.ts`).
+ * (`agent-pool.ts`).
  *
  * Why: `/init` is on every create's path (a warm-pool claim is one `/init`).
  * Through undici's fetch it cost 2.6–7 ms of the service's CPU per call, and
@@ -41,7 +41,7 @@ const WRITE_BETWEEN_READS_BYTES = DRAIN_MAX_BYTES / 16;
 export interface AgentPost {
   /** The agent's Unix socket on the host. */
   socketPath: string;
-  /** The sandbox's connection pool (`proxy/agent-pool.ts`), shared with the relay. */
+  /** The sandbox's connection pool (`agent-pool.ts`), shared with the relay. */
   agent: http.Agent;
   /** A route from `ENVD_ROUTES` or `AGENT_INTERNAL_ROUTES`. */
   route: string;

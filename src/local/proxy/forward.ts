@@ -9,7 +9,7 @@
 import * as http from "node:http";
 import { maskedHost } from "../../wire/egress-proxy";
 import { ENVD_HEADERS, ENVD_ROUTES } from "../../wire/envd";
-import { agentPool } from "./agent-pool";
+import { agentPool } from "../control/agent-pool";
 import { CORS_HEADERS } from "../control/cors";
 import type { SandboxManager } from "../control/sandboxes/manager";
 import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";

@@ -43,7 +43,7 @@ const OPERATION = "runtime.network";
  * both the host's table here and each sandbox's link (sandbox-network.ts) are
  * changed.
  */
-export async function run(file: string, args: string[], input?: string): Promise<string> {
+export async function runIpOrNft(file: string, args: string[], input?: string): Promise<string> {
   return (await execHost(OPERATION, file, args, { input, showInput: true })).stdout;
 }
 
@@ -141,11 +141,13 @@ table inet ${t} {
   }
 }
 `;
-  await run("nft", ["-f", "-"], `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`).catch(
-    async (err: unknown) => {
-      throw await explainTableFailure(err);
-    },
-  );
+  await runIpOrNft(
+    "nft",
+    ["-f", "-"],
+    `table inet ${t} {}\ndelete table inet ${t}\n${ruleset}`,
+  ).catch(async (err: unknown) => {
+    throw await explainTableFailure(err);
+  });
   await fs.writeFile("/proc/sys/net/ipv4/ip_forward", "1");
   return {
     table: t,
@@ -161,15 +163,15 @@ table inet ${t} {
  * services have all closed). Returns the names removed.
  */
 export async function removeTablesOfDeadServices(alsoPid?: number): Promise<string[]> {
-  const listing = await run("nft", ["list", "tables"]);
+  const listing = await runIpOrNft("nft", ["list", "tables"]);
   const pattern = new RegExp(`^table inet (${NFT_TABLE_PREFIX}(\\d+)_[0-9a-f]+)$`, "gm");
   const removed: string[] = [];
   for (const m of listing.matchAll(pattern)) {
     const pid = Number(m[2]);
     if (pid !== alsoPid && pidAlive(pid)) continue;
     // Another service starting at the same time may remove the same dead table first.
-    await run("nft", ["delete", "table", "inet", m[1]]).catch(async (err: unknown) => {
-      const tables = await run("nft", ["list", "tables"]);
+    await runIpOrNft("nft", ["delete", "table", "inet", m[1]]).catch(async (err: unknown) => {
+      const tables = await runIpOrNft("nft", ["list", "tables"]);
       if (tables.split("\n").includes(`table inet ${m[1]}`)) throw err;
     });
     removed.push(m[1]);
@@ -179,5 +181,5 @@ export async function removeTablesOfDeadServices(alsoPid?: number): Promise<stri
 
 /** Removes the runtime's table. */
 export async function tearDownHostNetwork(t: string): Promise<void> {
-  await run("nft", ["delete", "table", "inet", t]).catch(() => undefined);
+  await runIpOrNft("nft", ["delete", "table", "inet", t]).catch(() => undefined);
 }

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import type { Slot } from "./slots";
 import { divertChain, divertStatements, edgeRoutingCommands, needsEdge } from "./egress-divert";
 import { ALWAYS_DENIED, openResolvers } from "./egress-rules";
-import { run, type HostNetwork } from "./network";
+import { runIpOrNft, type HostNetwork } from "./network";
 import type { EgressRules } from "./types";
 
 function egressChain(slot: Slot): string {
@@ -26,8 +26,8 @@ let edgeRouting: Promise<void> | undefined;
  */
 async function edgePortFor(net: HostNetwork, rules: EgressRules): Promise<number | undefined> {
   if (!needsEdge(rules)) return undefined;
-  edgeRouting ??= run("ip", ["rule", "list"]).then(async (existing) => {
-    for (const cmd of edgeRoutingCommands(existing)) await run("ip", cmd);
+  edgeRouting ??= runIpOrNft("ip", ["rule", "list"]).then(async (existing) => {
+    for (const cmd of edgeRoutingCommands(existing)) await runIpOrNft("ip", cmd);
   });
   edgeRouting = edgeRouting.catch((err: unknown) => {
     edgeRouting = undefined;
@@ -104,9 +104,9 @@ export async function connectSandbox(
 ): Promise<void> {
   // A veth of an earlier holder with this slot dies with its namespace; this one may not have yet.
   if (existsSync(`/sys/class/net/${slot.veth}`)) {
-    await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+    await runIpOrNft("ip", ["link", "del", slot.veth]).catch(() => undefined);
   }
-  await run(
+  await runIpOrNft(
     "ip",
     ["-batch", "-"],
     [
@@ -128,8 +128,8 @@ export async function connectSandbox(
     `add element inet ${t} sandboxes { "${slot.veth}" }`,
   ];
   await Promise.all([
-    run("nft", ["-f", "-"], nft.join("\n")),
-    run(
+    runIpOrNft("nft", ["-f", "-"], nft.join("\n")),
+    runIpOrNft(
       "nsenter",
       ["-t", String(holderPid), "-n", "ip", "-batch", "-"],
       [
@@ -152,7 +152,7 @@ export async function setEgressRules(
   const edgePort = await edgePortFor(net, rules);
   // Widened before the nft rules send flows to it, narrowed (below) after they stop.
   if (needsEdge(rules)) setEdgePolicy(net, slot, rules, sandboxID);
-  await run("nft", ["-f", "-"], egressStatements(net, slot, rules, edgePort).join("\n"));
+  await runIpOrNft("nft", ["-f", "-"], egressStatements(net, slot, rules, edgePort).join("\n"));
   setEdgePolicy(net, slot, rules, sandboxID);
 }
 
@@ -160,7 +160,7 @@ export async function setEgressRules(
 export async function disconnectSandbox(net: HostNetwork, slot: Slot): Promise<void> {
   const t = net.table;
   net.edge.setPolicy(slot.sandboxAddress, undefined);
-  await run(
+  await runIpOrNft(
     "nft",
     ["-f", "-"],
     [
@@ -174,6 +174,6 @@ export async function disconnectSandbox(net: HostNetwork, slot: Slot): Promise<v
   ).catch(() => undefined);
   // Normally gone with the holder's namespace already.
   if (existsSync(`/sys/class/net/${slot.veth}`)) {
-    await run("ip", ["link", "del", slot.veth]).catch(() => undefined);
+    await runIpOrNft("ip", ["link", "del", slot.veth]).catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The service's connections to a sandbox's agent: one keep-alive pool per
- * sandbox, shared by the relay of the clients' requests (forward.ts) and the
+ * sandbox, shared by the relay of the clients' requests (proxy/forward.ts) and the
  * service's own calls (agent-client.ts, agent-post.ts: `/init`, the warm
  * pool's warm-up command, a template build's steps).
  *
