@@ -16,8 +16,15 @@
  * exits unless the service is still its parent once that is set; each child
  * takes the same signal from this process and is killed before its exec
  * unless this process is still its parent. So a kill -9 of the service kills
- * this process, which kills every command it started (and a sandbox's launch
- * chain, whose own setpriv and bwrap carry the signal further).
+ * this process, which kills every command it started. A launch's child is
+ * the first process of a pid namespace of its own, and bwrap, which it
+ * becomes, is that namespace's init: when bwrap dies, the kernel kills every
+ * process of the namespace, the sandbox's in bwrap's nested one included.
+ * bwrap's --die-with-parent alone left a window: its sandbox-side child (the
+ * init of the sandbox's pid namespace) has no parent-death signal from its
+ * clone until it has set up the sandbox's root and started the agent, and a
+ * kill in that window left it and the agent running under init, holding the
+ * sandbox's namespaces, veth, loop device and cgroup.
  *
  * Each child gets pipes for stdout and stderr (and stdin, or /dev/null), and
  * optionally descriptors 3, 4, ... made here: a unix socket listening on a
@@ -56,6 +63,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -279,13 +287,38 @@ static void drop_to(uid_t id, int report) {
 }
 
 /*
+ * The pid of this process's parent as the host sees it, 0 if unknown. A
+ * launch's child is the first process of its own pid namespace, where
+ * getppid() is 0 (its parent is outside); the host's /proc (the holder's
+ * mount namespace has it too) still gives the parent's host pid, or 1 once
+ * the parent died.
+ */
+static pid_t parent_pid(void) {
+  pid_t ppid = getppid();
+  if (ppid != 0) return ppid;
+  char buf[256];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  /* "pid (comm) state ppid ...": the command name may hold spaces and parentheses. */
+  char *end = strrchr(buf, ')');
+  char state;
+  long parent;
+  if (end == NULL || sscanf(end + 1, " %c %ld", &state, &parent) != 2) return 0;
+  return (pid_t)parent;
+}
+
+/*
  * The kernel clears the parent-death signal on a credential change: set it
  * again after the last one, then check this process's parent did not die
  * before it was set (it would then never come).
  */
 static void rearm_death(int report) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail_child(report, STEP_PDEATHSIG, 0);
-  if (getppid() != self) {
+  if (parent_pid() != self) {
     errno = ESRCH;
     fail_child(report, STEP_PARENT, 0);
   }
@@ -300,6 +333,7 @@ static void rearm_death(int report) {
  */
 static void enter_sandbox(const struct launch *l, int report) {
   char pid[24];
+  /* 1 in its own pid namespace: cgroup.procs reads a pid in the writer's namespace. */
   snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
   for (long i = 0; i < l->ncgroups; i++)
     if (write_file(l->cgroup_procs[i], pid) != 0) fail_child(report, STEP_CGROUP, (int)i);
@@ -433,7 +467,14 @@ static void spawn_one(char **f, int nf) {
    * shares this process's memory, would make this process non-dumpable, and
    * the service could no longer open its pipe ends through /proc/<pid>/fd.
    */
-  pid_t pid = forking ? fork() : vfork();
+  /*
+   * A launch's child starts a pid namespace (see the top of this file): the
+   * clone syscall with no new stack is a fork into it, and the parent's
+   * signal from it is SIGCHLD as a fork's.
+   */
+  pid_t pid = launching ? (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL)
+              : forking ? fork()
+                        : vfork();
   if (pid == 0) {
     sigset_t none;
     sigemptyset(&none);
@@ -441,7 +482,7 @@ static void spawn_one(char **f, int nf) {
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* Dies with this process; if this process died already, the command must not run. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail_child(report[1], STEP_PDEATHSIG, 0);
-    if (getppid() != self) {
+    if (parent_pid() != self) {
       errno = ESRCH;
       fail_child(report[1], STEP_PARENT, 0);
     }

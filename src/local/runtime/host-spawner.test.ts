@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { SandboxIacError } from "../../errors";
 import { eventually } from "../../../test/support/eventually";
-import { running, statOf } from "../../../test/support/procs";
+import { childrenOf, running, statOf } from "../../../test/support/procs";
 import { execHost } from "./exec";
 import type { HostLaunch } from "./host-launch";
 import { hostSpawnerPid, spawnHost, type HostChild } from "./host-spawner";
@@ -169,11 +169,13 @@ describe("a sandbox's launch through the host spawner", () => {
         ns(holder.pid, "user"),
         ns(holder.pid, "mnt"),
         ns(holder.pid, "net"),
-        `${child.pid} ${hostSpawnerPid("test.launch")}`,
+        // as the first process of a pid namespace of its own (its parent, the spawner, is outside it)
+        "1 0",
         "",
       ]);
-      // AND it joined the cgroup first, as the process that exec'd
-      expect(fs.readFileSync(cgroup, "utf8")).toBe(`${child.pid}\n`);
+      // AND it joined the cgroup first, as the process that exec'd (its pid in its own namespace,
+      // the one cgroup.procs reads a pid in)
+      expect(fs.readFileSync(cgroup, "utf8")).toBe("1\n");
     } finally {
       holder.kill();
     }
@@ -197,6 +199,30 @@ describe("a sandbox's launch through the host spawner", () => {
     expect(survived).toBe(false);
   });
 
+  it("kills the launch's children with the spawner too, even one without a parent-death signal (bwrap's sandbox-side child during its setup)", async () => {
+    const holder = await spawnHost("test.launch", "sleep", ["1000"]);
+    holder.stdout.resume();
+    holder.stderr.resume();
+    // GIVEN a launch whose child takes no parent-death signal, as bwrap's does until its setup ends
+    const child = await spawnHost("test.launch", "sh", ["-c", "sleep 1000 & wait"], {
+      launch: launchOf(holder.pid, []),
+    });
+    child.stdout.resume();
+    child.stderr.resume();
+    const [grandchild] = await eventually(() => {
+      const kids = childrenOf(child.pid);
+      return kids.length > 0 ? kids : false;
+    });
+    // WHEN the spawner dies (with the service)
+    process.kill(hostSpawnerPid("test.launch"), "SIGKILL");
+    // THEN the child's child dies too: it would otherwise run on under init
+    await eventually(() => !running(grandchild), { intervalMs: 20 }).catch(() => undefined);
+    const survived = running(grandchild);
+    if (survived) process.kill(grandchild, "SIGKILL");
+    expect(survived).toBe(false);
+    holder.kill();
+  });
+
   it("serves other commands while a launch's child is still before its exec", async () => {
     const holder = await spawnHost("test.launch", "sleep", ["1000"]);
     holder.stdout.resume();
@@ -214,7 +240,7 @@ describe("a sandbox's launch through the host spawner", () => {
       const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
       try {
         const child = await launched;
-        expect(fs.readFileSync(reader, "utf8")).toBe(`${child.pid}\n`);
+        expect(fs.readFileSync(reader, "utf8")).toBe("1\n");
         expect(await outputOf(child)).toBe("");
       } finally {
         fs.closeSync(reader);

@@ -63,8 +63,10 @@ export interface LaunchCommand {
  * sandbox's namespaces, veth and loop device: the spawner's child takes the parent-death signal
  * before anything else and again after its uid change (the kernel clears it
  * on any credential change), checking each time that its parent is still
- * the spawner (which dies with the service); bwrap's --die-with-parent keeps
- * it from there.
+ * the spawner (which dies with the service). bwrap then runs as the init of
+ * a pid namespace the spawner's child started, so its death takes every
+ * process of the sandbox with it (host-spawner.c); its --die-with-parent
+ * alone did not cover its own child before that child's setup ended.
  */
 export function buildLaunchCommand(plan: LaunchPlan): LaunchCommand {
   const bwrap = [
