@@ -47,9 +47,24 @@ function v1DirsOfDataDir(dataDir: string): string[] {
   );
 }
 
-/** Whether the cgroup `dir` holds no process. */
+/** Whether the cgroup `dir` holds no process (one removed meanwhile, by another service's start, holds none). */
 function emptyCgroup(dir: string): boolean {
-  return fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() === "";
+  try {
+    return fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() === "";
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw err;
+  }
+}
+
+/** The owner line of slot claim `n`, or undefined when it has none (not written yet, or released meanwhile). */
+function claimOwner(n: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(SLOTS_DIR, n, "owner"), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
 }
 
 function nftTables(): string {
@@ -58,17 +73,12 @@ function nftTables(): string {
 
 /** Slot claims (index -> owner pid) on this host. */
 function claimsOf(pid: number): string[] {
-  return fs
-    .readdirSync(SLOTS_DIR)
-    .filter((n) => /^\d+$/.test(n) && fs.existsSync(path.join(SLOTS_DIR, n, "owner")))
-    .filter((n) => {
-      // Another process may be between creating a claim and writing its owner.
-      const owner = fs.readFileSync(path.join(SLOTS_DIR, n, "owner"), {
-        encoding: "utf8",
-        flag: "r",
-      });
-      return Number(owner.split(" ")[0]) === pid;
-    });
+  // Other suites' services claim and release slots meanwhile: a claim without an owner is not this pid's.
+  return fs.readdirSync(SLOTS_DIR).filter((n) => {
+    if (!/^\d+$/.test(n)) return false;
+    const owner = claimOwner(n);
+    return owner !== undefined && Number(owner.split(" ")[0]) === pid;
+  });
 }
 
 describe("after kill -9 of the service", () => {
