@@ -195,7 +195,7 @@ async function packAlone(inputs, baseDir) {
   const cold = await cpuOf(async () => {
     manifest = await buildManifest(inputs.files, baseDir, { cache: HashCache.none() });
   });
-  const warmCache = await HashCache.open(baseDir);
+  const warmCache = HashCache.open(baseDir);
   const warm = await cpuOf(async () => {
     await buildManifest(inputs.files, baseDir, { cache: warmCache });
   });

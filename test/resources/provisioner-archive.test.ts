@@ -7,10 +7,12 @@ import { chmodSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import type { SandboxClient } from "../../src/client/sandbox";
 import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/provisioner";
-import { ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
+import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
+import { EarlyArchive } from "../../src/resources/provisioner/early-archive";
 import { buildManifest, digestOf } from "../../src/resources/provisioner/manifest";
 import { syncFiles } from "../../src/resources/provisioner/sync";
 import { SandboxIacError } from "../../src/errors";
+import { eventually } from "../support/eventually";
 import { provisionerFixture } from "./support";
 
 jest.setTimeout(180_000);
@@ -189,6 +191,62 @@ describe("Provisioner archive path", () => {
     await expectFilesIn(sandbox, "/home/user/early", expected.files);
     const f0 = await sandbox.run("cat /home/user/early/d0/f0.txt");
     expect(f0.stdout).toBe("the later spec's content\n");
+  });
+
+  it("sends the small files of a tree of mostly large ones through the tar started while it was listed", async () => {
+    // GIVEN a tree of as many files as the threshold, ten of them too large for an archive
+    const root = path.join(fx.work, "mostly-large");
+    mkdirSync(root);
+    for (let i = 0; i < ARCHIVE_MIN_FILES; i++) {
+      const body = i < 10 ? Buffer.alloc(ARCHIVE_MAX_FILE_BYTES + 1, i) : `small ${i}\n`;
+      writeFileSync(path.join(root, `f${i}`), body);
+    }
+    const sandbox = await ownSandbox();
+    const specs = [{ source: root, destination: "/home/user/ml" }];
+
+    // WHEN provisioned
+    const { ctx, lines } = context();
+    const { outputs } = await provisionerLifecycle.create(
+      { sandboxID: sandbox.sandboxID, files: specs },
+      ctx,
+    );
+
+    // THEN the small ones went as one archive once the listing ended (tar was
+    // started when the walk found that many files), the large ones on their own
+    const small = ARCHIVE_MIN_FILES - 10;
+    expect(lines.filter((l) => /files in one archive/.test(l))).toEqual([
+      `uploading ${small} files in one archive`,
+    ]);
+    // AND every file is in the sandbox with its content, and no tar is left
+    const expected = await buildManifest(specs, fx.work);
+    expect(outputs.fileDigest).toEqual(digestOf(expected));
+    await expectFilesIn(sandbox, "/home/user/ml", expected.files);
+    const tars = await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true");
+    expect(tars.stdout).toBe("");
+  });
+
+  it("kills the tar started ahead of an archive when the listing fails before the archive starts", async () => {
+    // GIVEN an early archive whose tar started once the walk found enough files
+    const sandbox = await ownSandbox();
+    const early = EarlyArchive.of([{ source: "tree", destination: "/home/user/killed" }], {
+      log: () => undefined,
+    })!;
+    early.attach(sandbox);
+    early.walked(ARCHIVE_MIN_FILES);
+    const tarRunning = async () =>
+      (await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true")).stdout !== "";
+    await eventually(tarRunning);
+
+    // WHEN the listing fails before any file is listed
+    const failure = new Error("the listing failed");
+    early.end({ error: failure });
+
+    // THEN the archive fails with the listing's error, and its tar is gone
+    await expect(early.archive?.sent).rejects.toThrow(
+      `provisioner.files failed: ${failure.message}`,
+    );
+    await eventually(async () => !(await tarRunning()));
+    expect((await sandbox.run("ls -A /home/user")).stdout).toBe("");
   });
 
   it("falls back to multipart batches in a sandbox without tar", async () => {

@@ -10,7 +10,7 @@
  * @module
  */
 import * as posix from "node:path/posix";
-import type { SandboxClient } from "../../client/sandbox";
+import type { ProcessHandle, ProcessResult, SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { packChunks } from "./archive-pack";
@@ -102,21 +102,28 @@ const STDIN_PIPE_GROWN =
 /** Where an archive's members are extracted: `/`, or the home directory. */
 export type ArchiveRoot = "/" | '"$HOME"';
 
+/** A `tar -x` started in the sandbox, waiting for its archive on stdin. */
+export interface Extraction {
+  readonly handle: ProcessHandle;
+  /** The shell script it runs, as its errors name it. */
+  readonly script: string;
+  /** Its end (`handle.wait()`). */
+  readonly result: Promise<ProcessResult>;
+  /** True once it ended: one started ahead of its archive may end first (no `tar`: 127). */
+  ended(): boolean;
+}
+
 /**
- * Streams one archive of `entries` (a list, or batches still being listed)
- * into `tar -x` in the sandbox, extracted under `root`; `onContent` sees
- * each file's bytes as they are packed (`packChunks`). `sh` rather than the
- * SDK's login shell: it starts in about a millisecond, and still reports a
- * missing `tar` as 127, which sends the files the slower way.
+ * Starts `tar -x` in the sandbox as `user`, extracting under `root` what
+ * its stdin will carry (`streamInto`). `sh` rather than the SDK's login
+ * shell: it starts in about a millisecond, and still reports a missing
+ * `tar` as 127, which sends the files the slower way.
  */
-export async function streamOne(
+export async function startExtraction(
   sandbox: SandboxClient,
   user: string | undefined,
-  entries: readonly ManifestEntry[] | AsyncIterable<readonly ManifestEntry[]>,
   root: ArchiveRoot,
-  signal: AbortSignal | undefined,
-  onContent: ((entry: ManifestEntry, content: Uint8Array) => void) | undefined,
-): Promise<void> {
+): Promise<Extraction> {
   // -p: the modes in the archive (the declared ones), not umask'd; -m: files
   // get the time of writing, as an upload gives them; --no-same-owner: the
   // running user owns them even as root. Parents come out 0755, as uploads
@@ -126,13 +133,67 @@ export async function streamOne(
   // Started without the stop's signal (core/stop.ts: a call that creates
   // something is let finish): stopped before its answer, `tar` would wait on
   // its stdin forever under a pid never learned. A stop then fails the input
-  // below, which kills it.
+  // (`streamInto`), which kills it.
   const handle = await sandbox.start("/bin/sh", {
     args: ["-c", script],
     user,
     stdin: true,
     timeoutMs: 0,
   });
+  const result = handle.wait();
+  let ended = false;
+  // Read through `result` by whoever streams the archive.
+  result.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  return { handle, script, result, ended: () => ended };
+}
+
+/**
+ * Streams one archive of `entries` (a list, or batches still being listed)
+ * into `tar -x` in the sandbox, extracted under `root`; `onContent` sees
+ * each file's bytes as they are packed (`packChunks`).
+ */
+async function streamOne(
+  sandbox: SandboxClient,
+  user: string | undefined,
+  entries: readonly ManifestEntry[] | AsyncIterable<readonly ManifestEntry[]>,
+  root: ArchiveRoot,
+  signal: AbortSignal | undefined,
+  onContent: ((entry: ManifestEntry, content: Uint8Array) => void) | undefined,
+): Promise<void> {
+  const extraction = await startExtraction(sandbox, user, root);
+  await streamInto(sandbox, extraction, entries, signal, onContent);
+}
+
+/**
+ * Streams the archive of `entries` into a started `extraction`, and waits
+ * for it: its stdin closed once the archive ends, and `tar` killed when the
+ * archive cannot be sent whole (a file gone, a stop, the connection lost).
+ * Throws `tar`'s failure as a command failure (127: no `tar` in the sandbox).
+ */
+export async function streamInto(
+  sandbox: SandboxClient,
+  extraction: Extraction,
+  entries: readonly ManifestEntry[] | AsyncIterable<readonly ManifestEntry[]>,
+  signal: AbortSignal | undefined,
+  onContent: ((entry: ManifestEntry, content: Uint8Array) => void) | undefined,
+): Promise<void> {
+  const { handle, script } = extraction;
+  const failed = (result: ProcessResult) =>
+    commandFailed(`sh -c '${script}'`, result, {
+      operation: OPERATION,
+      sandboxID: sandbox.sandboxID,
+      pid: handle.pid,
+      status: result.status,
+    });
+  // Ended before its archive (a sandbox without tar exits 127 at once): no
+  // input is sent to a process that is gone.
+  if (extraction.ended()) {
+    const result = await extraction.result;
+    if (result.exitCode !== 0) throw failed(result);
+  }
   let packFailure: unknown;
   async function* input(): AsyncGenerator<Uint8Array> {
     try {
@@ -152,18 +213,12 @@ export async function streamOne(
       throw err;
     }
   })();
-  const [send, end] = await Promise.allSettled([sent, handle.wait()]);
+  const [send, end] = await Promise.allSettled([sent, extraction.result]);
   if (packFailure !== undefined) throw SandboxIacError.from(packFailure, { operation: OPERATION });
   if (end.status === "rejected") throw end.reason;
   // A failed extraction explains why the input stopped being taken; one
   // killed because the input broke off does not.
   if (send.status === "rejected" && end.value.exitCode <= 0) throw send.reason;
-  if (end.value.exitCode !== 0)
-    throw commandFailed(`sh -c '${script}'`, end.value, {
-      operation: OPERATION,
-      sandboxID: sandbox.sandboxID,
-      pid: handle.pid,
-      status: end.value.status,
-    });
+  if (end.value.exitCode !== 0) throw failed(end.value);
   if (send.status === "rejected") throw send.reason;
 }

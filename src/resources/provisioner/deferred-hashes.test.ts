@@ -42,7 +42,7 @@ describe("deferred hashes of a first upload", () => {
 
     // WHEN its manifest defers hashes and half of its files are packed
     const manifest = await buildManifest(specs, work, {
-      cache: await HashCache.open(work, cacheDir),
+      cache: HashCache.open(work, cacheDir),
       deferHashes: true,
     });
     const deferred = manifest.deferred!;
@@ -58,21 +58,46 @@ describe("deferred hashes of a first upload", () => {
     expect(digestOf(manifest)).toEqual(expected);
 
     // AND the next manifest finds every hash in the cache, reading no file
-    const cache = await HashCache.open(work, cacheDir);
+    const cache = HashCache.open(work, cacheDir);
     expect(digestOf(await buildManifest(specs, work, { cache }))).toEqual(expected);
     expect(cache.misses).toBe(0);
     expect(cache.hits).toBe(12);
+  });
+
+  it("says the hashes are complete once the last pending file is packed, and at once when none is", async () => {
+    // GIVEN a first upload's manifest of three files, none in the cache
+    const specs = [{ source: tree(3), destination: "/home/user/t" }];
+    const manifest = await buildManifest(specs, work, {
+      cache: HashCache.open(work, cacheDir),
+      deferHashes: true,
+    });
+    const deferred = manifest.deferred!;
+    let complete = false;
+    void deferred.complete().then(() => (complete = true));
+
+    // WHEN two of them are packed THEN the hashes are not complete yet
+    const pack = async (files: typeof manifest.files) => {
+      for await (const _ of packChunks(files, (e, c) => deferred.fromContent(e, c)));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    await pack(manifest.files.slice(0, 2));
+    expect(complete).toBe(false);
+    // WHEN the last one is packed THEN they are
+    await pack(manifest.files.slice(2));
+    expect(complete).toBe(true);
+    expect(manifest.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
+    await expect(deferred.complete()).resolves.toBeUndefined();
   });
 
   it("hashes a file the cache vouches for from the cache, not deferring it", async () => {
     // GIVEN a tree whose hashes are cached
     const root = tree(4);
     const specs = [{ source: root, destination: "t" }];
-    await buildManifest(specs, work, { cache: await HashCache.open(work, cacheDir) });
+    await buildManifest(specs, work, { cache: HashCache.open(work, cacheDir) });
 
     // WHEN a first upload's manifest is built THEN nothing is left to hash
     const manifest = await buildManifest(specs, work, {
-      cache: await HashCache.open(work, cacheDir),
+      cache: HashCache.open(work, cacheDir),
       deferHashes: true,
     });
     expect(manifest.deferred!.size).toBe(0);

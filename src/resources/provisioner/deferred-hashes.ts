@@ -22,7 +22,9 @@ import type { ManifestEntry } from "./manifest-entry";
 export class DeferredHashes {
   /** Each pending entry with the stat its size and mode came from. */
   private readonly pending = new Map<ManifestEntry, BigIntStats>();
-  private finished = false;
+  private finishing: Promise<void> | undefined;
+  /** Resolves {@link complete}'s promise, once asked for and while hashes are pending. */
+  private emptied: (() => void) | undefined;
 
   constructor(private readonly cache: HashCache) {}
 
@@ -37,6 +39,32 @@ export class DeferredHashes {
   }
 
   /**
+   * Settles once no hash is pending (at once when none is). With the
+   * manifest complete, a first upload's hashes are all known once its
+   * archive packed its last file, while `tar` in the sandbox still extracts
+   * the rest: the run stores the cache and makes its digest meanwhile.
+   */
+  complete(): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const before = this.emptied;
+      this.emptied = () => {
+        before?.();
+        resolve();
+      };
+    });
+  }
+
+  /** `entry` has its hash. */
+  private hashed(entry: ManifestEntry): void {
+    this.pending.delete(entry);
+    if (this.pending.size > 0) return;
+    const emptied = this.emptied;
+    this.emptied = undefined;
+    emptied?.();
+  }
+
+  /**
    * Takes `entry`'s hash from `content`, the bytes just read for sending
    * (exactly its listed size). The cache records it under the listing's
    * stat: a file changed since then has another stat, so its next run
@@ -47,7 +75,7 @@ export class DeferredHashes {
     if (stat === undefined) return;
     entry.sha256 = createHash("sha256").update(content).digest("hex");
     this.cache.record(entry.localPath, stat, entry.sha256);
-    this.pending.delete(entry);
+    this.hashed(entry);
   }
 
   /** Hashes those of `entries` still pending, before they are sent by a path that does not hash. */
@@ -71,15 +99,18 @@ export class DeferredHashes {
       entry.size = h.size;
       entry.mode = h.mode;
       this.cache.record(entry.localPath, h.stat, h.sha256);
-      this.pending.delete(entry);
+      this.hashed(entry);
     }
   }
 
-  /** Hashes every file still pending and stores the cache: the manifest is then complete. */
-  async finish(): Promise<void> {
-    if (this.finished) return;
-    this.settle([...this.pending.keys()]);
-    await this.cache.save();
-    this.finished = true;
+  /**
+   * Hashes every file still pending and stores the cache: the manifest is
+   * then complete. Called again, it answers the first call's promise.
+   */
+  finish(): Promise<void> {
+    return (this.finishing ??= (async () => {
+      this.settle([...this.pending.keys()]);
+      await this.cache.save();
+    })());
   }
 }

@@ -39,7 +39,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Builds the manifest of `root` with the cache as a new run would load it. */
 async function run(): Promise<{ manifest: Manifest; cache: HashCache }> {
-  const cache = await HashCache.open(dir, cacheDir);
+  const cache = HashCache.open(dir, cacheDir);
   const manifest = await buildManifest([{ source: root, destination: "/dst" }], dir, { cache });
   return { manifest, cache };
 }
@@ -69,7 +69,7 @@ describe("hash cache of the Provisioner's manifest", () => {
   it("takes a hit's hash from the cache without reading the file", async () => {
     await run();
     // A recorded hash that no content has: only the cache can be its source.
-    const file = (await HashCache.open(dir, cacheDir)).file!;
+    const file = HashCache.open(dir, cacheDir).file!;
     const body = JSON.parse(readFileSync(file, "utf8")) as {
       entries: Record<string, [string, string, string]>;
     };
@@ -113,12 +113,28 @@ describe("hash cache of the Provisioner's manifest", () => {
 
   it("treats a corrupt cache file as empty", async () => {
     await run();
-    const file = (await HashCache.open(dir, cacheDir)).file!;
+    const file = HashCache.open(dir, cacheDir).file!;
     writeFileSync(file, "{not json");
     const { manifest, cache } = await run();
     expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 0, misses: 3 });
     expect(shaOf(manifest, "/dst/a.txt")).toBe(sha("alpha"));
     // and the next run has a good cache again
+    expect((await run()).cache.hits).toBe(3);
+  });
+
+  it("hashes a file whose entry is malformed, and stores a good entry for it", async () => {
+    await run();
+    const file = HashCache.open(dir, cacheDir).file!;
+    const body = JSON.parse(readFileSync(file, "utf8")) as { entries: Record<string, unknown> };
+    body.entries[path.join(root, "a.txt")] = ["only", "two"];
+    body.entries[path.join(root, "b.txt")] = { key: "not", sha256: "an array" };
+    writeFileSync(file, JSON.stringify(body));
+    utimesSync(file, new Date(), new Date());
+
+    const { manifest, cache } = await run();
+    expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 1, misses: 2 });
+    expect(shaOf(manifest, "/dst/a.txt")).toBe(sha("alpha"));
+    expect(shaOf(manifest, "/dst/b.txt")).toBe(sha("bravo"));
     expect((await run()).cache.hits).toBe(3);
   });
 
@@ -130,7 +146,7 @@ describe("hash cache of the Provisioner's manifest", () => {
     utimesSync(path.join(root, "b.txt"), PAST, PAST);
 
     // WHEN a run over a.txt alone (another resource of the same base directory) saves the cache
-    const cache = await HashCache.open(dir, cacheDir);
+    const cache = HashCache.open(dir, cacheDir);
     await buildManifest([{ source: path.join(root, "a.txt"), destination: "/a" }], dir, {
       cache,
     });
@@ -144,8 +160,8 @@ describe("hash cache of the Provisioner's manifest", () => {
   it("keeps one cache per base directory under SANDBOX_IAC_CACHE_DIR or XDG_CACHE_HOME", async () => {
     expect(defaultCacheDir({ SANDBOX_IAC_CACHE_DIR: "/c" })).toBe("/c");
     expect(defaultCacheDir({ XDG_CACHE_HOME: "/x" })).toBe("/x/sandbox-iac");
-    const a = await HashCache.open("/base/one", cacheDir);
-    const b = await HashCache.open("/base/two", cacheDir);
+    const a = HashCache.open("/base/one", cacheDir);
+    const b = HashCache.open("/base/two", cacheDir);
     expect(a.file).not.toBe(b.file);
     expect(path.dirname(a.file!)).toBe(path.join(cacheDir, "hashes"));
   });

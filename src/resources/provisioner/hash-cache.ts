@@ -13,14 +13,28 @@
  * The cache is a convenience outside any state: one JSON file per base
  * directory under the user's cache directory, replaced atomically. A missing,
  * unreadable or corrupt cache is an empty one; failing to write it costs only
- * the next run's hashing. Saving prunes the entries that can never hit again
- * (a file deleted, or changed since it was recorded), so the file does not
- * grow with every file the directory ever held.
+ * the next run's hashing. Saving prunes the entries that can never hit
+ * again (a file deleted, or changed since it was recorded), so the file does
+ * not grow with every file the directory ever held.
+ *
+ * It is read on first use, synchronously, and each entry is checked when it
+ * is looked up: read asynchronously while the tree was walked (its reads
+ * waited behind the walk's) and copied into a map first, it held a first
+ * upload's archive back by 20-25 ms with the sandbox idle meanwhile
+ * (bench/provisioner.js, the phase before the archive opens).
  *
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import { promises as fs, statSync, type BigIntStats } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  promises as fs,
+  readFileSync,
+  statSync,
+  type BigIntStats,
+} from "node:fs";
 import { homedir } from "node:os";
 import * as path from "node:path";
 
@@ -33,9 +47,55 @@ interface CachedHash {
   mtimeNs: string;
 }
 
+/** An entry as stored: key, sha256, mtime ns. */
+type StoredEntry = [key: string, sha256: string, mtimeNs: string];
+
 interface CacheFile {
   version: 1;
-  entries: Record<string, [key: string, sha256: string, mtimeNs: string]>;
+  entries: Record<string, StoredEntry>;
+}
+
+/** What a cache file held, its entries not yet checked, and when it was written. */
+interface Loaded {
+  entries: Record<string, unknown>;
+  /** mtime of the cache file when loaded: entries not older than it are racy. */
+  writtenNs: bigint;
+}
+
+/** The entry stored for `file` in `entries` when it has the stored shape, else undefined. */
+function storedEntry(entries: Record<string, unknown>, file: string): CachedHash | undefined {
+  if (!Object.hasOwn(entries, file)) return undefined;
+  const v = entries[file];
+  if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === "string"))
+    return undefined;
+  const [key, sha256, mtimeNs] = v as StoredEntry;
+  return { key, sha256, mtimeNs };
+}
+
+/**
+ * Reads the cache file `file`: nothing when there is none yet, or one we
+ * cannot use (everything is then hashed).
+ */
+function load(file: string | undefined): Loaded {
+  const empty: Loaded = { entries: {}, writtenNs: 0n };
+  if (file === undefined) return empty;
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return empty;
+  }
+  try {
+    const writtenNs = fstatSync(fd, { bigint: true }).mtimeNs;
+    const parsed = JSON.parse(readFileSync(fd, "utf8")) as Partial<CacheFile> | null;
+    if (parsed?.version !== 1 || !parsed.entries || typeof parsed.entries !== "object")
+      return empty;
+    return { entries: parsed.entries, writtenNs };
+  } catch {
+    return empty;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -73,50 +133,37 @@ export class HashCache {
   misses = 0;
   private readonly recorded = new Map<string, CachedHash>();
   private changed = false;
+  private read: Loaded | undefined;
 
   private constructor(
     /** The cache file; undefined for a cache that is never stored. */
     readonly file: string | undefined,
-    private readonly loaded: Map<string, CachedHash>,
-    /** mtime of the cache file when loaded: entries not older than it are racy. */
-    private readonly writtenNs: bigint,
   ) {}
 
   /** A cache that remembers nothing across runs (no cache directory). */
   static none(): HashCache {
-    return new HashCache(undefined, new Map(), 0n);
+    return new HashCache(undefined);
   }
 
-  /** Loads the cache of `baseDir` from `cacheDir` (an empty one when there is none yet). */
-  static async open(baseDir: string, cacheDir: string = defaultCacheDir()): Promise<HashCache> {
+  /**
+   * The cache of `baseDir` in `cacheDir` (an empty one when there is none
+   * yet), read on first use.
+   */
+  static open(baseDir: string, cacheDir: string = defaultCacheDir()): HashCache {
     const id = createHash("sha256").update(path.resolve(baseDir)).digest("hex").slice(0, 32);
-    const file = path.join(cacheDir, "hashes", `${id}.json`);
-    const loaded = new Map<string, CachedHash>();
-    let writtenNs = 0n;
-    try {
-      const handle = await fs.open(file, "r");
-      try {
-        writtenNs = (await handle.stat({ bigint: true })).mtimeNs;
-        const parsed = JSON.parse(await handle.readFile("utf8")) as CacheFile;
-        if (parsed.version === 1 && parsed.entries && typeof parsed.entries === "object") {
-          for (const [p, v] of Object.entries(parsed.entries)) {
-            if (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === "string"))
-              loaded.set(p, { key: v[0], sha256: v[1], mtimeNs: v[2] });
-          }
-        }
-      } finally {
-        await handle.close();
-      }
-    } catch {
-      // No cache yet, or one we cannot use: everything is hashed.
-    }
-    return new HashCache(file, loaded, writtenNs);
+    return new HashCache(path.join(cacheDir, "hashes", `${id}.json`));
+  }
+
+  /** The cache file's content, read on first use. */
+  private get loaded(): Loaded {
+    return (this.read ??= load(this.file));
   }
 
   /** The recorded hash of `file` if `st` matches its key and the entry is not racily clean. */
   lookup(file: string, st: BigIntStats): string | undefined {
-    const entry = this.loaded.get(file);
-    if (entry && entry.key === statKey(st) && BigInt(entry.mtimeNs) < this.writtenNs) {
+    const { entries, writtenNs } = this.loaded;
+    const entry = storedEntry(entries, file);
+    if (entry && entry.key === statKey(st) && BigInt(entry.mtimeNs) < writtenNs) {
       this.hits++;
       this.recorded.set(file, entry);
       return entry.sha256;
@@ -140,8 +187,14 @@ export class HashCache {
   async save(): Promise<void> {
     if (!this.file) return;
     const entries: CacheFile["entries"] = {};
-    for (const [p, e] of this.loaded) {
+    const { entries: stored } = this.loaded;
+    for (const p of Object.keys(stored)) {
       if (this.recorded.has(p)) continue;
+      const e = storedEntry(stored, p);
+      if (e === undefined) {
+        this.changed = true;
+        continue;
+      }
       if (stillMatches(p, e.key)) entries[p] = [e.key, e.sha256, e.mtimeNs];
       else this.changed = true;
     }

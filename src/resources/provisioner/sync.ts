@@ -87,6 +87,8 @@ async function withoutTarFallback(
   } catch (err) {
     if (commandResultOf(err)?.exitCode !== SHELL_NOT_FOUND) throw err;
     const files = [...entries];
+    // An early archive's tar that was given no file (early-archive.ts) leaves nothing to send.
+    if (files.length === 0) return 0;
     options.log(
       `tar is not available in sandbox ${sandbox.sandboxID}: sending ${files.length} files in multipart batches`,
     );
