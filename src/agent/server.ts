@@ -14,7 +14,7 @@ import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./c
 import { filesystemService } from "./filesystem/service";
 import { WatcherTable } from "./filesystem/watchers";
 import { composeFiles } from "./http/compose";
-import { drainAfterAnswer } from "../wire/early-answer";
+import { drainAfterAnswer, drainWhenAnswered } from "../wire/early-answer";
 import { extractArchive } from "./http/extract";
 import { getFile } from "./http/files-get";
 import { postFiles } from "./http/files-post";
@@ -168,6 +168,10 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
         sendRefusal(res, refused);
         return;
       }
+      // Answered before its input was read to the end (a StreamInput to a
+      // process that has exited): the rest is drained, or the next request
+      // the service relays on this connection would never be read.
+      drainWhenAnswered(req, res);
       rpc(req, res);
       return;
     }

@@ -33,7 +33,7 @@ function drainRest(req: IncomingMessage): void {
   if (req.readableEnded || req.destroyed) return;
   req.unpipe();
   // All of it already read off the connection (the usual case): nothing to bound.
-  if (req.complete) return void req.resume();
+  if (req.complete) return void flow(req);
   let drained = 0;
   const close = () => {
     cleanUp();
@@ -45,8 +45,10 @@ function drainRest(req: IncomingMessage): void {
   };
   const timer = setTimeout(close, DRAIN_MAX_MS);
   timer.unref();
+  let stop = (): void => undefined;
   const cleanUp = () => {
     clearTimeout(timer);
+    stop();
     req.off("data", onData);
     req.off("end", cleanUp);
     req.off("close", cleanUp);
@@ -54,7 +56,29 @@ function drainRest(req: IncomingMessage): void {
   req.on("data", onData);
   req.once("end", cleanUp);
   req.once("close", cleanUp);
-  req.resume();
+  stop = flow(req);
+}
+
+/**
+ * Lets what is left of `req`'s body flow to its end (each chunk a 'data'
+ * event); returns what stops it. A body read through its async iterator
+ * (Connect's handlers read requests so) keeps a 'readable' listener, with
+ * which `resume()` does nothing: the agent's answer to a `StreamInput` for a
+ * process that had exited then left the rest unread, and the next request
+ * the service relayed on that connection was never answered. Such a body is
+ * read on 'readable' instead.
+ */
+function flow(req: IncomingMessage): () => void {
+  if (req.listenerCount("readable") === 0) {
+    req.resume();
+    return () => undefined;
+  }
+  const readRest = () => {
+    while (req.read() !== null);
+  };
+  req.on("readable", readRest);
+  readRest();
+  return () => req.off("readable", readRest);
 }
 
 /**

@@ -105,6 +105,22 @@ describe("processes", () => {
     expect(err.message).toContain("999999");
   });
 
+  it("answers the next call after stdin was streamed to a process that had exited", async () => {
+    // GIVEN a process that has exited, and 100 KB of stdin for it (more than
+    // the agent reads before it answers)
+    const handle = await client.start("exit 127", { stdin: true });
+    await handle.wait();
+    async function* chunks() {
+      yield new Uint8Array(100_000);
+    }
+    // WHEN it is streamed THEN the call fails with not_found
+    const err = await failureOf(client.streamInput(handle.pid, chunks()));
+    expect(err).toMatchObject({ code: "not_found" });
+    // AND the next calls, relayed on the agent's connection that call used, are answered
+    expect(await client.kill(handle.pid)).toBe(false);
+    expect((await client.run("echo next")).stdout).toBe("next\n");
+  });
+
   it("lists a tagged process, reattaches with connect and stops it with SIGTERM", async () => {
     const handle = await client.start(
       "trap 'exit 0' USR1; while true; do echo tick; sleep 0.1; done",
