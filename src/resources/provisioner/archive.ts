@@ -10,7 +10,7 @@
  * @module
  */
 import * as posix from "node:path/posix";
-import type { ProcessHandle, ProcessResult, SandboxClient } from "../../client/sandbox";
+import type { ProcessHandle, SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { packChunks } from "./archive-pack";
@@ -107,10 +107,6 @@ export interface Extraction {
   readonly handle: ProcessHandle;
   /** The shell script it runs, as its errors name it. */
   readonly script: string;
-  /** Its end (`handle.wait()`). */
-  readonly result: Promise<ProcessResult>;
-  /** True once it ended: one started ahead of its archive may end first (no `tar`: 127). */
-  ended(): boolean;
 }
 
 /**
@@ -140,14 +136,7 @@ export async function startExtraction(
     stdin: true,
     timeoutMs: 0,
   });
-  const result = handle.wait();
-  let ended = false;
-  // Read through `result` by whoever streams the archive.
-  result.then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  return { handle, script, result, ended: () => ended };
+  return { handle, script };
 }
 
 /**
@@ -181,19 +170,6 @@ export async function streamInto(
   onContent: ((entry: ManifestEntry, content: Uint8Array) => void) | undefined,
 ): Promise<void> {
   const { handle, script } = extraction;
-  const failed = (result: ProcessResult) =>
-    commandFailed(`sh -c '${script}'`, result, {
-      operation: OPERATION,
-      sandboxID: sandbox.sandboxID,
-      pid: handle.pid,
-      status: result.status,
-    });
-  // Ended before its archive (a sandbox without tar exits 127 at once): no
-  // input is sent to a process that is gone.
-  if (extraction.ended()) {
-    const result = await extraction.result;
-    if (result.exitCode !== 0) throw failed(result);
-  }
   let packFailure: unknown;
   async function* input(): AsyncGenerator<Uint8Array> {
     try {
@@ -213,12 +189,18 @@ export async function streamInto(
       throw err;
     }
   })();
-  const [send, end] = await Promise.allSettled([sent, extraction.result]);
+  const [send, end] = await Promise.allSettled([sent, handle.wait()]);
   if (packFailure !== undefined) throw SandboxIacError.from(packFailure, { operation: OPERATION });
   if (end.status === "rejected") throw end.reason;
   // A failed extraction explains why the input stopped being taken; one
   // killed because the input broke off does not.
   if (send.status === "rejected" && end.value.exitCode <= 0) throw send.reason;
-  if (end.value.exitCode !== 0) throw failed(end.value);
+  if (end.value.exitCode !== 0)
+    throw commandFailed(`sh -c '${script}'`, end.value, {
+      operation: OPERATION,
+      sandboxID: sandbox.sandboxID,
+      pid: handle.pid,
+      status: end.value.status,
+    });
   if (send.status === "rejected") throw send.reason;
 }
