@@ -10,6 +10,7 @@ import { provisionerLifecycle, type ProvisionerArgs } from "../../src/resources/
 import { ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MIN_FILES } from "../../src/resources/provisioner/archive";
 import { EarlyArchive } from "../../src/resources/provisioner/early-archive";
 import { buildManifest, digestOf } from "../../src/resources/provisioner/manifest";
+import type { FileSpec } from "../../src/resources/provisioner/provisioner.args";
 import { syncFiles } from "../../src/resources/provisioner/sync";
 import { SandboxIacError } from "../../src/errors";
 import { eventually } from "../support/eventually";
@@ -66,6 +67,26 @@ async function expectFilesIn(
     .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0))
     .map((f) => `${f.sha256}  ${f.rel}`);
   expect(remote.stdout).toBe([...modes, ...sums, ""].join("\n"));
+}
+
+/**
+ * Expects a run's stored digest to be that of `specs` as they are now, and
+ * their files under `dir` in the sandbox with their contents and modes.
+ */
+async function expectProvisioned(
+  sandbox: SandboxClient,
+  specs: readonly FileSpec[],
+  fileDigest: unknown,
+  dir: string,
+): Promise<void> {
+  const expected = await buildManifest(specs, fx.work);
+  expect(fileDigest).toEqual(digestOf(expected));
+  await expectFilesIn(sandbox, dir, expected.files);
+}
+
+/** The `tar` processes running in the sandbox, a /proc path per line ("" when there is none). */
+async function tarsIn(sandbox: SandboxClient): Promise<string> {
+  return (await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true")).stdout;
 }
 
 describe("Provisioner archive path", () => {
@@ -152,18 +173,15 @@ describe("Provisioner archive path", () => {
       );
     // THEN that run fails, naming the file, and leaves no tar running in the sandbox
     expect(String((failed as Error).message)).toContain(victim.localPath);
-    const tars = await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true");
-    expect(tars.stdout).toBe("");
+    expect(await tarsIn(sandbox)).toBe("");
 
     // WHEN it is back and the run is retried
     writeFileSync(victim.localPath, `file ${manifest.files.length - 1}\n`);
-    const expected = await buildManifest(specs, fx.work);
     const { outputs } = await provisionerLifecycle.create(inputs, context().ctx);
 
     // THEN every file is in the sandbox with its content and mode, and the
     // stored hashes (taken from the bytes sent) are the files' own
-    expect(outputs.fileDigest).toEqual(digestOf(expected));
-    await expectFilesIn(sandbox, "/home/user/first", expected.files);
+    await expectProvisioned(sandbox, specs, outputs.fileDigest, "/home/user/first");
   });
 
   it("starts the archive while the files are still listed, a later spec's file winning over an earlier one's", async () => {
@@ -186,9 +204,7 @@ describe("Provisioner archive path", () => {
     // THEN the archive started before the listing ended
     expect(lines.some((l) => /files in one archive while listing the rest/.test(l))).toBe(true);
     // AND the sandbox holds every file with its content and mode, the later spec's at its path
-    const expected = await buildManifest(specs, fx.work);
-    expect(outputs.fileDigest).toEqual(digestOf(expected));
-    await expectFilesIn(sandbox, "/home/user/early", expected.files);
+    await expectProvisioned(sandbox, specs, outputs.fileDigest, "/home/user/early");
     const f0 = await sandbox.run("cat /home/user/early/d0/f0.txt");
     expect(f0.stdout).toBe("the later spec's content\n");
   });
@@ -218,11 +234,8 @@ describe("Provisioner archive path", () => {
       `uploading ${small} files in one archive`,
     ]);
     // AND every file is in the sandbox with its content, and no tar is left
-    const expected = await buildManifest(specs, fx.work);
-    expect(outputs.fileDigest).toEqual(digestOf(expected));
-    await expectFilesIn(sandbox, "/home/user/ml", expected.files);
-    const tars = await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true");
-    expect(tars.stdout).toBe("");
+    await expectProvisioned(sandbox, specs, outputs.fileDigest, "/home/user/ml");
+    expect(await tarsIn(sandbox)).toBe("");
   });
 
   it("kills the tar started ahead of an archive when the listing fails before the archive starts", async () => {
@@ -233,9 +246,7 @@ describe("Provisioner archive path", () => {
     })!;
     early.attach(sandbox);
     early.walked(ARCHIVE_MIN_FILES);
-    const tarRunning = async () =>
-      (await sandbox.run("grep -lx tar /proc/[0-9]*/comm || true")).stdout !== "";
-    await eventually(tarRunning);
+    await eventually(async () => (await tarsIn(sandbox)) !== "");
 
     // WHEN the listing fails before any file is listed
     const failure = new Error("the listing failed");
@@ -245,7 +256,7 @@ describe("Provisioner archive path", () => {
     await expect(early.archive?.sent).rejects.toThrow(
       `provisioner.files failed: ${failure.message}`,
     );
-    await eventually(async () => !(await tarRunning()));
+    await eventually(async () => (await tarsIn(sandbox)) === "");
     expect((await sandbox.run("ls -A /home/user")).stdout).toBe("");
   });
 
