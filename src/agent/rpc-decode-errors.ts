@@ -11,7 +11,8 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 /** connect-es messages for request framing it could not decode. */
 const DECODE_FAILURES = [/compressed envelope/i, /^protocol error/i, /^parse binary/i];
 
-function remap(err: unknown): unknown {
+/** `err` as `invalid_argument` when it is connect-es reporting a request it could not decode; otherwise `err` itself. */
+export function remapDecodeFailure(err: unknown): unknown {
   const e = ConnectError.from(err);
   if (e.code !== Code.Internal || !DECODE_FAILURES.some((re) => re.test(e.rawMessage))) return err;
   return new ConnectError(
@@ -24,7 +25,7 @@ async function* remapStream<T>(it: AsyncIterable<T>): AsyncIterable<T> {
   try {
     yield* it;
   } catch (err) {
-    throw remap(err);
+    throw remapDecodeFailure(err);
   }
 }
 
@@ -34,6 +35,6 @@ export const decodeErrorsAsInvalidArgument: Interceptor = (next) => async (req) 
     const res = await next(req);
     return res.stream ? { ...res, message: remapStream(res.message) } : res;
   } catch (err) {
-    throw remap(err);
+    throw remapDecodeFailure(err);
   }
 };

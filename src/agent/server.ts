@@ -24,6 +24,7 @@ import { sendError } from "./http/respond";
 import { runRoute, type Route } from "./http/run-route";
 import { ProcessRegistry } from "./process/registry";
 import { processService } from "./process/service";
+import { serveStdinStream } from "./process/stdin-stream";
 import { decodeErrorsAsInvalidArgument } from "./rpc-decode-errors";
 import type { AgentState } from "./state";
 
@@ -52,10 +53,26 @@ const RPC_CONTENT_TYPES = new Set(["application/json", "application/connect+json
  * Bulk stdin (`StreamInput`, how the Provisioner streams an archive into
  * `tar`) may also come as binary protobuf, as envd takes it: in JSON its
  * bytes are base64, encoded and decoded in JavaScript at several seconds of
- * CPU per 50 MB on each side (bench/provisioner.js).
+ * CPU per 50 MB on each side (bench/provisioner.js). Binary, it is served by
+ * `process/stdin-stream.ts` rather than the Connect adapter.
  */
-const BINARY_RPC_PATHS = new Set(["/process.Process/StreamInput"]);
+const STDIN_STREAM_PATH = "/process.Process/StreamInput";
+const BINARY_RPC_PATHS = new Set([STDIN_STREAM_PATH]);
 const BINARY_STREAM_CONTENT_TYPE = "application/connect+proto";
+
+/** The content type of a request, without parameters, lower-cased. */
+function contentTypeOf(req: IncomingMessage): string {
+  return (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/** True for a binary `StreamInput` POST: served by `process/stdin-stream.ts`, not the Connect adapter. */
+function isBinaryStdinStream(req: IncomingMessage, pathname: string): boolean {
+  return (
+    req.method === "POST" &&
+    pathname === STDIN_STREAM_PATH &&
+    contentTypeOf(req) === BINARY_STREAM_CONTENT_TYPE
+  );
+}
 
 /** A request refused before the Connect adapter sees it. */
 interface Refusal {
@@ -66,7 +83,7 @@ interface Refusal {
 
 /** Why an RPC request body cannot be taken, before any of it is read. */
 function refuseRpcBody(req: IncomingMessage, pathname: string): Refusal | undefined {
-  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  const type = contentTypeOf(req);
   const binary = type === BINARY_STREAM_CONTENT_TYPE && BINARY_RPC_PATHS.has(pathname);
   if (!RPC_CONTENT_TYPES.has(type) && !binary) {
     return {
@@ -172,7 +189,9 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       // process that has exited): the rest is drained, or the next request
       // the service relays on this connection would never be read.
       drainWhenAnswered(req, res);
-      rpc(req, res);
+      if (isBinaryStdinStream(req, url.pathname))
+        serveStdinStream(req, res, { registry, readMaxBytes: RPC_MAX_BODY_BYTES });
+      else rpc(req, res);
       return;
     }
     const route = ROUTES[key];

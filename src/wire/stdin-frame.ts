@@ -47,8 +47,11 @@ function tagOf(field: DescField): number {
   return (field.number << 3) | LENGTH_DELIMITED;
 }
 
-/** `StreamInputRequest.data`, `DataEvent.input` and `ProcessInput.stdin`, outermost first. */
-const TAGS = [
+/**
+ * The tags of `StreamInputRequest.data`, `DataEvent.input` and
+ * `ProcessInput.stdin`, outermost first: a stdin frame's three fields.
+ */
+export const STDIN_FRAME_TAGS = [
   tagOf(StreamInputRequestSchema.field.data),
   tagOf(StreamInputRequest_DataEventSchema.field.input),
   tagOf(ProcessInputSchema.field.stdin),
@@ -125,11 +128,11 @@ export function stdinFrame(stdin: Uint8Array): Uint8Array {
   out[0] = 0;
   out.writeUInt32BE(request, 1);
   let at = ENVELOPE_HEADER_BYTES;
-  out[at++] = TAGS[0];
+  out[at++] = STDIN_FRAME_TAGS[0];
   at = writeVarint(out, at, event);
-  out[at++] = TAGS[1];
+  out[at++] = STDIN_FRAME_TAGS[1];
   at = writeVarint(out, at, input);
-  out[at++] = TAGS[2];
+  out[at++] = STDIN_FRAME_TAGS[2];
   at = writeVarint(out, at, stdin.length);
   if (!inPlace) out.set(stdin, at);
   return out;

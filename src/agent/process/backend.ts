@@ -46,6 +46,8 @@ export interface Backend {
    * @default settled at once (a PTY's input is typed, never bulk)
    */
   drained?(): Promise<void>;
+  /** True while stdin holds writes the pipe has not taken (then wait for {@link drained}). */
+  stdinFull?(): boolean;
   /** Closes the stdin pipe; a no-op when already closed or absent. */
   closeStdin(): void;
   resize(cols: number, rows: number): void;

@@ -112,6 +112,11 @@ export class ManagedProcess {
     return this.backend.drained?.() ?? Promise.resolve();
   }
 
+  /** True while stdin holds writes its pipe has not taken: wait for {@link drained} before writing more. */
+  stdinFull(): boolean {
+    return this.backend.stdinFull?.() ?? false;
+  }
+
   closeStdin(): void {
     this.backend.closeStdin();
   }

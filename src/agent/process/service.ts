@@ -10,40 +10,19 @@ import {
   Signal,
   type Process,
   type ProcessEvent,
-  type ProcessSelector,
 } from "../../gen/envd/process/process_pb";
 import { DEFAULT_KEEPALIVE_SECONDS, ENVD_HEADERS } from "../../wire/envd";
 import { EventQueue, keepaliveIntervalMs } from "../event-queue";
 import { rpcUser } from "../rpc-context";
 import type { AgentState } from "../state";
 import type { ManagedProcess } from "./managed-process";
-import { notFoundMessage, type ProcessRegistry } from "./registry";
+import type { ProcessRegistry } from "./registry";
+import { liveOnly, select, sendInput } from "./selection";
 import { startProcess } from "./spawn";
 import { StdinMemory } from "./stdin-memory";
 
 /** How long SendSignal(SIGKILL) waits for the process to be reaped before answering. */
 const KILL_REAP_WAIT_MS = 5_000;
-
-function select(registry: ProcessRegistry, selector: ProcessSelector | undefined): ManagedProcess {
-  const sel = selector?.selector ?? { case: undefined };
-  const proc = registry.find(sel);
-  if (!proc) throw new ConnectError(notFoundMessage(sel), Code.NotFound);
-  return proc;
-}
-
-function liveOnly(
-  registry: ProcessRegistry,
-  selector: ProcessSelector | undefined,
-): ManagedProcess {
-  const proc = select(registry, selector);
-  if (proc.ended) {
-    throw new ConnectError(
-      notFoundMessage(selector?.selector ?? { case: undefined }),
-      Code.NotFound,
-    );
-  }
-  return proc;
-}
 
 /** Streams `proc`'s events to one caller: start, live output and keepalives, end. */
 async function* follow(
@@ -169,22 +148,4 @@ export function processService(
       return {};
     },
   };
-}
-
-type InputCase =
-  | { case: "stdin"; value: Uint8Array }
-  | { case: "pty"; value: Uint8Array }
-  | { case: undefined; value?: undefined }
-  | undefined;
-
-function sendInput(proc: ManagedProcess, input: InputCase): void {
-  if (!input || input.case === undefined) return;
-  if (input.case === "stdin" && proc.isPty) {
-    throw new ConnectError("process has a pty: send pty input instead of stdin", Code.Internal);
-  }
-  if (input.case === "pty" && !proc.isPty) {
-    throw new ConnectError("process has no pty: send stdin input instead", Code.Internal);
-  }
-  if (!proc.write(input.value))
-    throw new ConnectError("stdin not enabled or closed", Code.Internal);
 }

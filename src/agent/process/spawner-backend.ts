@@ -119,6 +119,7 @@ export async function spawnThroughSpawner(
       return true;
     },
     drained: () => drainedOf(streams?.stdin ?? undefined),
+    stdinFull: () => streams?.stdin?.writableNeedDrain === true,
     closeStdin() {
       if (stdinOpen) streams?.stdin?.end();
       stdinOpen = false;

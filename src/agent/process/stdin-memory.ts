@@ -1,6 +1,7 @@
 /**
- * Keeps a bulk stdin stream (`StreamInput`: the Provisioner's archive into
- * `tar`) from driving the agent into major garbage collections.
+ * Keeps a bulk stdin stream through Connect (`StreamInput` in JSON, as the
+ * SDK sends it; the Provisioner's binary archive into `tar` goes through
+ * `stdin-stream.ts`) from driving the agent into major garbage collections.
  *
  * Why: every MiB of stdin costs about 2 MiB of ArrayBuffers (the HTTP
  * parser's 64 KiB body chunks, then Connect's envelope of the whole message).
