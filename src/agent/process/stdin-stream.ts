@@ -11,8 +11,9 @@
  *
  * Why: through Connect, the agent copied each 1 MiB message into a zeroed
  * buffer of its own and ran its async pipeline once per 64 KiB chunk of the
- * body, about 0.13 s of the agent's CPU per 44 MiB archive, on a path where
- * the machine's two cores were the limit (bench/provisioner.js). JSON
+ * body, on a path where the machine's two cores are the limit: the agent's
+ * CPU per 10,000-file archive (51 MiB) was 0.13-0.18 s in a client's first
+ * uploads, 0.09-0.14 s this way (bench/provisioner.js, the fast mode). JSON
  * `StreamInput` (the SDK's) still goes through Connect.
  *
  * @module
@@ -123,7 +124,9 @@ export function serveStdinStream(
       try {
         request = fromBinary(StreamInputRequestSchema, bytes);
       } catch (err) {
-        throw new ConnectError(`parse binary: ${(err as Error).message}`, Code.Internal);
+        const why = err instanceof Error ? err.message : String(err);
+        // Connect's own wording, which remapDecodeFailure turns into invalid_argument.
+        throw new ConnectError(`parse binary: ${why}`, Code.Internal);
       }
       const event = request.event;
       if (event.case === "start") proc = liveOnly(registry, event.value.process);
