@@ -28,7 +28,7 @@ const FRAME_HEAD_MAX_BYTES = 3 * (1 + 5);
 export interface StdinFrameSink {
   /** Bytes of a stdin frame's stdin: a view of the pushed chunk, valid as long as it is. */
   stdin(bytes: Uint8Array): void;
-  /** A whole message that is not a stdin frame (or a flagged envelope), in a buffer of its own. */
+  /** A whole message that is not a stdin frame, or any flagged envelope, in a buffer of its own. */
   message(flags: number, bytes: Uint8Array): void;
 }
 

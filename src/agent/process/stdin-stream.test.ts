@@ -190,4 +190,19 @@ describe("binary StreamInput", () => {
     );
     await json.sendSignal({ process: { selector: { case: "pid", value: pid } }, signal: 9 });
   });
+
+  it("refuses a compressed envelope and skips a client's end-of-stream one, as Connect does", async () => {
+    const outcomes = [];
+    for (const flags of [1, 2]) {
+      const flagged = encodeEnvelope(flags, Buffer.from("{}"));
+      const viaJson = await rawOutcome("application/connect+json", flagged);
+      const viaBinary = await rawOutcome("application/connect+proto", flagged);
+      expect(viaBinary).toBe(viaJson);
+      outcomes.push(viaBinary);
+    }
+    expect(outcomes[0]).toMatch(
+      /^InvalidArgument: the request could not be decoded: received compressed envelope/,
+    );
+    expect(outcomes[1]).toBe("ok");
+  });
 });

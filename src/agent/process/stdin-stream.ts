@@ -20,7 +20,7 @@
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { encodeEnvelope } from "@connectrpc/connect/protocol";
+import { compressedFlag, encodeEnvelope } from "@connectrpc/connect/protocol";
 import {
   contentTypeStreamProto,
   createEndStreamSerialization,
@@ -115,11 +115,14 @@ export function serveStdinStream(
       sendInput(proc, { case: "stdin", value: bytes });
     },
     message(flags, bytes) {
-      if (flags !== 0)
+      // A request envelope's flags as Connect's handler takes them: a
+      // compressed one refused in its wording, an end of stream skipped.
+      if ((flags & compressedFlag) === compressedFlag)
         throw new ConnectError(
-          `protocol error: an envelope of the request has flags ${flags}: send uncompressed messages (flag 0)`,
-          Code.InvalidArgument,
+          "received compressed envelope, but do not know how to decompress",
+          Code.Internal,
         );
+      if ((flags & endStreamFlag) === endStreamFlag) return;
       let request;
       try {
         request = fromBinary(StreamInputRequestSchema, bytes);
