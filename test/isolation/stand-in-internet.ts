@@ -92,6 +92,61 @@ const LOCK_DIR = path.join(os.tmpdir(), "sandbox-iac-test-stand-in.lock");
 /** How long {@link startStandInInternet} waits for another process's stand-in to close. */
 export const STAND_IN_WAIT_MS = 600_000;
 
+/** Names of a stand-in's namespace and of its host-side link, followed by the creator's pid. */
+const NS_PREFIX = "sbxtest-inet-";
+// Not "sbx…": that prefix is the sandboxes' own, and traffic between sandboxes is dropped.
+const VETH_PREFIX = "inetst";
+
+/** Runs `ip` with `args`; its output. */
+function ip(...args: string[]): string {
+  return execFileSync("ip", args, { stdio: "pipe" }).toString();
+}
+
+/**
+ * Removes what stand-ins of test processes that never reached their
+ * `close()` left (a run killed mid-way): their servers, namespaces and
+ * links. Called with the lock held, when no live stand-in exists; left in
+ * place, the stale link holds the same addresses, and the next run's
+ * packets to the stand-in went to a namespace whose server was gone (a
+ * fork's egress test then read "failed").
+ */
+function removeStaleStandIns(): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync("/run/netns").filter((n) => n.startsWith(NS_PREFIX));
+  } catch {
+    names = [];
+  }
+  for (const ns of names) {
+    try {
+      for (const pid of ip("netns", "pids", ns).split(/\s+/).filter(Boolean))
+        process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+    try {
+      ip("netns", "del", ns);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let links: string[];
+  try {
+    links = ip("-br", "link").split("\n");
+  } catch {
+    links = [];
+  }
+  for (const line of links) {
+    const name = line.split(/[\s@]/)[0];
+    if (!name.startsWith(VETH_PREFIX)) continue;
+    try {
+      ip("link", "del", name);
+    } catch {
+      // gone with its namespace
+    }
+  }
+}
+
 function tryLock(): boolean {
   try {
     fs.mkdirSync(LOCK_DIR);
@@ -114,21 +169,37 @@ function tryLock(): boolean {
   return false;
 }
 
+/** What {@link startStandInInternet} takes. */
+export interface StandInOptions {
+  /**
+   * Runs once the lock is held, before the leftovers of killed runs are
+   * removed: where a test makes such leftovers without meeting a live
+   * stand-in of another test file.
+   */
+  onLocked?: () => void;
+}
+
 /**
  * Creates the namespace, its link and a server answering `internet <path>`,
  * once no other process holds a stand-in (callers give their `beforeAll` the
- * {@link STAND_IN_WAIT_MS} this may take).
+ * {@link STAND_IN_WAIT_MS} this may take), after removing what stand-ins of
+ * killed runs left.
  */
-export async function startStandInInternet(): Promise<StandIn> {
+export async function startStandInInternet(options: StandInOptions = {}): Promise<StandIn> {
   await eventually(tryLock, { timeoutMs: STAND_IN_WAIT_MS, intervalMs: 250 });
-  const ns = `sbxtest-inet-${process.pid}`;
-  // Not "sbx…": that prefix is the sandboxes' own, and traffic between sandboxes is dropped.
-  const veth = `inetst${process.pid % 100000}`;
-  const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
-  const close = async () => {
-    // Exited before the lock goes: the next stand-in must not meet this one's server.
-    await killAndWait(server);
+  try {
+    options.onLocked?.();
+    removeStaleStandIns();
+  } catch (err) {
     fs.rmSync(LOCK_DIR, { recursive: true, force: true });
+    throw err;
+  }
+  const ns = `${NS_PREFIX}${process.pid}`;
+  const veth = `${VETH_PREFIX}${process.pid % 100000}`;
+  const close = async () => {
+    // Its server, link and namespace gone before the lock goes: the next
+    // stand-in must not meet them (its addresses are the same).
+    await killAndWait(server);
     for (const cmd of [
       ["link", "del", veth],
       ["netns", "del", ns],
@@ -139,6 +210,7 @@ export async function startStandInInternet(): Promise<StandIn> {
         // already gone
       }
     }
+    fs.rmSync(LOCK_DIR, { recursive: true, force: true });
   };
   let server: ChildProcess | undefined;
   const datagrams: string[] = [];
