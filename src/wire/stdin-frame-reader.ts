@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { STDIN_FRAME_TAGS } from "./stdin-frame";
 
 /** Bytes of a Connect envelope's header: a flags byte and a big-endian uint32 length. */
@@ -32,36 +33,30 @@ export interface StdinFrameSink {
   message(flags: number, bytes: Uint8Array): void;
 }
 
-/** A protobuf varint at `at` in `bytes`, and where it ends; undefined when cut off or over 32 bits. */
-function readVarint(bytes: Uint8Array, at: number): [number, number] | undefined {
-  let value = 0;
-  for (let shift = 0; shift < 35 && at < bytes.length; shift += 7) {
-    const b = bytes[at++];
-    value += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return value <= 0xffffffff ? [value, at] : undefined;
-  }
-  return undefined;
-}
-
 /**
  * The length of the head of a stdin frame whose message is `head` (its
  * first bytes) and `length` bytes long, or undefined when it is not one:
  * `StreamInputRequest.data` holding `DataEvent.input` holding
- * `ProcessInput.stdin`, each field the whole of its message.
+ * `ProcessInput.stdin`, each field the whole of its message. Tags and
+ * lengths are read by protobuf-es's own reader, as its decoding of the
+ * whole message would read them.
  */
 function stdinFrameHead(head: Uint8Array, length: number): number | undefined {
-  let at = 0;
+  const reader = new BinaryReader(head);
   let rest = length;
-  for (const tag of STDIN_FRAME_TAGS) {
-    if (head[at] !== tag) return undefined;
-    const varint = readVarint(head, at + 1);
-    if (!varint) return undefined;
-    const [size, end] = varint;
-    rest -= end - at;
-    if (size !== rest) return undefined;
-    at = end;
+  try {
+    for (const tag of STDIN_FRAME_TAGS) {
+      const start = reader.pos;
+      if (reader.uint32() !== tag) return undefined;
+      const size = reader.uint32();
+      rest -= reader.pos - start;
+      if (size !== rest) return undefined;
+    }
+  } catch {
+    // A varint cut off by the end of the head: no frame of this shape.
+    return undefined;
   }
-  return at;
+  return reader.pos;
 }
 
 /** Where the reader is in the body. */
