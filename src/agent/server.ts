@@ -57,7 +57,6 @@ const RPC_CONTENT_TYPES = new Set(["application/json", "application/connect+json
  * `process/stdin-stream.ts` rather than the Connect adapter.
  */
 const STDIN_STREAM_PATH = "/process.Process/StreamInput";
-const BINARY_RPC_PATHS = new Set([STDIN_STREAM_PATH]);
 const BINARY_STREAM_CONTENT_TYPE = "application/connect+proto";
 
 /** The content type of a request, without parameters, lower-cased. */
@@ -65,13 +64,9 @@ function contentTypeOf(req: IncomingMessage): string {
   return (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
 }
 
-/** True for a binary `StreamInput` POST: served by `process/stdin-stream.ts`, not the Connect adapter. */
+/** True for binary `StreamInput`: the one RPC taken in binary, served (when a POST) by `process/stdin-stream.ts`. */
 function isBinaryStdinStream(req: IncomingMessage, pathname: string): boolean {
-  return (
-    req.method === "POST" &&
-    pathname === STDIN_STREAM_PATH &&
-    contentTypeOf(req) === BINARY_STREAM_CONTENT_TYPE
-  );
+  return pathname === STDIN_STREAM_PATH && contentTypeOf(req) === BINARY_STREAM_CONTENT_TYPE;
 }
 
 /** A request refused before the Connect adapter sees it. */
@@ -84,8 +79,7 @@ interface Refusal {
 /** Why an RPC request body cannot be taken, before any of it is read. */
 function refuseRpcBody(req: IncomingMessage, pathname: string): Refusal | undefined {
   const type = contentTypeOf(req);
-  const binary = type === BINARY_STREAM_CONTENT_TYPE && BINARY_RPC_PATHS.has(pathname);
-  if (!RPC_CONTENT_TYPES.has(type) && !binary) {
+  if (!RPC_CONTENT_TYPES.has(type) && !isBinaryStdinStream(req, pathname)) {
     return {
       status: 415,
       code: "invalid_argument",
@@ -189,7 +183,7 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       // process that has exited): the rest is drained, or the next request
       // the service relays on this connection would never be read.
       drainWhenAnswered(req, res);
-      if (isBinaryStdinStream(req, url.pathname))
+      if (req.method === "POST" && isBinaryStdinStream(req, url.pathname))
         serveStdinStream(req, res, { registry, readMaxBytes: RPC_MAX_BODY_BYTES });
       else rpc(req, res);
       return;

@@ -105,14 +105,15 @@ export function serveStdinStream(
     );
   };
 
+  /** The process the start event named; input before it is refused as Connect's path refuses it. */
+  const started = (): ManagedProcess => {
+    if (!proc)
+      throw new ConnectError("stream input must start with a start event", Code.FailedPrecondition);
+    return proc;
+  };
   const sink: StdinFrameSink = {
     stdin(bytes) {
-      if (!proc)
-        throw new ConnectError(
-          "stream input must start with a start event",
-          Code.FailedPrecondition,
-        );
-      sendInput(proc, { case: "stdin", value: bytes });
+      sendInput(started(), { case: "stdin", value: bytes });
     },
     message(flags, bytes) {
       // A request envelope's flags as Connect's handler takes them: a
@@ -133,14 +134,7 @@ export function serveStdinStream(
       }
       const event = request.event;
       if (event.case === "start") proc = liveOnly(registry, event.value.process);
-      else if (event.case === "data") {
-        if (!proc)
-          throw new ConnectError(
-            "stream input must start with a start event",
-            Code.FailedPrecondition,
-          );
-        sendInput(proc, event.value.input?.input);
-      }
+      else if (event.case === "data") sendInput(started(), event.value.input?.input);
     },
   };
 
