@@ -4,7 +4,12 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import { STAND_IN, startStandInInternet, STAND_IN_WAIT_MS } from "./stand-in-internet";
+import {
+  addStandInLink,
+  standInNames,
+  startStandInInternet,
+  STAND_IN_WAIT_MS,
+} from "./stand-in-internet";
 
 jest.setTimeout(60_000);
 
@@ -23,17 +28,8 @@ it(
     // GIVEN what a run killed mid-way leaves (made once the stand-ins' lock
     // is held, so no live stand-in of another test file meets it): its
     // namespace and its link, with the stand-in's addresses and no server
-    const pid = deadPid();
-    const ns = `sbxtest-inet-${pid}`;
-    const veth = `inetst${pid % 100000}`;
-    const leftovers = () => {
-      ip("netns", "add", ns);
-      ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
-      ip("addr", "add", `${STAND_IN.hostAddress}/24`, "dev", veth);
-      ip("link", "set", veth, "up");
-      ip("-n", ns, "addr", "add", `${STAND_IN.address}/24`, "dev", "eth0");
-      ip("-n", ns, "link", "set", "eth0", "up");
-    };
+    const { ns, veth } = standInNames(deadPid());
+    const leftovers = () => addStandInLink(ns, veth);
     try {
       // WHEN the next run starts its stand-in
       const inet = await startStandInInternet({ onLocked: leftovers });

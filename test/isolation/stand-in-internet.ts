@@ -102,6 +102,26 @@ function ip(...args: string[]): string {
   return execFileSync("ip", args, { stdio: "pipe" }).toString();
 }
 
+/** The namespace and host-side link a stand-in made by the process `pid` has. */
+export function standInNames(pid: number): { ns: string; veth: string } {
+  return { ns: `${NS_PREFIX}${pid}`, veth: `${VETH_PREFIX}${pid % 100000}` };
+}
+
+/**
+ * Makes the namespace `ns` and the link `veth` from the host into it, with
+ * the stand-in's addresses on both ends, all up: a stand-in without its
+ * server (which {@link startStandInInternet} then starts in it).
+ */
+export function addStandInLink(ns: string, veth: string): void {
+  ip("netns", "add", ns);
+  ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
+  ip("addr", "add", `${STAND_IN.hostAddress}/24`, "dev", veth);
+  ip("link", "set", veth, "up");
+  ip("-n", ns, "addr", "add", `${STAND_IN.address}/24`, "dev", "eth0");
+  ip("-n", ns, "link", "set", "eth0", "up");
+  ip("-n", ns, "link", "set", "lo", "up");
+}
+
 /**
  * Removes what stand-ins of test processes that never reached their
  * `close()` left (a run killed mid-way): their servers, namespaces and
@@ -194,8 +214,7 @@ export async function startStandInInternet(options: StandInOptions = {}): Promis
     fs.rmSync(LOCK_DIR, { recursive: true, force: true });
     throw err;
   }
-  const ns = `${NS_PREFIX}${process.pid}`;
-  const veth = `${VETH_PREFIX}${process.pid % 100000}`;
+  const { ns, veth } = standInNames(process.pid);
   const close = async () => {
     // Its server, link and namespace gone before the lock goes: the next
     // stand-in must not meet them (its addresses are the same).
@@ -216,13 +235,7 @@ export async function startStandInInternet(options: StandInOptions = {}): Promis
   const datagrams: string[] = [];
   const dnsQueries: string[] = [];
   try {
-    ip("netns", "add", ns);
-    ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
-    ip("addr", "add", `${STAND_IN.hostAddress}/24`, "dev", veth);
-    ip("link", "set", veth, "up");
-    ip("-n", ns, "addr", "add", `${STAND_IN.address}/24`, "dev", "eth0");
-    ip("-n", ns, "link", "set", "eth0", "up");
-    ip("-n", ns, "link", "set", "lo", "up");
+    addStandInLink(ns, veth);
     const code = [
       `require("dgram").createSocket("udp4").on("message", (m, r) => console.log("udp " + r.address + " " + m)).bind(${STAND_IN.udpPort});`,
       `const dns = require("dgram").createSocket("udp4"); dns.on("message", (m, r) => { console.log("dns " + r.address + " " + m); dns.send(m, r.port, r.address); }).bind(${STAND_IN.dnsPort}, "${STAND_IN.address}");`,
