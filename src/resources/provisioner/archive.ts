@@ -9,13 +9,13 @@
  *
  * @module
  */
-import * as posix from "node:path/posix";
 import type { ProcessHandle, SandboxClient } from "../../client/sandbox";
 import { commandFailed } from "../../client/sandbox/errors";
 import { SandboxIacError } from "../../errors";
 import { packChunks } from "./archive-pack";
 import type { DeferredHashes } from "./deferred-hashes";
 import type { ManifestEntry } from "./manifest-entry";
+import { normalRemotePath } from "./remote-path";
 
 /**
  * Above this many small files of one user, they go up as one archive. Below
@@ -33,7 +33,7 @@ const DOTDOT_COMPONENT = /(?:^|\/)\.\.(?:\/|$)/;
  * refuses those) and not a bare root or home directory.
  */
 export function isArchivable(remotePath: string): boolean {
-  const normal = posix.normalize(remotePath);
+  const normal = normalRemotePath(remotePath);
   // A test, not a split: this runs once per file of the tree (10,000 arrays to collect otherwise).
   if (DOTDOT_COMPONENT.test(normal)) return false;
   return normal !== "/" && normal !== "." && !normal.endsWith("/");
