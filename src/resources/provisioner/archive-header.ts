@@ -32,15 +32,20 @@ const CHECKSUM = { at: 148, width: 8 } as const;
 /** A checksum counts its own field as eight spaces (POSIX ustar). */
 const CHECKSUM_AS_SPACES = 8 * 0x20;
 
-/** The largest value `width` bytes take as `Header` writes them: all but two are digits. */
-function octalMax(width: number): number {
-  return 8 ** (width - 2) - 1;
+/**
+ * True when `value` is a whole number `width` bytes take as `Header` writes
+ * them there: all but two bytes are digits. `Header` writes others another
+ * way (a negative or larger one in base 256, one more digit without the
+ * space).
+ */
+function fitsOctal(value: number, width: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value < 8 ** (width - 2);
 }
 
 /**
  * Writes `value` into `out` at `at` as `Header` writes a number field of
  * `width` bytes (zero-padded octal, a space, a NUL); returns the sum of the
- * bytes written, for the checksum. `value` is at most {@link octalMax}.
+ * bytes written, for the checksum. `value` must fit ({@link fitsOctal}).
  */
 function writeOctal(out: Buffer, at: number, width: number, value: number): number {
   out[at + width - 2] = 0x20;
@@ -92,7 +97,7 @@ export class MemberHeaders {
    * pax header before this one, as `Header.encode` answers.
    */
   encode(out: Buffer, at: number, name: string, mode: number, size: number): boolean {
-    if (name.length < NAME.width && mode <= octalMax(MODE.width) && size <= octalMax(SIZE.width)) {
+    if (name.length < NAME.width && fitsOctal(mode, MODE.width) && fitsOctal(size, SIZE.width)) {
       this.template.copy(out, at);
       const written = out.write(name, at + NAME.at, NAME.width, "utf8");
       // As many bytes as characters, all ASCII: the whole name, one byte each.

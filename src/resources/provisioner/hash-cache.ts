@@ -41,7 +41,9 @@ import * as path from "node:path";
 /**
  * A recorded hash as stored: the stat key it holds for (device, inode,
  * size, mtime ns, ctime ns: decimal strings, as bigints do not survive
- * JSON), the hash, and the entry's mtime in ns (for the racily-clean rule).
+ * JSON), the hash, and the file's mtime in ns. The racily-clean rule takes
+ * the mtime from the stat whose key matched, which is the same; the third
+ * field stays so that caches written before still load.
  */
 type StoredEntry = [key: string, sha256: string, mtimeNs: string];
 
