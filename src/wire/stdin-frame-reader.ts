@@ -18,12 +18,7 @@
  * @module
  */
 import { BinaryReader } from "@bufbuild/protobuf/wire";
-import { STDIN_FRAME_TAGS } from "./stdin-frame";
-
-/** Bytes of a Connect envelope's header: a flags byte and a big-endian uint32 length. */
-const ENVELOPE_HEADER_BYTES = 5;
-/** The most bytes a stdin frame's head takes: three one-byte tags and three varints of at most 5 bytes. */
-const FRAME_HEAD_MAX_BYTES = 3 * (1 + 5);
+import { ENVELOPE_HEADER_BYTES, STDIN_FRAME_HEAD_MAX_BYTES, STDIN_FRAME_TAGS } from "./stdin-frame";
 
 /** What {@link StdinFrameReader.push} found in a chunk, in order. */
 export interface StdinFrameSink {
@@ -135,7 +130,7 @@ export class StdinFrameReader {
       // A flagged envelope (end of stream, compressed) is never a stdin frame.
       this.state = this.flags === 0 ? State.Head : State.Message;
       this.gathered = new Uint8Array(
-        this.flags === 0 ? Math.min(this.length, FRAME_HEAD_MAX_BYTES) : this.length,
+        this.flags === 0 ? Math.min(this.length, STDIN_FRAME_HEAD_MAX_BYTES) : this.length,
       );
       this.filled = 0;
       if (this.gathered.length === 0) this.gatheredAll(sink);

@@ -29,7 +29,7 @@ import {
 } from "../gen/envd/process/process_pb";
 
 /** Bytes of a Connect envelope's header: a flags byte and a big-endian uint32 length. */
-const ENVELOPE_HEADER_BYTES = 5;
+export const ENVELOPE_HEADER_BYTES = 5;
 /** protobuf's wire type of length-delimited fields (bytes, strings, messages). */
 const LENGTH_DELIMITED = 2;
 
@@ -78,11 +78,14 @@ function writeVarint(out: Uint8Array, at: number, value: number): number {
 }
 
 /**
- * Bytes a stdin chunk's frame takes before the chunk at most: the envelope's
- * header and the three nested fields' tags and lengths (varints of at most 5
- * bytes each).
+ * Bytes the message of a stdin frame takes before its stdin at most: the
+ * three nested fields' one-byte tags and lengths (varints of at most 5 bytes
+ * each).
  */
-export const STDIN_FRAME_HEADROOM = ENVELOPE_HEADER_BYTES + 3 * (1 + 5);
+export const STDIN_FRAME_HEAD_MAX_BYTES = STDIN_FRAME_TAGS.length * (1 + 5);
+
+/** Bytes a stdin chunk's frame takes before the chunk at most: the envelope's header and the message's head. */
+export const STDIN_FRAME_HEADROOM = ENVELOPE_HEADER_BYTES + STDIN_FRAME_HEAD_MAX_BYTES;
 
 /** ArrayBuffers made by {@link framableBuffer}: their first {@link STDIN_FRAME_HEADROOM} bytes are the frame's. */
 const framable = new WeakSet<ArrayBufferLike>();
