@@ -31,12 +31,6 @@ export const GROUP_FILE = "/etc/group";
 /** Wrapper every command runs through, so a missing binary still yields start/stderr/end(127). */
 export const SHELL_WRAPPER = ["/bin/sh", "-c", 'exec "$@"', "--"] as const;
 
-/**
- * Largest Connect request body (a unary message, or a stream's whole body):
- * the biggest legitimate one is a `SendInput` chunk, far below this.
- */
-export const RPC_MAX_BODY_BYTES = 32 * 1024 * 1024;
-
 /** Prefix of the Connect routes, used to tell RPC from plain HTTP. */
 export const RPC_PATH_PREFIXES = ["/process.Process/", "/filesystem.Filesystem/"] as const;
 

@@ -6,20 +6,8 @@
  *
  * @module
  */
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-
-/** connect-es messages for request framing it could not decode. */
-const DECODE_FAILURES = [/compressed envelope/i, /^protocol error/i, /^parse binary/i];
-
-/** `err` as `invalid_argument` when it is connect-es reporting a request it could not decode; otherwise `err` itself. */
-export function remapDecodeFailure(err: unknown): unknown {
-  const e = ConnectError.from(err);
-  if (e.code !== Code.Internal || !DECODE_FAILURES.some((re) => re.test(e.rawMessage))) return err;
-  return new ConnectError(
-    `the request could not be decoded: ${e.rawMessage}: send uncompressed Connect JSON envelopes (flag 0) or set Connect-Content-Encoding`,
-    Code.InvalidArgument,
-  );
-}
+import type { Interceptor } from "@connectrpc/connect";
+import { remapDecodeFailure } from "../wire/rpc-decode-failure";
 
 async function* remapStream<T>(it: AsyncIterable<T>): AsyncIterable<T> {
   try {

@@ -8,9 +8,9 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { Filesystem } from "../gen/envd/filesystem/filesystem_pb";
 import { Process } from "../gen/envd/process/process_pb";
-import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, ENVD_ROUTES } from "../wire/envd";
+import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, ENVD_ROUTES, RPC_MAX_BODY_BYTES } from "../wire/envd";
 import { checkSignature, tokenMatches } from "./auth";
-import { RPC_MAX_BODY_BYTES, RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
+import { RPC_PATH_PREFIXES, UNAUTHORIZED_MESSAGE } from "./constants";
 import { filesystemService } from "./filesystem/service";
 import { WatcherTable } from "./filesystem/watchers";
 import { composeFiles } from "./http/compose";
@@ -24,6 +24,7 @@ import { sendError } from "./http/respond";
 import { runRoute, type Route } from "./http/run-route";
 import { ProcessRegistry } from "./process/registry";
 import { processService } from "./process/service";
+import { serveStdinPipe } from "./process/stdin-pipe";
 import { serveStdinStream } from "./process/stdin-stream";
 import { decodeErrorsAsInvalidArgument } from "./rpc-decode-errors";
 import type { AgentState } from "./state";
@@ -186,6 +187,11 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       if (req.method === "POST" && isBinaryStdinStream(req, url.pathname))
         serveStdinStream(req, res, { registry, readMaxBytes: RPC_MAX_BODY_BYTES });
       else rpc(req, res);
+      return;
+    }
+    // Beside ROUTES: it needs the process registry, which a route's context does not carry.
+    if (key === `GET ${AGENT_INTERNAL_ROUTES.stdinPipe}`) {
+      serveStdinPipe(res, url, registry);
       return;
     }
     const route = ROUTES[key];

@@ -40,6 +40,12 @@ export const ENVD_HEADERS = {
   metadataPrefix: "X-Metadata-",
 } as const;
 
+/**
+ * Largest Connect request body the agent takes (a unary message, or a stream's whole body):
+ * the biggest legitimate one is a `SendInput` chunk, far below this.
+ */
+export const RPC_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
 /** Plain HTTP routes of envd. */
 export const ENVD_ROUTES = {
   health: "/health",
@@ -58,6 +64,12 @@ export const ENVD_ROUTES = {
 export const AGENT_INTERNAL_ROUTES = {
   /** POST a tar (optionally gzipped) archive; query `path` (destination dir), `username`. */
   extract: "/_sandbox-iac/extract",
+  /**
+   * GET, query `pid` or `tag`: the agent's own descriptor of that process's
+   * stdin pipe, for the service to write a binary `StreamInput` into
+   * (`src/wire/direct-stdin.ts`).
+   */
+  stdinPipe: "/_sandbox-iac/stdin-pipe",
 } as const;
 
 /** Query parameters of the `/files` routes. */

@@ -70,12 +70,19 @@ export function exitOfWaitStatus(status: number): { code: number | null; signal:
  * with an open file of its own. Non-blocking: a FIFO's read side opens at
  * once, and its write side fails with ENXIO when no reader is left.
  */
-function openPipeEnd(spawnerPid: number, fd: number, side: "read" | "write"): net.Socket {
+function openPipeEnd(
+  spawnerPid: number,
+  fd: number,
+  side: "read" | "write",
+): { socket: net.Socket; fd: number } {
   const flags =
     (side === "read" ? fs.constants.O_RDONLY : fs.constants.O_WRONLY) | fs.constants.O_NONBLOCK;
   const own = fs.openSync(`/proc/${spawnerPid}/fd/${fd}`, flags);
   try {
-    return new net.Socket({ fd: own, readable: side === "read", writable: side === "write" });
+    return {
+      socket: new net.Socket({ fd: own, readable: side === "read", writable: side === "write" }),
+      fd: own,
+    };
   } catch (err) {
     fs.closeSync(own);
     throw err;
@@ -88,6 +95,8 @@ export interface CommandPipes {
   stderr: net.Socket;
   /** Undefined without stdin, or when the command had closed its stdin before it was opened. */
   stdin: net.Socket | undefined;
+  /** The caller's descriptor of {@link stdin}'s pipe end (the agent hands it to the service's direct stdin). */
+  stdinFd: number | undefined;
 }
 
 /**
@@ -99,11 +108,11 @@ export interface CommandPipes {
 export function openCommandPipes(spawnerPid: number, fds: readonly number[]): CommandPipes {
   const opened: net.Socket[] = [];
   try {
-    const stdout = openPipeEnd(spawnerPid, fds[0] ?? -1, "read");
+    const stdout = openPipeEnd(spawnerPid, fds[0] ?? -1, "read").socket;
     opened.push(stdout);
-    const stderr = openPipeEnd(spawnerPid, fds[1] ?? -1, "read");
+    const stderr = openPipeEnd(spawnerPid, fds[1] ?? -1, "read").socket;
     opened.push(stderr);
-    let stdin: net.Socket | undefined;
+    let stdin: { socket: net.Socket; fd: number } | undefined;
     if ((fds[2] ?? -1) >= 0) {
       try {
         stdin = openPipeEnd(spawnerPid, fds[2] ?? -1, "write");
@@ -112,7 +121,7 @@ export function openCommandPipes(spawnerPid: number, fds: readonly number[]): Co
         if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
       }
     }
-    return { stdout, stderr, stdin };
+    return { stdout, stderr, stdin: stdin?.socket, stdinFd: stdin?.fd };
   } catch (err) {
     for (const s of opened) s.destroy();
     throw err;

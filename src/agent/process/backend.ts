@@ -48,6 +48,14 @@ export interface Backend {
   drained?(): Promise<void>;
   /** True while stdin holds writes the pipe has not taken (then wait for {@link drained}). */
   stdinFull?(): boolean;
+  /**
+   * The agent's descriptor of the stdin pipe, for the service to write into
+   * directly (src/wire/direct-stdin.ts); undefined when there is none (a PTY,
+   * no stdin, closed) or writes of the agent's own still wait on it, which
+   * the service's would overtake.
+   * @default undefined: input goes through {@link write}
+   */
+  stdinPipe?(): number | undefined;
   /** Closes the stdin pipe; a no-op when already closed or absent. */
   closeStdin(): void;
   resize(cols: number, rows: number): void;

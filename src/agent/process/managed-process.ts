@@ -117,6 +117,11 @@ export class ManagedProcess {
     return this.backend.stdinFull?.() ?? false;
   }
 
+  /** The agent's descriptor of the stdin pipe, while the service may write into it (see {@link Backend.stdinPipe}). */
+  stdinPipe(): number | undefined {
+    return this.ended ? undefined : this.backend.stdinPipe?.();
+  }
+
   closeStdin(): void {
     this.backend.closeStdin();
   }

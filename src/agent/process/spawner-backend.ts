@@ -120,6 +120,12 @@ export async function spawnThroughSpawner(
     },
     drained: () => drainedOf(streams?.stdin ?? undefined),
     stdinFull: () => streams?.stdin?.writableNeedDrain === true,
+    stdinPipe() {
+      const stdin = streams?.stdin;
+      if (!stdinOpen || ended || !stdin || stdin.destroyed || stdin.writableLength > 0)
+        return undefined;
+      return streams?.stdinFd;
+    },
     closeStdin() {
       if (stdinOpen) streams?.stdin?.end();
       stdinOpen = false;

@@ -14,7 +14,7 @@ import { startTestSandbox, type TestSandbox } from "../../../test/support/agent/
 import { agentClients, rawRequest } from "../../../test/support/agent/clients";
 import { collect } from "../../../test/support/agent/collect";
 import { stdinFrame } from "../../wire/stdin-frame";
-import { RPC_MAX_BODY_BYTES } from "../constants";
+import { RPC_MAX_BODY_BYTES } from "../../wire/envd";
 
 type Request = MessageInitShape<typeof StreamInputRequestSchema>;
 

@@ -17,6 +17,7 @@ import { envdMetricsView } from "../control/sandboxes/metrics";
 import { safeEqual } from "../../wire/safe-equal";
 import { SandboxIacError } from "../../errors";
 import { ScavengeEvery } from "../../wire/scavenge";
+import { isDirectStdinCall, serveDirectStdin } from "./direct-stdin";
 
 /** Headers that describe one hop, never forwarded (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -95,6 +96,14 @@ export async function serveSandboxRequest(
   const pathname = (req.url ?? "/").split("?")[0];
   if (pathname === ENVD_ROUTES.metrics && req.method === "GET")
     return serveMetrics(manager, target, req, res);
+  if (isDirectStdinCall(req, pathname ?? "/"))
+    return serveDirectStdin(req, res, {
+      manager,
+      target,
+      scavenges: uploadScavenges,
+      relay: (read) => pipeToAgent(manager, target, req, res, read),
+      answerCut: () => answerCut(res, target.record.sandboxID),
+    });
   pipeToAgent(manager, target, req, res);
 }
 
@@ -140,6 +149,7 @@ function pipeToAgent(
   target: ReachableSandbox,
   req: http.IncomingMessage,
   res: http.ServerResponse,
+  read: readonly Buffer[] = [],
 ): void {
   const sandboxID = target.record.sandboxID;
   const upstream = http.request({
@@ -172,11 +182,7 @@ function pipeToAgent(
   const untrack = manager.trackConnection(sandboxID, {
     cut() {
       upstream.destroy();
-      // Not answered yet: the edge proxy's 502, as for any request that reaches
-      // a sandbox that is gone. Answering already: abrupt, so a stream reader
-      // sees a broken stream, not a clean end (the SDK then probes /health).
-      if (!res.headersSent) sendSandboxNotFound(res, sandboxID);
-      else res.destroy();
+      answerCut(res, sandboxID);
     },
   });
   req.on("error", () => upstream.destroy());
@@ -186,7 +192,23 @@ function pipeToAgent(
     if (!res.writableFinished) upstream.destroy();
   });
   req.on("data", (chunk: Buffer) => uploadScavenges.add(chunk.length));
+  // What direct-stdin.ts read of the body before leaving the call to the agent.
+  for (const chunk of read) {
+    uploadScavenges.add(chunk.length);
+    upstream.write(chunk);
+  }
   req.pipe(upstream);
+}
+
+/**
+ * Answers a request whose sandbox was cut (killed, paused) mid-exchange. Not
+ * answered yet: the edge proxy's 502, as for any request that reaches a
+ * sandbox that is gone. Answering already: abrupt, so a stream reader sees a
+ * broken stream, not a clean end (the SDK then probes /health).
+ */
+function answerCut(res: http.ServerResponse, sandboxID: string): void {
+  if (!res.headersSent) sendSandboxNotFound(res, sandboxID);
+  else res.destroy();
 }
 
 /** The edge proxy's answer for a running sandbox with nothing listening on `port`. */

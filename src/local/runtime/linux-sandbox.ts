@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { closeSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import { SandboxIacError } from "../../errors";
 import type { SandboxCgroup } from "./cgroups";
@@ -35,6 +36,7 @@ export interface SandboxHooks {
 export class LinuxSandbox implements RuntimeSandbox {
   readonly agentSocket: string;
   readonly address: string;
+  private agentDir: number | undefined;
   /** Resolves once the init process exited and the sandbox was cleaned up. */
   readonly exited: Promise<void>;
   private frozen = false;
@@ -66,6 +68,17 @@ export class LinuxSandbox implements RuntimeSandbox {
 
   get sandboxID(): string {
     return this.spec.sandboxID;
+  }
+
+  get agentProcess(): number | undefined {
+    return this.agentDir;
+  }
+
+  /** Keeps `dir` (agent-process.ts) as {@link agentProcess} until the sandbox stops; closes it when stopped already. */
+  holdAgentProcess(dir: number | undefined): void {
+    if (dir === undefined) return;
+    if (this.stopping) closeSync(dir);
+    else this.agentDir = dir;
   }
 
   async freeze(): Promise<void> {
@@ -112,6 +125,9 @@ export class LinuxSandbox implements RuntimeSandbox {
     if (this.frozen || freezing) await this.cgroup.thaw().catch(() => undefined);
     this.frozen = false;
     this.hooks.killInit();
+    // Closed in the same turn as it is let go: a caller reads it and opens through it synchronously.
+    if (this.agentDir !== undefined) closeSync(this.agentDir);
+    this.agentDir = undefined;
     await this.cgroup.killAll(STOP_TIMEOUT_MS);
     await Promise.race([
       this.processExited,

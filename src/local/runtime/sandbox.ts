@@ -13,6 +13,7 @@ import {
   EDGE_TRUST_DIR_IN_SANDBOX,
 } from "../../wire/sandbox-paths";
 import { openAgentLog } from "./agent-log";
+import { openAgentProcess } from "./agent-process";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups";
 import { AGENT_LIB_IN_SANDBOX, type AgentLibs } from "./agent-libs";
 import { BASE_LAYER_ID, DEFAULT_DISK_SIZE_MB, SANDBOX_PIDS_MAX, START_LIMIT_MS } from "./constants";
@@ -220,6 +221,7 @@ export async function launchSandbox(
     cpuUsageNs: () => cgroup.cpuUsageNs(),
   });
   phase("agent");
+  if (health === true) sandbox.holdAgentProcess(await openAgentProcess(cgroup.procsFiles[0] ?? ""));
   // CPU time of the whole launch (the spawner's child from joining the cgroup, bwrap, the agent)
   // until it answered:
   // the cold start's own cost, which the machine's load does not stretch (bench/floors.js reads it).

@@ -108,6 +108,13 @@ export interface RuntimeSandbox {
    * see: the agent received the listening socket as an inherited descriptor.
    */
   readonly agentSocket: string;
+  /**
+   * A descriptor of the agent's `/proc/<pid>` directory (agent-process.ts),
+   * through which the service opens a process's stdin pipe the agent names
+   * (src/local/proxy/direct-stdin.ts); undefined when it was not found, or
+   * once the sandbox stopped.
+   */
+  readonly agentProcess: number | undefined;
   /** The sandbox's IPv4 address on its link to the host, where its ports are reached. */
   readonly address: string;
   /** Replaces the sandbox's outbound rules (and internet access) while it runs. */

@@ -1,0 +1,297 @@
+/**
+ * A binary `process.Process/StreamInput` (the Provisioner's archive into
+ * `tar -x`) written by the service straight into the process's stdin pipe,
+ * instead of relayed to the agent, which then wrote it into the pipe: the
+ * agent spent about as much CPU on it as the service (bench/provisioner.js).
+ *
+ * The pipe is found through the agent and opened through descriptors only:
+ * 1. the call's first message (its start event, naming the process) is read;
+ * 2. the agent is asked for its own descriptor of that process's stdin pipe
+ *    (`AGENT_INTERNAL_ROUTES.stdinPipe`, with the caller's access token, so
+ *    the agent's own check decides who may write);
+ * 3. that descriptor is opened with `O_PATH` through the agent's
+ *    `/proc/<pid>` directory the runtime holds (`runtime/agent-process.ts`),
+ *    which nothing in the sandbox can point elsewhere, and checked to be a
+ *    FIFO with the inode the agent named; only then is it opened for
+ *    writing, non-blocking. `O_PATH` opens nothing on its way: whatever the
+ *    sandbox made of the number (a socket, a device, a file), the service
+ *    writes only into a pipe, which any process of the sandbox could write
+ *    into itself.
+ *
+ * Anything else (no such process, a PTY, the agent's own writes queued, a
+ * check failing, an agent that does not know the route) relays the call to
+ * the agent with the bytes read so far, and the agent answers it as it
+ * would. The answer of a written call is the agent's: the response message
+ * and the end of the stream, with the same errors (`src/wire/direct-stdin.ts`
+ * encodes both).
+ *
+ * @module
+ */
+import { fromBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as net from "node:net";
+import {
+  StreamInputRequestSchema,
+  type ProcessSelector,
+  type StreamInputRequest,
+} from "../../gen/envd/process/process_pb";
+import { stdinPipeAnswerOf, type StdinPipeAnswer } from "../../wire/direct-stdin";
+import { drainWhenAnswered } from "../../wire/early-answer";
+import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, RPC_MAX_BODY_BYTES } from "../../wire/envd";
+import type { ScavengeEvery } from "../../wire/scavenge";
+import { StdinFrameReader } from "../../wire/stdin-frame-reader";
+import { serveStdinStream, type StdinTarget } from "../../wire/stdin-stream-serve";
+import { agentPool } from "../control/agent-pool";
+import { CORS_HEADERS } from "../control/cors";
+import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
+import type { SandboxManager } from "../control/sandboxes/manager";
+
+/** Linux's `O_PATH` (x86-64 and arm64), which `fs.constants` does not carry. */
+const O_PATH = 0o10000000;
+/** The path of the RPC, as the agent serves it (src/agent/server.ts). */
+const STDIN_STREAM_PATH = "/process.Process/StreamInput";
+/** Its binary content type, the only one written directly (JSON's stdin is base64). */
+const BINARY_STREAM_CONTENT_TYPE = "application/connect+proto";
+/** Most bytes read while waiting for the start event before the call is left to the agent. */
+const START_MAX_BYTES = 64 * 1024;
+
+/** True for a call this module takes: a binary, uncompressed `StreamInput`. */
+export function isDirectStdinCall(req: http.IncomingMessage, pathname: string): boolean {
+  if (req.method !== "POST" || pathname !== STDIN_STREAM_PATH) return false;
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== BINARY_STREAM_CONTENT_TYPE) return false;
+  return ["content-encoding", "connect-content-encoding"].every((h) => {
+    const v = String(req.headers[h] ?? "identity")
+      .trim()
+      .toLowerCase();
+    return v === "identity" || v === "";
+  });
+}
+
+/** What {@link serveDirectStdin} needs besides the request. */
+export interface DirectStdinOptions {
+  manager: SandboxManager;
+  target: ReachableSandbox;
+  /** Counts the upload's bytes towards the service's scavenges (forward.ts). */
+  scavenges: ScavengeEvery;
+  /** Relays the call to the agent, sending `read` (the body's bytes read so far) first. */
+  relay: (read: Buffer[]) => void;
+  /** Answers the call once its sandbox was cut (killed, paused), as the relay does. */
+  answerCut: () => void;
+}
+
+/**
+ * Serves one call {@link isDirectStdinCall} took: written into the pipe, or
+ * relayed to the agent when the pipe cannot be had.
+ */
+export function serveDirectStdin(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  options: DirectStdinOptions,
+): void {
+  const agentProcess = options.target.processes.agentProcess;
+  if (agentProcess === undefined) return options.relay([]);
+  const read: Buffer[] = [];
+  let readBytes = 0;
+  let start: ProcessSelector | undefined | null = null;
+  const probe = new StdinFrameReader(RPC_MAX_BODY_BYTES);
+  const leave = (): void => {
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.pause();
+  };
+  const onData = (chunk: Buffer): void => {
+    read.push(chunk);
+    readBytes += chunk.length;
+    try {
+      probe.push(chunk, {
+        stdin: () => (start ??= undefined),
+        message: (flags, bytes) => {
+          if (start !== null) return;
+          start = flags === 0 ? startOf(bytes) : undefined;
+        },
+      });
+    } catch {
+      start ??= undefined;
+    }
+    if (start === null && readBytes < START_MAX_BYTES) return;
+    leave();
+    const selector = start ?? undefined;
+    if (!selector) return options.relay(read);
+    void stdinPipeOf(options.target, selector, req.headers).then((answer) => {
+      // The client gone meanwhile: nothing to write, nobody to answer.
+      if (req.destroyed) return;
+      const fd = answer && openStdinPipe(agentProcess, answer);
+      if (fd === undefined) return options.relay(read);
+      writeInto(fd, read, req, res, options);
+    });
+  };
+  const onEnd = (): void => {
+    leave();
+    options.relay(read);
+  };
+  // The relay and the served call take errors over; until then a reset client is no crash.
+  req.on("error", () => undefined);
+  req.on("data", onData);
+  req.on("end", onEnd);
+}
+
+/** The process a start event names, or undefined when `bytes` is not one. */
+function startOf(bytes: Uint8Array): ProcessSelector | undefined {
+  let request: StreamInputRequest;
+  try {
+    request = fromBinary(StreamInputRequestSchema, bytes);
+  } catch {
+    return undefined;
+  }
+  return request.event.case === "start" ? request.event.value.process : undefined;
+}
+
+/** Asks the agent for its descriptor of the stdin pipe of `selector`; undefined for any other answer. */
+function stdinPipeOf(
+  target: ReachableSandbox,
+  selector: ProcessSelector,
+  clientHeaders: http.IncomingHttpHeaders,
+): Promise<StdinPipeAnswer | undefined> {
+  const query = new URLSearchParams();
+  if (selector.selector.case === "pid") query.set("pid", String(selector.selector.value));
+  else if (selector.selector.case === "tag") query.set("tag", selector.selector.value);
+  else return Promise.resolve(undefined);
+  const token = clientHeaders[ENVD_HEADERS.accessToken.toLowerCase()];
+  return new Promise((resolve) => {
+    const ask = http.request(
+      {
+        socketPath: target.processes.agentSocket,
+        agent: agentPool(target.processes),
+        method: "GET",
+        path: `${AGENT_INTERNAL_ROUTES.stdinPipe}?${query.toString()}`,
+        headers: typeof token === "string" ? { [ENVD_HEADERS.accessToken]: token } : {},
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        answer.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size <= 4096) chunks.push(c);
+        });
+        answer.on("error", () => resolve(undefined));
+        answer.on("end", () => {
+          if (answer.statusCode !== 200 || size > 4096) return resolve(undefined);
+          try {
+            resolve(stdinPipeAnswerOf(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
+          } catch {
+            resolve(undefined);
+          }
+        });
+      },
+    );
+    ask.on("error", () => resolve(undefined));
+    ask.end();
+  });
+}
+
+/**
+ * Opens for writing the pipe the agent holds as descriptor `answer.fd`,
+ * through the agent's `/proc` directory `agentProcess`; undefined unless it
+ * is a FIFO with inode `answer.ino` that a process still reads. Synchronous:
+ * the runtime closes `agentProcess` only between turns of the event loop.
+ *
+ * @internal exported for its test
+ */
+export function openStdinPipe(agentProcess: number, answer: StdinPipeAnswer): number | undefined {
+  let pathFd: number | undefined;
+  try {
+    pathFd = fs.openSync(`/proc/self/fd/${agentProcess}/fd/${answer.fd}`, O_PATH);
+    const st = fs.fstatSync(pathFd);
+    if (!st.isFIFO() || st.ino !== answer.ino) return undefined;
+    // The FIFO itself, opened anew: a write end of the same pipe, of the service's own.
+    return fs.openSync(`/proc/self/fd/${pathFd}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    // The agent exited, the descriptor closed, or no reader is left (ENXIO).
+    return undefined;
+  } finally {
+    if (pathFd !== undefined) fs.closeSync(pathFd);
+  }
+}
+
+/**
+ * Serves the call into the pipe `fd` (src/wire/stdin-stream-serve.ts, as the
+ * agent serves it), from the bytes `read` so far on: answered once the body
+ * has ended and the pipe has taken it all, or at the first error.
+ */
+function writeInto(
+  fd: number,
+  read: Buffer[],
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  options: DirectStdinOptions,
+): void {
+  const { manager, target } = options;
+  const pipe = new net.Socket({ fd, readable: false, writable: true });
+  let broken = false;
+  // The agent's wording for input its process no longer takes (src/agent/process/selection.ts).
+  const closed = () => new ConnectError("stdin not enabled or closed", Code.Internal);
+  pipe.on("error", () => {
+    broken = true;
+    pipe.destroy();
+  });
+  let started = false;
+  const write = (bytes: Uint8Array): void => {
+    if (broken) throw closed();
+    pipe.write(bytes);
+  };
+  const stdinTarget: StdinTarget = {
+    start() {
+      // The first names the pipe's process; the agent would take a later one as another.
+      if (started)
+        throw new ConnectError(
+          "a binary StreamInput call names its process once: make another call for another process",
+          Code.InvalidArgument,
+        );
+      started = true;
+    },
+    stdin: write,
+    input(input) {
+      if (input?.case === "pty")
+        throw new ConnectError("process has no pty: send stdin input instead", Code.Internal);
+      if (input?.case === "stdin") write(input.value);
+    },
+    full: () => pipe.writableNeedDrain,
+    drained: () =>
+      new Promise<void>((resolve) => {
+        if (!pipe.writableNeedDrain || pipe.destroyed) return resolve();
+        const done = (): void => {
+          pipe.off("drain", done);
+          pipe.off("close", done);
+          resolve();
+        };
+        pipe.on("drain", done);
+        pipe.on("close", done);
+      }),
+    // Closed once written: the process sees the end of its input only once the agent's end closes too.
+    finish: () =>
+      new Promise<void>((resolve, reject) => {
+        if (broken) return reject(closed());
+        pipe.once("close", () => reject(closed()));
+        pipe.end(() => (broken ? reject(closed()) : resolve()));
+      }),
+    close: () => pipe.destroy(),
+  };
+  const untrack = manager.trackConnection(target.record.sandboxID, {
+    cut() {
+      pipe.destroy();
+      options.answerCut();
+    },
+  });
+  res.on("close", untrack);
+  drainWhenAnswered(req, res);
+  serveStdinStream(req, res, {
+    readMaxBytes: RPC_MAX_BODY_BYTES,
+    target: stdinTarget,
+    scavenges: options.scavenges,
+    headers: CORS_HEADERS,
+    read,
+  });
+}
