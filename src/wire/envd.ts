@@ -41,8 +41,10 @@ export const ENVD_HEADERS = {
 } as const;
 
 /**
- * Largest Connect request body the agent takes (a unary message, or a stream's whole body):
- * the biggest legitimate one is a `SendInput` chunk, far below this.
+ * Largest Connect request body the agent takes (a unary message, or a
+ * stream's whole body; for binary `StreamInput`, each message, in the agent
+ * and in the service's direct stdin alike): the biggest legitimate one is a
+ * `SendInput` chunk, far below this.
  */
 export const RPC_MAX_BODY_BYTES = 32 * 1024 * 1024;
 

@@ -122,6 +122,8 @@ export function serveStdinStream(
   };
   const answer = (error: ConnectError | undefined): void => {
     if (!over()) return;
+    // Answered by someone else already (the service's answer to a sandbox cut): nothing to add.
+    if (res.headersSent || res.destroyed) return void res.destroy();
     res.writeHead(200, { ...options.headers, "Content-Type": contentTypeStreamProto });
     res.end(answerBody(error));
   };

@@ -203,5 +203,7 @@ describe("direct stdin", () => {
     await eventually(() => toAgents.includes(asked));
     expect((await call(svc, "DELETE", `/sandboxes/${other.sandboxID}`)).status).toBe(204);
     expect(await sending).toMatch(/^(unavailable|not_found|internal|canceled): /);
+    // The service goes on serving.
+    expect((await client.run("echo still here")).stdout).toBe("still here\n");
   });
 });

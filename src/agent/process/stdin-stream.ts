@@ -41,6 +41,7 @@ export function serveStdinStream(
   res: ServerResponse,
   options: StdinStreamOptions,
 ): void {
+  // Set by the start event; the other calls come only once it was (stdin-stream-serve.ts).
   let proc: ManagedProcess | undefined;
   const target: StdinTarget = {
     start(process) {

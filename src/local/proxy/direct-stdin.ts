@@ -4,52 +4,35 @@
  * instead of relayed to the agent, which then wrote it into the pipe: the
  * agent spent about as much CPU on it as the service (bench/provisioner.js).
  *
- * The pipe is found through the agent and opened through descriptors only:
- * 1. the call's first message (its start event, naming the process) is read;
- * 2. the agent is asked for its own descriptor of that process's stdin pipe
- *    (`AGENT_INTERNAL_ROUTES.stdinPipe`, with the caller's access token, so
- *    the agent's own check decides who may write);
- * 3. that descriptor is opened with `O_PATH` through the agent's
- *    `/proc/<pid>` directory the runtime holds (`runtime/agent-process.ts`),
- *    which nothing in the sandbox can point elsewhere, and checked to be a
- *    FIFO with the inode the agent named; only then is it opened for
- *    writing, non-blocking. `O_PATH` opens nothing on its way: whatever the
- *    sandbox made of the number (a socket, a device, a file), the service
- *    writes only into a pipe, which any process of the sandbox could write
- *    into itself.
- *
- * Anything else (no such process, a PTY, the agent's own writes queued, a
- * check failing, an agent that does not know the route) relays the call to
- * the agent with the bytes read so far, and the agent answers it as it
- * would. The answer of a written call is the agent's: the response message
- * and the end of the stream, with the same errors (`src/wire/direct-stdin.ts`
- * encodes both).
+ * The call's first message (its start event, naming the process) is read;
+ * the pipe is then had from the agent and opened through descriptors only
+ * (stdin-pipe.ts). Anything else (no such process, a PTY, the agent's own
+ * writes queued, a check failing, an agent that does not know the route)
+ * relays the call to the agent with the bytes read so far, and the agent
+ * answers it as it would. A written call is served and answered as the agent
+ * serves it (src/wire/stdin-stream-serve.ts).
  *
  * @module
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import * as fs from "node:fs";
-import * as http from "node:http";
+import type * as http from "node:http";
 import * as net from "node:net";
 import {
   StreamInputRequestSchema,
   type ProcessSelector,
   type StreamInputRequest,
 } from "../../gen/envd/process/process_pb";
-import { stdinPipeAnswerOf, type StdinPipeAnswer } from "../../wire/direct-stdin";
 import { drainWhenAnswered } from "../../wire/early-answer";
-import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS, RPC_MAX_BODY_BYTES } from "../../wire/envd";
+import { RPC_MAX_BODY_BYTES } from "../../wire/envd";
 import type { ScavengeEvery } from "../../wire/scavenge";
 import { StdinFrameReader } from "../../wire/stdin-frame-reader";
 import { serveStdinStream, type StdinTarget } from "../../wire/stdin-stream-serve";
-import { agentPool } from "../control/agent-pool";
 import { CORS_HEADERS } from "../control/cors";
 import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
 import type { SandboxManager } from "../control/sandboxes/manager";
+import { openStdinPipe, stdinPipeOf } from "./stdin-pipe";
 
-/** Linux's `O_PATH` (x86-64 and arm64), which `fs.constants` does not carry. */
-const O_PATH = 0o10000000;
 /** The path of the RPC, as the agent serves it (src/agent/server.ts). */
 const STDIN_STREAM_PATH = "/process.Process/StreamInput";
 /** Its binary content type, the only one written directly (JSON's stdin is base64). */
@@ -91,8 +74,7 @@ export function serveDirectStdin(
   res: http.ServerResponse,
   options: DirectStdinOptions,
 ): void {
-  const agentProcess = options.target.processes.agentProcess;
-  if (agentProcess === undefined) return options.relay([]);
+  if (options.target.processes.agentProcess === undefined) return options.relay([]);
   const read: Buffer[] = [];
   let readBytes = 0;
   let start: ProcessSelector | undefined | null = null;
@@ -123,7 +105,10 @@ export function serveDirectStdin(
     void stdinPipeOf(options.target, selector, req.headers).then((answer) => {
       // The client gone meanwhile: nothing to write, nobody to answer.
       if (req.destroyed) return;
-      const fd = answer && openStdinPipe(agentProcess, answer);
+      // Read again, now: a sandbox stopped meanwhile closed it, and its number may name another file.
+      const agentProcess = options.target.processes.agentProcess;
+      const fd =
+        answer && agentProcess !== undefined ? openStdinPipe(agentProcess, answer) : undefined;
       if (fd === undefined) return options.relay(read);
       writeInto(fd, read, req, res, options);
     });
@@ -147,73 +132,6 @@ function startOf(bytes: Uint8Array): ProcessSelector | undefined {
     return undefined;
   }
   return request.event.case === "start" ? request.event.value.process : undefined;
-}
-
-/** Asks the agent for its descriptor of the stdin pipe of `selector`; undefined for any other answer. */
-function stdinPipeOf(
-  target: ReachableSandbox,
-  selector: ProcessSelector,
-  clientHeaders: http.IncomingHttpHeaders,
-): Promise<StdinPipeAnswer | undefined> {
-  const query = new URLSearchParams();
-  if (selector.selector.case === "pid") query.set("pid", String(selector.selector.value));
-  else if (selector.selector.case === "tag") query.set("tag", selector.selector.value);
-  else return Promise.resolve(undefined);
-  const token = clientHeaders[ENVD_HEADERS.accessToken.toLowerCase()];
-  return new Promise((resolve) => {
-    const ask = http.request(
-      {
-        socketPath: target.processes.agentSocket,
-        agent: agentPool(target.processes),
-        method: "GET",
-        path: `${AGENT_INTERNAL_ROUTES.stdinPipe}?${query.toString()}`,
-        headers: typeof token === "string" ? { [ENVD_HEADERS.accessToken]: token } : {},
-      },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        answer.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size <= 4096) chunks.push(c);
-        });
-        answer.on("error", () => resolve(undefined));
-        answer.on("end", () => {
-          if (answer.statusCode !== 200 || size > 4096) return resolve(undefined);
-          try {
-            resolve(stdinPipeAnswerOf(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
-          } catch {
-            resolve(undefined);
-          }
-        });
-      },
-    );
-    ask.on("error", () => resolve(undefined));
-    ask.end();
-  });
-}
-
-/**
- * Opens for writing the pipe the agent holds as descriptor `answer.fd`,
- * through the agent's `/proc` directory `agentProcess`; undefined unless it
- * is a FIFO with inode `answer.ino` that a process still reads. Synchronous:
- * the runtime closes `agentProcess` only between turns of the event loop.
- *
- * @internal exported for its test
- */
-export function openStdinPipe(agentProcess: number, answer: StdinPipeAnswer): number | undefined {
-  let pathFd: number | undefined;
-  try {
-    pathFd = fs.openSync(`/proc/self/fd/${agentProcess}/fd/${answer.fd}`, O_PATH);
-    const st = fs.fstatSync(pathFd);
-    if (!st.isFIFO() || st.ino !== answer.ino) return undefined;
-    // The FIFO itself, opened anew: a write end of the same pipe, of the service's own.
-    return fs.openSync(`/proc/self/fd/${pathFd}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-  } catch {
-    // The agent exited, the descriptor closed, or no reader is left (ENXIO).
-    return undefined;
-  } finally {
-    if (pathFd !== undefined) fs.closeSync(pathFd);
-  }
 }
 
 /**

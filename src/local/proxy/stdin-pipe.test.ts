@@ -1,5 +1,5 @@
 /**
- * The service's opening of a pipe an agent names (direct-stdin.ts), against
+ * The service's opening of a pipe an agent names (stdin-pipe.ts), against
  * real kernel objects: this process stands in for the agent, its own
  * `/proc/<pid>` directory held as the runtime holds the agent's, and the
  * descriptors named are ones it opened. Whatever the number names, only a
@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { openStdinPipe } from "./direct-stdin";
+import { openStdinPipe } from "./stdin-pipe";
 
 let dir: string;
 let self: number;
