@@ -13,7 +13,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { AGENT_BUNDLE_IN_SANDBOX } from "../../wire/sandbox-paths";
-import { readPids } from "./cgroup-files";
+import { pidsIn } from "./cgroup-files";
+
+/** `file`'s text (latin1), or "" when it cannot be read (a process gone). */
+function readOr(file: string): string {
+  try {
+    return fs.readFileSync(file, "latin1");
+  } catch {
+    return "";
+  }
+}
 
 /** The agent's argument that names its listening descriptor (launch.ts). */
 const LISTEN_FD_FLAG = "--listen-fd";
@@ -38,10 +47,12 @@ function isAgentCommand(cmdline: string): boolean {
  * it exited meanwhile (the service then relays every request, as it would
  * anyway). Call it only before the sandbox's user runs anything.
  */
-export async function openAgentProcess(procsFile: string): Promise<number | undefined> {
+export function openAgentProcess(procsFile: string): number | undefined {
   const found: Array<{ pid: number; cmdline: string }> = [];
-  for (const pid of await readPids(procsFile)) {
-    const cmdline = await fs.promises.readFile(`/proc/${pid}/cmdline`, "latin1").catch(() => "");
+  // Read synchronously: a few small procfs files, on every start's path, where
+  // waiting on the thread pool's turns cost more than the reads.
+  for (const pid of pidsIn(readOr(procsFile))) {
+    const cmdline = readOr(`/proc/${pid}/cmdline`);
     if (isAgentCommand(cmdline)) found.push({ pid, cmdline });
   }
   const [agent] = found;

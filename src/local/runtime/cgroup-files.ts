@@ -61,7 +61,11 @@ export function parseStatFile(text: string): Map<string, number> {
 
 /** Lists the pids in a `cgroup.procs` file; an absent cgroup has none. */
 export async function readPids(procsFile: string): Promise<number[]> {
-  const text = await fs.readFile(procsFile, "utf8").catch(() => "");
+  return pidsIn(await fs.readFile(procsFile, "utf8").catch(() => ""));
+}
+
+/** The pids a `cgroup.procs` file's `text` lists, one per line. */
+export function pidsIn(text: string): number[] {
   return text
     .split("\n")
     .filter((l) => l.trim() !== "")

@@ -221,7 +221,7 @@ export async function launchSandbox(
     cpuUsageNs: () => cgroup.cpuUsageNs(),
   });
   phase("agent");
-  if (health === true) sandbox.holdAgentProcess(await openAgentProcess(cgroup.procsFiles[0] ?? ""));
+  if (health === true) sandbox.holdAgentProcess(openAgentProcess(cgroup.procsFiles[0] ?? ""));
   // CPU time of the whole launch (the spawner's child from joining the cgroup, bwrap, the agent)
   // until it answered:
   // the cold start's own cost, which the machine's load does not stretch (bench/floors.js reads it).
