@@ -108,7 +108,9 @@ export function serveDirectStdin(
       // Read again, now: a sandbox stopped meanwhile closed it, and its number may name another file.
       const agentProcess = options.target.processes.agentProcess;
       const fd =
-        answer && agentProcess !== undefined ? openStdinPipe(agentProcess, answer) : undefined;
+        answer && agentProcess !== undefined
+          ? openStdinPipe(agentProcess, options.target.processes.hostIds, answer)
+          : undefined;
       if (fd === undefined) return options.relay(read);
       writeInto(fd, read, req, res, options);
     });

@@ -2,8 +2,9 @@
  * The service's opening of a pipe an agent names (stdin-pipe.ts), against
  * real kernel objects: this process stands in for the agent, its own
  * `/proc/<pid>` directory held as the runtime holds the agent's, and the
- * descriptors named are ones it opened. Whatever the number names, only a
- * FIFO with the named inode, with a reader, is opened for writing.
+ * descriptors named are ones it opened, with its own uid standing in for the
+ * sandbox's. Whatever the number names, only a FIFO with the named inode,
+ * owned by the sandbox, with a reader, is opened for writing.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -29,6 +30,8 @@ function fifo(name: string): [number, number] {
   return [reader, open(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)];
 }
 const answerFor = (fd: number) => ({ fd, ino: fs.fstatSync(fd).ino });
+/** The host ids of the stand-in sandbox: this process's own uid, which owns what it makes. */
+const ours = { first: process.getuid?.() ?? 0, count: 1 };
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "direct-stdin-"));
@@ -42,7 +45,7 @@ afterAll(() => {
 describe("openStdinPipe", () => {
   it("opens a write end of the pipe the descriptor names, whose bytes its reader gets", () => {
     const [reader, writer] = fifo("stdin");
-    const own = openStdinPipe(self, answerFor(writer));
+    const own = openStdinPipe(self, ours, answerFor(writer));
     expect(own).toBeDefined();
     opened.push(own as number);
     expect(own).not.toBe(writer);
@@ -55,7 +58,7 @@ describe("openStdinPipe", () => {
   it("refuses a pipe whose inode is not the one named", () => {
     const [, writer] = fifo("other");
     const [, named] = fifo("named");
-    expect(openStdinPipe(self, { fd: writer, ino: fs.fstatSync(named).ino })).toBeUndefined();
+    expect(openStdinPipe(self, ours, { fd: writer, ino: fs.fstatSync(named).ino })).toBeUndefined();
   });
 
   it("never opens a regular file, a directory, a device or a socket the number names", async () => {
@@ -74,7 +77,10 @@ describe("openStdinPipe", () => {
         open("/dev/null", fs.constants.O_WRONLY),
         socketFd,
       ]) {
-        expect({ fd, own: openStdinPipe(self, answerFor(fd)) }).toEqual({ fd, own: undefined });
+        expect({ fd, own: openStdinPipe(self, ours, answerFor(fd)) }).toEqual({
+          fd,
+          own: undefined,
+        });
       }
       expect(fs.readFileSync(file, "utf8")).toBe("unchanged");
     } finally {
@@ -87,7 +93,19 @@ describe("openStdinPipe", () => {
     const [reader, writer] = fifo("unread");
     const answer = answerFor(writer);
     fs.closeSync(opened.splice(opened.indexOf(reader), 1)[0]);
-    expect(openStdinPipe(self, answer)).toBeUndefined();
-    expect(openStdinPipe(self, { fd: 1_000_000, ino: answer.ino })).toBeUndefined();
+    expect(openStdinPipe(self, ours, answer)).toBeUndefined();
+    expect(openStdinPipe(self, ours, { fd: 1_000_000, ino: answer.ino })).toBeUndefined();
+  });
+
+  it("refuses a pipe no process of the sandbox made: one it holds from outside, owned by another uid", () => {
+    const [reader, writer] = fifo("from-outside");
+    const answer = answerFor(reader);
+    const others = { first: ours.first + 100_000, count: 65_536 };
+    expect(openStdinPipe(self, others, answer)).toBeUndefined();
+    expect(openStdinPipe(self, others, answerFor(writer))).toBeUndefined();
+    // The same pipe is taken with the sandbox's own ids.
+    const own = openStdinPipe(self, ours, answer);
+    expect(own).toBeDefined();
+    opened.push(own as number);
   });
 });

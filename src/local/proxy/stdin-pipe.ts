@@ -10,9 +10,12 @@
  *    which nothing in the sandbox can point elsewhere. `O_PATH` opens nothing
  *    on its way: whatever the sandbox made of the number (a socket, a
  *    device, a file), nothing of it is opened.
- * 3. Only a FIFO with the inode the agent named is then opened for writing,
- *    non-blocking: a pipe, which any process of the sandbox could write into
- *    itself.
+ * 3. Only a FIFO with the inode the agent named, owned by one of the
+ *    sandbox's own host uids, is then opened for writing, non-blocking: a
+ *    pipe a process of the sandbox made, which any process of the sandbox
+ *    could write into itself. Not one the sandbox holds from outside (a
+ *    descriptor it inherited, a FIFO of another sandbox's on a shared
+ *    volume), whose write side only the service could open.
  *
  * @module
  */
@@ -72,18 +75,30 @@ export function stdinPipeOf(
   });
 }
 
+/** Host ids: the first and how many (`RuntimeSandbox.hostIds`). */
+export interface HostIds {
+  readonly first: number;
+  readonly count: number;
+}
+
 /**
  * Opens for writing the pipe the agent holds as descriptor `answer.fd`,
  * through the agent's `/proc` directory `agentProcess`; undefined unless it
- * is a FIFO with inode `answer.ino` that a process still reads. Synchronous:
- * the runtime closes `agentProcess` only between turns of the event loop.
+ * is a FIFO with inode `answer.ino`, owned by one of the sandbox's `hostIds`,
+ * that a process still reads. Synchronous: the runtime closes `agentProcess`
+ * only between turns of the event loop.
  */
-export function openStdinPipe(agentProcess: number, answer: StdinPipeAnswer): number | undefined {
+export function openStdinPipe(
+  agentProcess: number,
+  hostIds: HostIds,
+  answer: StdinPipeAnswer,
+): number | undefined {
   let pathFd: number | undefined;
   try {
     pathFd = fs.openSync(`/proc/self/fd/${agentProcess}/fd/${answer.fd}`, O_PATH);
     const st = fs.fstatSync(pathFd);
     if (!st.isFIFO() || st.ino !== answer.ino) return undefined;
+    if (st.uid < hostIds.first || st.uid >= hostIds.first + hostIds.count) return undefined;
     // The FIFO itself, opened anew: a write end of the same pipe, of the service's own.
     return fs.openSync(`/proc/self/fd/${pathFd}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
   } catch {

@@ -9,7 +9,7 @@ import { closeSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import { SandboxIacError } from "../../errors";
 import type { SandboxCgroup } from "./cgroups";
-import { STOP_TIMEOUT_MS } from "./constants";
+import { SANDBOX_ID_RANGE, STOP_TIMEOUT_MS } from "./constants";
 import { diskFigures } from "./disk";
 import { assertNetwork, egressRulesOf } from "./egress-rules";
 import type { Holder } from "./holder";
@@ -72,6 +72,10 @@ export class LinuxSandbox implements RuntimeSandbox {
 
   get agentProcess(): number | undefined {
     return this.agentDir;
+  }
+
+  get hostIds(): { first: number; count: number } {
+    return { first: this.slot.idBase, count: SANDBOX_ID_RANGE };
   }
 
   /** Keeps `dir` (agent-process.ts) as {@link agentProcess} until the sandbox stops; closes it when stopped already. */

@@ -115,6 +115,12 @@ export interface RuntimeSandbox {
    * once the sandbox stopped.
    */
   readonly agentProcess: number | undefined;
+  /**
+   * The host uids (and gids) the sandbox's user namespace maps: inside id `n`
+   * is host `first + n`. Whatever a process of the sandbox creates (a file, a
+   * pipe) is owned by one of them.
+   */
+  readonly hostIds: { readonly first: number; readonly count: number };
   /** The sandbox's IPv4 address on its link to the host, where its ports are reached. */
   readonly address: string;
   /** Replaces the sandbox's outbound rules (and internet access) while it runs. */
