@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import type { Readable } from "node:stream";
 import { createControlClient, type ControlClient } from "../../src/client/control";
 import { resolveConfig } from "../../src/config";
 import { startLocalService, type LocalServiceOptions } from "../../src/local";
@@ -48,6 +49,13 @@ export interface ServiceOptions {
    * @default none: the test runner's environment as it is
    */
   env?: Record<string, string> | undefined;
+  /**
+   * A descriptor the child is started with, as a careless parent leaves one
+   * open (child process only): one end of a socket pair (Node's stdio pipe)
+   * at this number, named in {@link ServiceProcess.stray}.
+   * @default none
+   */
+  strayFd?: number | undefined;
   /** `startLocalService`'s sandbox and step cache limits (in-process only). @default the service's defaults */
   limits?:
     | Pick<
@@ -85,6 +93,8 @@ export interface ServiceProcess extends Endpoint {
   readyLine: string;
   /** What it printed on stderr so far. */
   stderr(): string;
+  /** What the child holds at {@link ServiceOptions.strayFd}, as `/proc/<pid>/fd` names it (`socket:[ino]`). */
+  stray: string | undefined;
   /** Kills it with SIGKILL and waits until it is gone. */
   kill9(): Promise<void>;
   /** Kills it if still running and removes the data dir it created. */
@@ -217,10 +227,22 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
       await agentBundleDir(),
       ...(opts.args ?? []),
     ],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...opts.env } },
+    {
+      stdio: [
+        "ignore",
+        "pipe",
+        "pipe",
+        ...(opts.strayFd !== undefined
+          ? [...Array<"ignore">(opts.strayFd - 3).fill("ignore"), "pipe" as const]
+          : []),
+      ],
+      env: { ...process.env, ...opts.env },
+    },
   );
+  // Piped, as asked above: a longer stdio list loses the tuple's types.
+  const [, childOut, childErr] = child.stdio as unknown as [null, Readable, Readable];
   let stderr = "";
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  childErr.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const running = () => child.exitCode === null && child.signalCode === null;
   const kill9 = async (): Promise<void> => {
@@ -234,7 +256,7 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
   let readyLine: string;
   try {
     readyLine = await new Promise<string>((resolve, reject) => {
-      readline.createInterface({ input: child.stdout }).once("line", resolve);
+      readline.createInterface({ input: childOut }).once("line", resolve);
       child.once("exit", (code, signal) =>
         reject(
           new Error(
@@ -265,6 +287,10 @@ export async function startServiceProcess(opts: ServiceOptions = {}): Promise<Se
     pid: child.pid!,
     readyLine,
     stderr: () => stderr,
+    stray:
+      opts.strayFd !== undefined
+        ? fs.readlinkSync(`/proc/${child.pid}/fd/${opts.strayFd}`)
+        : undefined,
     kill9,
     close,
   };

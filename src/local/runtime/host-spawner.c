@@ -47,6 +47,7 @@
  * Build: cc -O2 -static (scripts/build-host-spawner.js).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -69,6 +70,13 @@
 #include <unistd.h>
 
 #include "../../wire/spawner-frame.h"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 
 #define MAX_CHILDREN 4096
 /* Descriptors 3 .. FIRST_FREE_FD-1 are kept busy here, so no descriptor made here clobbers them. */
@@ -601,6 +609,26 @@ static int handle_request(void) {
   return 0;
 }
 
+/*
+ * Marks every open descriptor from `first` up close-on-exec: close_range(2)
+ * (Linux 5.11), else each one /proc/self/fd lists.
+ */
+static int cloexec_from(int first) {
+  if (syscall(SYS_close_range, (unsigned)first, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
+  DIR *dir = opendir("/proc/self/fd");
+  if (!dir) return -1;
+  int own = dirfd(dir);
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd < first || fd == own) continue;
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
+  closedir(dir);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: host-spawner <service pid> (requests on stdin, events on stdout)\n");
@@ -625,6 +653,17 @@ int main(int argc, char **argv) {
       dup3(n, fd, O_CLOEXEC);
       close(n);
     }
+  }
+  /*
+   * Every descriptor above them that the service was started with (left open
+   * across exec by whatever started it: a shell's redirection, a
+   * supervisor's or a CI runner's pipe) is closed on exec too. Else each
+   * launch chain handed it to the sandbox's agent and every command inside:
+   * a host file or pipe in the tenant's hands (test/isolation/inherited-fds.test.ts).
+   */
+  if (cloexec_from(FIRST_FREE_FD) != 0) {
+    perror("host-spawner: marking inherited descriptors close-on-exec");
+    return 1;
   }
   devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   signal(SIGPIPE, SIG_IGN);
