@@ -15,6 +15,7 @@ import { filesystemService } from "./filesystem/service";
 import { WatcherTable } from "./filesystem/watchers";
 import { composeFiles } from "./http/compose";
 import { drainAfterAnswer, drainWhenAnswered } from "../wire/early-answer";
+import { contentTypeOf, isBinaryStdinStream, requestEncoding } from "../wire/rpc-request";
 import { extractArchive } from "./http/extract";
 import { getFile } from "./http/files-get";
 import { postFiles } from "./http/files-post";
@@ -50,26 +51,6 @@ const SIGNED_ROUTES: Record<string, "read" | "write"> = {
 
 /** Content types of the Connect JSON codec, the only one the agent takes (both SDKs use it). */
 const RPC_CONTENT_TYPES = new Set(["application/json", "application/connect+json"]);
-/**
- * Bulk stdin (`StreamInput`, how the Provisioner streams an archive into
- * `tar`) may also come as binary protobuf, as envd takes it: in JSON its
- * bytes are base64, encoded and decoded in JavaScript at several seconds of
- * CPU per 50 MB on each side (bench/provisioner.js). Binary, it is served by
- * `process/stdin-stream.ts` rather than the Connect adapter.
- */
-const STDIN_STREAM_PATH = "/process.Process/StreamInput";
-const BINARY_STREAM_CONTENT_TYPE = "application/connect+proto";
-
-/** The content type of a request, without parameters, lower-cased. */
-function contentTypeOf(req: IncomingMessage): string {
-  return (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-}
-
-/** True for binary `StreamInput`: the one RPC taken in binary, served (when a POST) by `process/stdin-stream.ts`. */
-function isBinaryStdinStream(req: IncomingMessage, pathname: string): boolean {
-  return pathname === STDIN_STREAM_PATH && contentTypeOf(req) === BINARY_STREAM_CONTENT_TYPE;
-}
-
 /** A request refused before the Connect adapter sees it. */
 interface Refusal {
   status: number;
@@ -87,17 +68,13 @@ function refuseRpcBody(req: IncomingMessage, pathname: string): Refusal | undefi
       message: `content type '${type}' is not accepted: the agent speaks Connect with the JSON codec (application/json, or application/connect+json for streams)`,
     };
   }
-  for (const header of ["content-encoding", "connect-content-encoding"]) {
-    const encoding = String(req.headers[header] ?? "identity")
-      .trim()
-      .toLowerCase();
-    if (encoding !== "identity" && encoding !== "") {
-      return {
-        status: 415,
-        code: "invalid_argument",
-        message: `${header} '${encoding}' is not accepted: the agent takes uncompressed Connect requests (both SDKs send them); drop the header`,
-      };
-    }
+  const compressed = requestEncoding(req);
+  if (compressed) {
+    return {
+      status: 415,
+      code: "invalid_argument",
+      message: `${compressed.header} '${compressed.encoding}' is not accepted: the agent takes uncompressed Connect requests (both SDKs send them); drop the header`,
+    };
   }
   const length = Number(req.headers["content-length"] ?? "0");
   if (length > RPC_MAX_BODY_BYTES) {
@@ -184,6 +161,7 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       // process that has exited): the rest is drained, or the next request
       // the service relays on this connection would never be read.
       drainWhenAnswered(req, res);
+      // Bulk stdin may also come as binary protobuf, as envd takes it (src/wire/rpc-request.ts).
       if (req.method === "POST" && isBinaryStdinStream(req, url.pathname))
         serveStdinStream(req, res, { registry, readMaxBytes: RPC_MAX_BODY_BYTES });
       else rpc(req, res);

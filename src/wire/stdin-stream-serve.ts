@@ -32,6 +32,7 @@ import {
   parseTimeout,
 } from "@connectrpc/connect/protocol-connect";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Writable } from "node:stream";
 import {
   StreamInputRequestSchema,
   StreamInputResponseSchema,
@@ -66,6 +67,20 @@ export interface StdinTarget {
   finish(): Promise<void>;
   /** The call is over (answered, or its client gone). @default nothing */
   close?(): void;
+}
+
+/** Settles once `stream` wants more writes: it drained, closed, or never filled. */
+export function drainedOf(stream: Writable | undefined): Promise<void> {
+  if (!stream || !stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      resolve();
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+  });
 }
 
 /** How {@link serveStdinStream} serves a call. */

@@ -6,7 +6,6 @@
  * @module
  */
 import * as fs from "node:fs";
-import type { Writable } from "node:stream";
 import { PTY_CHUNK_BYTES, SHELL_WRAPPER } from "../constants";
 import { endValues, type EndValues } from "./end-event";
 
@@ -83,20 +82,6 @@ export function execArgs(spec: Pick<SpawnSpec, "cmd" | "args">): [string, string
     }
   }
   return [SHELL_WRAPPER[0], [...SHELL_WRAPPER.slice(1), spec.cmd, ...spec.args]];
-}
-
-/** Settles once `stream` wants more writes: it drained, closed, or never filled. */
-export function drainedOf(stream: Writable | undefined): Promise<void> {
-  if (!stream || !stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off("drain", done);
-      stream.off("close", done);
-      resolve();
-    };
-    stream.on("drain", done);
-    stream.on("close", done);
-  });
 }
 
 /** Reports `data` to `events` in chunks of at most `max` bytes. */

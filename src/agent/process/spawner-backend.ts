@@ -5,14 +5,8 @@
  * @module
  */
 import { PIPE_CHUNK_BYTES } from "../constants";
-import {
-  drainedOf,
-  emitChunks,
-  execArgs,
-  type Backend,
-  type BackendEvents,
-  type SpawnSpec,
-} from "./backend";
+import { drainedOf } from "../../wire/stdin-stream-serve";
+import { emitChunks, execArgs, type Backend, type BackendEvents, type SpawnSpec } from "./backend";
 import { endValues, signalNumber, type EndValues } from "./end-event";
 import type { CommandStreams, Spawner } from "./spawner";
 

@@ -25,32 +25,28 @@ import {
 } from "../../gen/envd/process/process_pb";
 import { drainWhenAnswered } from "../../wire/early-answer";
 import { RPC_MAX_BODY_BYTES } from "../../wire/envd";
+import { isBinaryStdinStream, requestEncoding } from "../../wire/rpc-request";
 import type { ScavengeEvery } from "../../wire/scavenge";
 import { StdinFrameReader } from "../../wire/stdin-frame-reader";
-import { serveStdinStream, type StdinTarget } from "../../wire/stdin-stream-serve";
+import { drainedOf, serveStdinStream, type StdinTarget } from "../../wire/stdin-stream-serve";
 import { CORS_HEADERS } from "../control/cors";
 import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
 import type { SandboxManager } from "../control/sandboxes/manager";
 import { openStdinPipe, stdinPipeOf } from "./stdin-pipe";
 
-/** The path of the RPC, as the agent serves it (src/agent/server.ts). */
-const STDIN_STREAM_PATH = "/process.Process/StreamInput";
-/** Its binary content type, the only one written directly (JSON's stdin is base64). */
-const BINARY_STREAM_CONTENT_TYPE = "application/connect+proto";
 /** Most bytes read while waiting for the start event before the call is left to the agent. */
 const START_MAX_BYTES = 64 * 1024;
 
-/** True for a call this module takes: a binary, uncompressed `StreamInput`. */
+/**
+ * True for a call this module takes: a binary, uncompressed `StreamInput`
+ * POST (JSON's stdin is base64; a compressed one the agent refuses).
+ */
 export function isDirectStdinCall(req: http.IncomingMessage, pathname: string): boolean {
-  if (req.method !== "POST" || pathname !== STDIN_STREAM_PATH) return false;
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type !== BINARY_STREAM_CONTENT_TYPE) return false;
-  return ["content-encoding", "connect-content-encoding"].every((h) => {
-    const v = String(req.headers[h] ?? "identity")
-      .trim()
-      .toLowerCase();
-    return v === "identity" || v === "";
-  });
+  return (
+    req.method === "POST" &&
+    isBinaryStdinStream(req, pathname) &&
+    requestEncoding(req) === undefined
+  );
 }
 
 /** What {@link serveDirectStdin} needs besides the request. */
@@ -179,17 +175,7 @@ function writeInto(
       if (input?.case === "stdin") write(input.value);
     },
     full: () => pipe.writableNeedDrain,
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (!pipe.writableNeedDrain || pipe.destroyed) return resolve();
-        const done = (): void => {
-          pipe.off("drain", done);
-          pipe.off("close", done);
-          resolve();
-        };
-        pipe.on("drain", done);
-        pipe.on("close", done);
-      }),
+    drained: () => drainedOf(pipe),
     // Closed once written: the process sees the end of its input only once the agent's end closes too.
     finish: () =>
       new Promise<void>((resolve, reject) => {

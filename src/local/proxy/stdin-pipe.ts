@@ -24,6 +24,7 @@ import * as http from "node:http";
 import type { ProcessSelector } from "../../gen/envd/process/process_pb";
 import { stdinPipeAnswerOf, type StdinPipeAnswer } from "../../wire/direct-stdin";
 import { AGENT_INTERNAL_ROUTES, ENVD_HEADERS } from "../../wire/envd";
+import { readJsonBody } from "../../wire/json-body";
 import { agentPool } from "../control/agent-pool";
 import type { ReachableSandbox } from "../control/sandboxes/known-sandbox";
 
@@ -53,21 +54,15 @@ export function stdinPipeOf(
         headers: typeof token === "string" ? { [ENVD_HEADERS.accessToken]: token } : {},
       },
       (answer) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        answer.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size <= ANSWER_MAX_BYTES) chunks.push(c);
-        });
-        answer.on("error", () => resolve(undefined));
-        answer.on("end", () => {
-          if (answer.statusCode !== 200 || size > ANSWER_MAX_BYTES) return resolve(undefined);
-          try {
-            resolve(stdinPipeAnswerOf(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
-          } catch {
-            resolve(undefined);
-          }
-        });
+        if (answer.statusCode !== 200) {
+          answer.resume();
+          return resolve(undefined);
+        }
+        // Bounded, and anything but a JSON answer (too big, cut, not JSON) is no answer.
+        readJsonBody(answer, ANSWER_MAX_BYTES).then(
+          (json) => resolve(stdinPipeAnswerOf(json)),
+          () => resolve(undefined),
+        );
       },
     );
     ask.on("error", () => resolve(undefined));
