@@ -7,6 +7,7 @@
  * a host file or pipe in the tenant's hands.
  */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { startServiceProcess, type ServiceProcess } from "../support/service";
 import { createSandbox, runThroughProxy } from "../local/support";
 
@@ -65,5 +66,8 @@ it("gives a sandbox none of the descriptors its service was started with", async
     "nohup sleep 60 >/dev/null 2>&1 & echo started",
   );
   expect(bg.stdout.trim()).toBe("started");
-  expect(holdersOf(stray).filter((h) => !h.host)).toEqual([]);
+  // The host spawner's child of a launch under way (a warm-pool refill) is in the new pid namespace
+  // before it execs bwrap: it holds the descriptor until that exec, which closes it.
+  const beforeExec = (h: { cmd: string }) => path.basename(h.cmd) === "host-spawner";
+  expect(holdersOf(stray).filter((h) => !h.host && !beforeExec(h))).toEqual([]);
 });
